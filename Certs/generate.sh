@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Makes apnsim's development PKI with the openssl CLI. Everything here is for local testing only:
+# the private keys are public by being committed. Run from anywhere; files land beside this script.
+#
+#   ca.pem / ca-key.pem                      the apnsim development CA (trust this in your provider)
+#   gateway.pem / gateway-key.pem            the gateway's TLS certificate: localhost, 127.0.0.1, ::1 and
+#                                            Apple's host names, so clients keep their usual host
+#   AuthKey_SIMKEY0001.p8                    provider signing key (team SIMTEAM001, key SIMKEY0001)
+#   AuthKey_SIMKEY0001.pub.pem               its public half, which the world file names
+#   provider-development.pem / -key.pem      client certificate for com.example.app, development environment
+#   provider-production.pem / -key.pem       the same for production
+#   provider-*-bundle.pem                    certificate and key in one file (aioapns, many PHP/Python clients)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+days=7300   # 20 years: these files are committed and must not expire under users
+bundle=com.example.app
+conf=$(mktemp)
+trap 'rm -f "$conf" ./*.csr ./*.srl' EXIT
+
+cat > "$conf" <<CONF
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = unused
+
+[ca_ext]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+
+[gateway_ext]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1, DNS:api.sandbox.push.apple.com, DNS:api.development.push.apple.com, DNS:api.push.apple.com
+authorityKeyIdentifier = keyid
+
+# Apple's APNs certificate extensions (reference §5.4): an environment marker (value NULL) and the topic list,
+# a SEQUENCE of topic strings each followed by a SEQUENCE naming its type.
+[provider_development_ext]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = clientAuth
+authorityKeyIdentifier = keyid
+1.2.840.113635.100.6.3.1 = ASN1:NULL
+1.2.840.113635.100.6.3.6 = ASN1:SEQUENCE:topics
+
+[provider_production_ext]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = clientAuth
+authorityKeyIdentifier = keyid
+1.2.840.113635.100.6.3.2 = ASN1:NULL
+1.2.840.113635.100.6.3.6 = ASN1:SEQUENCE:topics
+
+[topics]
+t1 = UTF8:${bundle}
+t1type = SEQUENCE:type_app
+t2 = UTF8:${bundle}.voip
+t2type = SEQUENCE:type_voip
+t3 = UTF8:${bundle}.complication
+t3type = SEQUENCE:type_complication
+[type_app]
+t = UTF8:app
+[type_voip]
+t = UTF8:voip
+[type_complication]
+t = UTF8:complication
+CONF
+
+eckey() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1"; }
+
+# The CA
+eckey ca-key.pem
+openssl req -new -x509 -config "$conf" -key ca-key.pem -subj "/O=apnsim/CN=apnsim Development CA" \
+  -days "$days" -extensions ca_ext -out ca.pem
+
+issue() { # issue NAME SUBJECT EXTENSIONS
+  eckey "$1-key.pem"
+  openssl req -new -config "$conf" -key "$1-key.pem" -subj "$2" -out "$1.csr"
+  openssl x509 -req -in "$1.csr" -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days "$days" \
+    -extfile "$conf" -extensions "$3" -out "$1.pem"
+}
+
+issue gateway "/O=apnsim/CN=api.sandbox.push.apple.com" gateway_ext
+issue provider-development "/UID=${bundle}/CN=Apple Development IOS Push Services: ${bundle}/OU=SIMTEAM001/O=apnsim/C=US" provider_development_ext
+issue provider-production "/UID=${bundle}/CN=Apple Push Services: ${bundle}/OU=SIMTEAM001/O=apnsim/C=US" provider_production_ext
+for env in development production; do cat "provider-$env.pem" "provider-$env-key.pem" > "provider-$env-bundle.pem"; done
+
+# The provider signing key, as Apple hands it out: PKCS#8 PEM named AuthKey_<KeyID>.p8
+eckey AuthKey_SIMKEY0001.p8
+openssl pkey -in AuthKey_SIMKEY0001.p8 -pubout -out AuthKey_SIMKEY0001.pub.pem
+
+echo "apnsim development PKI written to $(pwd)"

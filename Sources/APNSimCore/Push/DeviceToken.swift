@@ -1,0 +1,55 @@
+/// A device token as it appears in `/3/device/<token>`: the hex form of the token's bytes.
+///
+/// Apple says never to assume a size; tokens of 32, 54 and 80 bytes are seen and Apple once announced up
+/// to 100 (reference §2.4). apnsim accepts 8 to 100 bytes of hex in either case and compares tokens in lower case.
+public struct DeviceToken: Hashable, Sendable, CustomStringConvertible, Codable {
+    /// Lower-case hex.
+    public let hex: String
+
+    public static let byteCountRange = 8...100
+
+    /// Parses the path form. Returns `nil`, with `problem` set, when the token is not hex of an allowed length.
+    public init?(hex raw: Substring, problem: inout String) {
+        guard raw.utf8.count % 2 == 0 else {
+            problem = "a device token is the hex form of its bytes, so it has an even number of digits; this one has \(raw.utf8.count)"
+            return nil
+        }
+        guard Self.byteCountRange.contains(raw.utf8.count / 2) else {
+            problem = "a device token is \(Self.byteCountRange.lowerBound) to \(Self.byteCountRange.upperBound) bytes (\(Self.byteCountRange.lowerBound * 2) to \(Self.byteCountRange.upperBound * 2) hex digits); this one has \(raw.utf8.count) digits"
+            return nil
+        }
+        guard raw.utf8.allSatisfy({ Self.isHexDigit($0) }) else {
+            problem = "a device token may hold only the hex digits 0-9 and a-f"
+            return nil
+        }
+        self.hex = raw.lowercased()
+    }
+
+    /// Parses a token the caller vouches for, such as one from a world file; `nil` if it is not valid hex.
+    public init?(_ raw: String) {
+        var problem = ""
+        self.init(hex: Substring(raw), problem: &problem)
+    }
+
+    public var description: String { hex }
+
+    /// The first 8 digits and an ellipsis, for explanations.
+    public var short: String { hex.count > 12 ? String(hex.prefix(8)) + "…" : hex }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let raw = try decoder.singleValueContainer().decode(String.self)
+        guard let token = DeviceToken(raw) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'\(raw)' is not a device token (8 to 100 bytes of hex)"))
+        }
+        self = token
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(hex)
+    }
+}

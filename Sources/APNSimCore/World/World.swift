@@ -1,0 +1,76 @@
+import Foundation
+
+/// Everything apnsim knows about the accounts and devices it simulates: teams, signing keys, apps and
+/// device tokens. A value; the running gateway keeps the live copy in a ``WorldRegistry``.
+public struct World: Sendable {
+    public var teams: [String: Team] = [:]
+    public var keys: [String: ProviderKey] = [:]
+    public var apps: [String: App] = [:]
+    public var tokens: [DeviceToken: TokenRecord] = [:]
+
+    public init() {}
+
+    /// A developer account (Apple's Team ID is ten characters, such as `SIMTEAM001`).
+    public struct Team: Sendable, Hashable, Codable {
+        public var id: String
+        public var name: String?
+        public init(id: String, name: String? = nil) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    /// An app that can receive pushes: a bundle ID owned by one team.
+    public struct App: Sendable, Hashable, Codable {
+        public var bundleID: String
+        public var team: String
+        public init(bundleID: String, team: String) {
+            self.bundleID = bundleID
+            self.team = team
+        }
+    }
+
+    /// What APNs knows of one device token.
+    public struct TokenRecord: Sendable, Hashable, Codable {
+        public var token: DeviceToken
+        public var bundleID: String
+        public var environment: APNsEnvironment
+        public var state: State
+        /// When the token stopped being valid: the 410 `timestamp`. Set by the registry when `state` leaves `active`.
+        public var invalidSince: Date?
+
+        public enum State: String, Sendable, Hashable, Codable {
+            case active
+            /// The app was removed or stopped accepting pushes: 410 `Unregistered`.
+            case unregistered
+            /// The token expired: 410 `ExpiredToken`.
+            case expired
+        }
+
+        public init(token: DeviceToken, bundleID: String, environment: APNsEnvironment, state: State = .active, invalidSince: Date? = nil) {
+            self.token = token
+            self.bundleID = bundleID
+            self.environment = environment
+            self.state = state
+            self.invalidSince = invalidSince
+        }
+    }
+}
+
+extension World {
+    /// Problems that make the world inconsistent (a token for an unknown app, a key of an unknown team…),
+    /// as sentences; empty when the world is sound.
+    public var problems: [String] {
+        var found: [String] = []
+        for key in keys.values.sorted(by: { $0.id < $1.id }) where teams[key.team] == nil {
+            found.append("key \(key.id) names team \(key.team), which is not declared under teams")
+        }
+        for app in apps.values.sorted(by: { $0.bundleID < $1.bundleID }) where teams[app.team] == nil {
+            found.append("app \(app.bundleID) names team \(app.team), which is not declared under teams")
+        }
+        for record in tokens.values.sorted(by: { $0.token.hex < $1.token.hex }) where apps[record.bundleID] == nil {
+            found.append("token \(record.token.short) names app \(record.bundleID), which is not declared under apps")
+        }
+        return found
+    }
+}

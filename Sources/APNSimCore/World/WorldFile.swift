@@ -1,0 +1,115 @@
+import Crypto
+import Foundation
+import Yams
+
+/// The YAML form of a ``World`` (`Scenarios/sandbox.yaml`). Paths in it are relative to the file.
+///
+/// ```yaml
+/// teams: [{ id: SIMTEAM001, name: Sandbox team }]
+/// keys:
+///   - { id: SIMKEY0001, team: SIMTEAM001, scope: both, publicKeyFile: ../Certs/AuthKey_SIMKEY0001.pub.pem }
+/// apps: [{ bundleID: com.example.app, team: SIMTEAM001 }]
+/// tokens:
+///   - { token: 3f6c…, bundleID: com.example.app, environment: development, state: active }
+/// ```
+public struct WorldFile: Codable, Sendable {
+    public var teams: [World.Team]?
+    public var keys: [Key]?
+    public var apps: [World.App]?
+    public var tokens: [World.TokenRecord]?
+
+    /// A key entry: the public key inline (`publicKey`, PEM) or in a file (`publicKeyFile`).
+    public struct Key: Codable, Sendable {
+        public var id: String
+        public var team: String
+        public var scope: ProviderKey.Scope?
+        public var topics: [String]?
+        public var relatedKeyID: String?
+        public var publicKey: String?
+        public var publicKeyFile: String?
+
+        public init(id: String, team: String, scope: ProviderKey.Scope? = nil, topics: [String]? = nil,
+                    relatedKeyID: String? = nil, publicKey: String? = nil, publicKeyFile: String? = nil) {
+            self.id = id
+            self.team = team
+            self.scope = scope
+            self.topics = topics
+            self.relatedKeyID = relatedKeyID
+            self.publicKey = publicKey
+            self.publicKeyFile = publicKeyFile
+        }
+
+        /// Resolves the PEM to a key; `directory` anchors a relative `publicKeyFile`.
+        public func resolve(relativeTo directory: URL?) throws -> ProviderKey {
+            let pem: String
+            if let inline = publicKey {
+                pem = inline
+            } else if let file = publicKeyFile {
+                let url = file.hasPrefix("/") || directory == nil
+                    ? URL(fileURLWithPath: file) : directory!.appendingPathComponent(file)
+                do {
+                    pem = try String(contentsOf: url, encoding: .utf8)
+                } catch {
+                    throw WorldFileError("key \(id): cannot read publicKeyFile \(url.path): \(error.localizedDescription)")
+                }
+            } else {
+                throw WorldFileError("key \(id): give publicKey (PEM) or publicKeyFile")
+            }
+            let publicKey: P256.Signing.PublicKey
+            do {
+                publicKey = try P256.Signing.PublicKey(pemRepresentation: pem)
+            } catch {
+                throw WorldFileError("key \(id): the public key is not a P-256 public key in PEM form (\(error))")
+            }
+            return ProviderKey(id: id, team: team, scope: scope ?? .both, topics: topics, relatedKeyID: relatedKeyID,
+                               publicKey: publicKey)
+        }
+    }
+
+    /// Reads and checks a world file.
+    public static func load(path: String) throws -> World {
+        let url = URL(fileURLWithPath: path)
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw WorldFileError("\(path): cannot read the world file (\(error.localizedDescription))")
+        }
+        return try parse(text, path: path, directory: url.deletingLastPathComponent())
+    }
+
+    /// Parses world YAML; errors name the file and, where Yams knows it, the line.
+    public static func parse(_ yaml: String, path: String = "<world>", directory: URL? = nil) throws -> World {
+        let file: WorldFile
+        do {
+            file = try YAMLDecoder().decode(WorldFile.self, from: yaml)
+        } catch let error as YamlError {
+            throw WorldFileError("\(path): \(error)")
+        } catch let DecodingError.dataCorrupted(context), let DecodingError.typeMismatch(_, context),
+                let DecodingError.keyNotFound(_, context), let DecodingError.valueNotFound(_, context) {
+            let at = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            throw WorldFileError("\(path): at \(at.isEmpty ? "top level" : at): \(context.debugDescription)")
+        }
+        var world = World()
+        for team in file.teams ?? [] { world.teams[team.id] = team }
+        for key in file.keys ?? [] {
+            do {
+                world.keys[key.id] = try key.resolve(relativeTo: directory)
+            } catch let error as WorldFileError {
+                throw WorldFileError("\(path): \(error.description)")
+            }
+        }
+        for app in file.apps ?? [] { world.apps[app.bundleID] = app }
+        for record in file.tokens ?? [] { world.tokens[record.token] = record }
+        let problems = world.problems
+        guard problems.isEmpty else {
+            throw WorldFileError("\(path): " + problems.joined(separator: "; "))
+        }
+        return world
+    }
+}
+
+public struct WorldFileError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Synchronization
+
+/// The live world of a running gateway: read on every request, changed through the control API.
+///
+/// A lock, not an actor: the gateway reads it synchronously on its event loops, and each read is a few
+/// dictionary look-ups.
+public final class WorldRegistry: Sendable {
+    private let state: Mutex<World>
+    private let initial: World
+
+    public init(_ world: World) {
+        self.state = Mutex(world)
+        self.initial = world
+    }
+
+    /// Runs `body` with the current world; keep it short, the lock is held.
+    public func read<T>(_ body: (borrowing World) throws -> T) rethrows -> T {
+        try state.withLock { try body($0) }
+    }
+
+    public var snapshot: World { state.withLock { $0 } }
+
+    /// Changes the world under the lock.
+    public func update<T>(_ body: (inout World) throws -> T) rethrows -> T {
+        try state.withLock { try body(&$0) }
+    }
+
+    /// Puts the world back as it was loaded.
+    public func reset() {
+        state.withLock { $0 = initial }
+    }
+}

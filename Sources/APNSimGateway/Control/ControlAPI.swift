@@ -1,0 +1,65 @@
+import APNSimCore
+import APNSimStore
+import Foundation
+import Hummingbird
+
+/// The control API (`http://127.0.0.1:8197/v1`): read what the gateway recorded, read and change the world.
+/// Every route is listed in README.md.
+struct ControlAPI: Sendable {
+    let world: WorldRegistry
+    let store: Store
+    let recorder: SendRecorder
+    let clock: WallClock
+    let providerPorts: [APNsEnvironment: Int]
+
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        let v1 = router.group("v1")
+        v1.get("health") { _, _ in try self.health() }
+        v1.get("sends") { request, _ in try self.sends(request) }
+        v1.post("reset") { _, _ in try self.reset() }
+        addWorldRoutes(to: v1)
+        return router
+    }
+
+    private func health() throws -> Response {
+        struct Health: Encodable {
+            var status = "ok"
+            var providerPorts: [String: Int]
+            var sends: Int
+        }
+        try recorder.flush()
+        let ports = Dictionary(uniqueKeysWithValues: providerPorts.map { ($0.key.rawValue, $0.value) })
+        return try ControlJSON.response(Health(providerPorts: ports, sends: try store.sendCount()))
+    }
+
+    private func sends(_ request: Request) throws -> Response {
+        let query = request.uri.queryParameters
+        var filter = SendFilter()
+        filter.token = query["token"].map(String.init)
+        filter.topic = query["topic"].map(String.init)
+        if let status = query["status"] {
+            guard let value = Int(status) else { return ControlJSON.error("status must be a number such as 400") }
+            filter.status = value
+        }
+        if let since = query["since"] {
+            guard let date = ControlJSON.date(String(since)) else {
+                return ControlJSON.error("since must be an ISO-8601 time or milliseconds since 1970")
+            }
+            filter.since = date
+        }
+        if let limit = query["limit"] {
+            guard let value = Int(limit), value > 0 else { return ControlJSON.error("limit must be a positive number") }
+            filter.limit = value
+        }
+        try recorder.flush()
+        return try ControlJSON.response(try store.sends(matching: filter))
+    }
+
+    private func reset() throws -> Response {
+        try recorder.flush()
+        try store.deleteAllSends()
+        world.reset()
+        return try ControlJSON.response(["status": "reset"])
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// JSON in and out of the control API: ISO-8601 dates with milliseconds, sorted keys, errors as `{"error": "…"}`.
+enum ControlJSON {
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)))
+        }
+        let data = try encoder.encode(value)
+        return Response(status: status, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func error(_ message: String, status: HTTPResponse.Status = .badRequest) -> Response {
+        (try? response(["error": message], status: status)) ?? Response(status: status)
+    }
+
+    /// Decodes a request body, turning decoding failures into a sentence.
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = 1 << 20) async throws -> T {
+        let buffer = try await request.body.collect(upTo: limit)
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw ControlAPIError("missing field \"\(key.stringValue)\" at \(path(context))")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw ControlAPIError("wrong type at \(path(context)): \(context.debugDescription)")
+        } catch let DecodingError.dataCorrupted(context) {
+            throw ControlAPIError("\(context.debugDescription) at \(path(context))")
+        }
+    }
+
+    private static func path(_ context: DecodingError.Context) -> String {
+        let text = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        return text.isEmpty ? "the top level" : text
+    }
+
+    /// `since` and similar query values: ISO-8601, or milliseconds since 1970.
+    static func date(_ text: String) -> Date? {
+        if let millis = Double(text) { return Date(timeIntervalSince1970: millis / 1000) }
+        if let date = try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) {
+            return date
+        }
+        return try? Date(text, strategy: .iso8601)
+    }
+}
+
+struct ControlAPIError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

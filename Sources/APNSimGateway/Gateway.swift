@@ -1,0 +1,123 @@
+import APNSimCore
+import APNSimStore
+import Hummingbird
+import Logging
+import NIOCore
+import NIOExtras
+import NIOPosix
+import ServiceLifecycle
+
+/// apnsim's fake APNs: one provider endpoint per environment, the recorder behind them, and the control API.
+///
+/// ```swift
+/// let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store())
+/// try await gateway.withRunning { endpoints in
+///     print(endpoints.providerPorts[.development]!)
+/// }
+/// ```
+public final class Gateway: Service, Sendable {
+    /// Where a running gateway listens (useful when the configuration asked for port 0).
+    public struct Endpoints: Sendable, Hashable {
+        public var host: String
+        public var providerPorts: [APNsEnvironment: Int]
+        public var controlPort: Int
+    }
+
+    public let configuration: GatewayConfiguration
+    public let world: WorldRegistry
+    public let store: Store
+    public let recorder: SendRecorder
+    private let tls: TLSMaterial
+    private let logger: Logger
+
+    public init(configuration: GatewayConfiguration, world: WorldRegistry, store: Store,
+                logger: Logger = Logger(label: "apnsim.gateway")) throws {
+        self.configuration = configuration
+        self.world = world
+        self.store = store
+        self.recorder = SendRecorder(store: store)
+        self.tls = try TLSMaterial(configuration.tls)
+        self.logger = logger
+    }
+
+    /// Serves until the task is cancelled or a graceful shutdown begins (as a `Service` in a `ServiceGroup`).
+    public func run() async throws {
+        try await run(onReady: { _ in })
+    }
+
+    /// Serves until the task is cancelled or a graceful shutdown begins; `onReady` runs once every listener is bound.
+    public func run(onReady: @escaping @Sendable (Endpoints) async -> Void) async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let quiesce = ServerQuiescingHelper(group: group)
+        let services = GatewayServices(
+            validator: PushValidator(configuration: configuration.validator), world: world, recorder: recorder,
+            clock: configuration.clock, policy: configuration.connection, tokenSession: configuration.tokenSession)
+        let certificateCheck = ProviderCertificateCheck(roots: tls.providerRoots, clock: configuration.clock)
+
+        var ports: [APNsEnvironment: Int] = [:]
+        for environment in APNsEnvironment.allCases {
+            guard let port = configuration.ports[environment] else { continue }
+            let endpoint = ProviderEndpoint(environment: environment, services: services, sslContext: tls.sslContext,
+                                            certificateCheck: certificateCheck)
+            do {
+                let channel = try await endpoint.bind(host: configuration.host, port: port, group: group, quiesce: quiesce)
+                ports[environment] = channel.localAddress?.port ?? port
+            } catch {
+                quiesce.initiateShutdown(promise: nil)
+                throw GatewayError("cannot listen for \(environment) providers on \(configuration.host):\(port): \(error)")
+            }
+        }
+        logger.info("provider endpoints listening", metadata: ["ports": "\(ports)"])
+
+        let control = ControlAPI(world: world, store: store, recorder: recorder, clock: configuration.clock,
+                                 providerPorts: ports)
+        let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: control.makeRouter(),
+            configuration: .init(address: .hostname(configuration.controlHost, port: configuration.controlPort),
+                                 serverName: "apnsim"),
+            onServerRunning: { channel in
+                controlPortSink.yield(channel.localAddress?.port ?? 0)
+                controlPortSink.finish()
+            },
+            eventLoopGroupProvider: .shared(group),
+            logger: logger
+        )
+
+        let host = configuration.host
+        let boundPorts = ports
+        try await withThrowingDiscardingTaskGroup { tasks in
+            tasks.addTask { await self.recorder.run() }
+            let controlGroup = ServiceGroup(configuration: .init(services: [app], logger: logger))
+            tasks.addTask { try await controlGroup.run() }
+            tasks.addTask {
+                var iterator = controlPorts.makeAsyncIterator()
+                guard let controlPort = await iterator.next() else { return }
+                await onReady(Endpoints(host: host, providerPorts: boundPorts, controlPort: controlPort))
+            }
+            // Wait for shutdown (graceful or cancellation), then let connections go with GOAWAY {"reason":"Shutdown"}.
+            try? await gracefulShutdown()
+            let done = group.next().makePromise(of: Void.self)
+            quiesce.initiateShutdown(promise: done)
+            try? await done.futureResult.get()
+            recorder.finish()
+            await controlGroup.triggerGracefulShutdown()
+        }
+    }
+
+    /// Starts the gateway, runs `body` with its endpoints, then stops it.
+    public func withRunning<T: Sendable>(_ body: @escaping @Sendable (Endpoints) async throws -> T) async throws -> T {
+        let (ready, readySink) = AsyncStream.makeStream(of: Endpoints.self)
+        return try await withThrowingTaskGroup(of: T?.self) { tasks in
+            tasks.addTask {
+                try await self.run { endpoints in readySink.yield(endpoints) }
+                return nil
+            }
+            var iterator = ready.makeAsyncIterator()
+            guard let endpoints = await iterator.next() else { throw GatewayError("the gateway stopped before it was ready") }
+            defer { tasks.cancelAll() }
+            let result = try await body(endpoints)
+            return result
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import APNSimCore
+import Foundation
+
+/// Everything a gateway needs to run. Defaults are the ports users type (DESIGN.md); tests set every port to 0.
+public struct GatewayConfiguration: Sendable {
+    /// The address the provider endpoints and the control API bind to; loopback unless told otherwise.
+    public var host = "127.0.0.1"
+    /// Provider API port per environment (Apple's alternative port is 2197; apnsim gives production 2198).
+    public var ports: [APNsEnvironment: Int] = [.development: 2197, .production: 2198]
+    /// Control API port (HTTP, JSON under `/v1`).
+    public var controlPort = 8197
+    public var controlHost = "127.0.0.1"
+
+    /// PEM files: the gateway's certificate chain and key, and the CA that provider client certificates must chain to.
+    public var tls: TLSFiles
+
+    public var connection = ConnectionPolicy()
+    public var validator = PushValidator.Configuration()
+    public var tokenSession = ProviderTokenSession.Configuration()
+    /// The time every rule reads.
+    public var clock = WallClock.system
+
+    public init(tls: TLSFiles) {
+        self.tls = tls
+    }
+
+    public struct TLSFiles: Sendable, Hashable {
+        public var certificateChain: String
+        public var privateKey: String
+        /// Provider client certificates must be issued by this CA (PEM, may hold several certificates).
+        public var providerCA: String
+
+        public init(certificateChain: String, privateKey: String, providerCA: String) {
+            self.certificateChain = certificateChain
+            self.privateKey = privateKey
+            self.providerCA = providerCA
+        }
+
+        /// The files `Certs/generate.sh` writes, under `directory`.
+        public static func certsDirectory(_ directory: String) -> TLSFiles {
+            TLSFiles(certificateChain: "\(directory)/gateway.pem", privateKey: "\(directory)/gateway-key.pem",
+                     providerCA: "\(directory)/ca.pem")
+        }
+    }
+
+    /// How provider connections behave at the HTTP/2 level (reference §1.3–1.6).
+    public struct ConnectionPolicy: Sendable, Hashable {
+        /// MAX_CONCURRENT_STREAMS once a connection is authenticated (observed 1000).
+        public var maxConcurrentStreams = 1000
+        /// MAX_CONCURRENT_STREAMS on a new token-auth connection until a request carries a valid token (observed 1).
+        public var initialTokenStreams = 1
+        /// A connection with no inbound bytes for this long gets GOAWAY `{"reason":"IdleTimeout"}` and is closed.
+        /// Apple does not publish its value (reference §8 q1); one hour matches Apple's advice to PING after an
+        /// hour of idleness. Any inbound frame, PING included, counts as activity.
+        public var idleTimeout: Duration = .seconds(3600)
+        /// A connection that has not finished its TLS handshake and HTTP/2 preface by then is closed.
+        public var handshakeTimeout: Duration = .seconds(10)
+        public var headerTableSize = 4096
+        public var maxHeaderListSize = 8000
+        public var initialWindowSize = 65535
+        public var maxFrameSize = 16384
+
+        public init() {}
+    }
+}

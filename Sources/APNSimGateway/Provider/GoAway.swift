@@ -1,0 +1,12 @@
+import APNSimCore
+import NIOCore
+import NIOHTTP2
+
+extension HTTP2Frame {
+    /// A GOAWAY carrying APNs' JSON debug data, `{"reason":"…"}` (reference §1.5).
+    static func goAway(lastStreamID: HTTP2StreamID, reason: RejectionReason, allocator: ByteBufferAllocator) -> HTTP2Frame {
+        let debug = allocator.buffer(string: #"{"reason":"\#(reason.rawValue)"}"#)
+        return HTTP2Frame(streamID: .rootStream,
+                          payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: debug))
+    }
+}

@@ -1,0 +1,118 @@
+import APNSimCore
+import NIOCore
+import NIOHTTP2
+import NIOSSL
+import NIOTLS
+
+/// Sits behind TLS until the handshake is done, then turns the connection into an HTTP/2 provider connection.
+///
+/// ALPN `h2` goes straight to HTTP/2. A client that negotiated nothing is sniffed: the HTTP/2 connection
+/// preface still gets HTTP/2 (prior knowledge); anything else, such as an HTTP/1.1 request, gets a plain
+/// `505 HTTP Version Not Supported` that says why, and the connection is closed. Apple's behaviour here is
+/// unknown (reference §8 q14); an answer beats a silent close.
+final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let connection: ProviderConnection
+    private var sniffed: ByteBuffer?
+    private var handshakeTimer: Scheduled<Void>?
+
+    private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+
+    init(connection: ProviderConnection) {
+        self.connection = connection
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        handshakeTimer = context.eventLoop.scheduleTask(in: .init(connection.services.policy.handshakeTimeout)) {
+            loopBound.value.close(promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        handshakeTimer?.cancel()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
+            if negotiated == "h2" {
+                startHTTP2(context: context, buffered: nil)
+            } else {
+                sniffed = context.channel.allocator.buffer(capacity: Self.preface.count)
+            }
+        } else if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard var buffered = sniffed else { return }
+        var incoming = unwrapInboundIn(data)
+        buffered.writeBuffer(&incoming)
+        sniffed = buffered
+        let seen = buffered.readableBytesView.prefix(Self.preface.count)
+        guard seen.elementsEqual(Self.preface.prefix(seen.count)) else {
+            answerNotHTTP2(context: context)
+            return
+        }
+        if seen.count == Self.preface.count {
+            startHTTP2(context: context, buffered: buffered)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Garbage instead of a TLS hello, a reset mid-handshake: nothing to answer, just let go.
+        context.close(promise: nil)
+    }
+
+    private func startHTTP2(context: ChannelHandlerContext, buffered: ByteBuffer?) {
+        handshakeTimer?.cancel()
+        sniffed = nil
+        let connection = self.connection
+        let loopBound = NIOLoopBound(connection, eventLoop: context.eventLoop)
+        var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
+        connectionConfiguration.initialSettings = connection.initialSettings
+        // Content-length checks stay on; header validation stays on (RFC 9113 §8.2).
+        do {
+            let sync = context.pipeline.syncOperations
+            _ = try sync.configureHTTP2Pipeline(
+                mode: .server,
+                connectionConfiguration: connectionConfiguration,
+                streamConfiguration: .init(),
+                position: .last
+            ) { stream in
+                stream.eventLoop.makeCompletedFuture {
+                    try stream.pipeline.syncOperations.addHandler(PushStreamHandler(connection: loopBound.value))
+                }
+            }
+            try sync.addHandler(ProviderConnectionHandler(connection: connection), position: .last)
+        } catch {
+            context.close(promise: nil)
+            return
+        }
+        connection.channel = context.channel
+        if let buffered { context.fireChannelRead(wrapInboundOut(buffered)) }
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+
+    private func answerNotHTTP2(context: ChannelHandlerContext) {
+        sniffed = nil
+        let body = #"{"reason":"HTTP2Required","explanation":"apnsim, like APNs, speaks HTTP/2 only: negotiate ALPN h2 (curl --http2, AsyncHTTPClient httpVersion .automatic)"}"#
+        let response = "HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: application/json\r\ncontent-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n\(body)"
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: response))).whenComplete { _ in
+            loopBound.value.close(promise: nil)
+        }
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,57 @@
+import APNSimCore
+import NIOCore
+import NIOHTTP2
+
+/// The state of one provider connection: its environment, how it authenticates, and what it has been allowed.
+/// Confined to the connection's event loop; its stream handlers reach it through `NIOLoopBound`.
+final class ProviderConnection {
+    let environment: APNsEnvironment
+    let services: GatewayServices
+    let remoteAddress: String
+    var auth: ConnectionAuth
+    /// The highest stream the client opened, for GOAWAY's last-stream-id.
+    private(set) var lastStreamID: HTTP2StreamID = .rootStream
+    private var streamLimitRaised = false
+    /// The connection channel, set when HTTP/2 is configured.
+    var channel: (any Channel)?
+
+    init(environment: APNsEnvironment, services: GatewayServices, remoteAddress: String) {
+        self.environment = environment
+        self.services = services
+        self.remoteAddress = remoteAddress
+        self.auth = .token(ProviderTokenSession(configuration: services.tokenSession))
+    }
+
+    func noteStream(_ id: HTTP2StreamID) {
+        if id > lastStreamID { lastStreamID = id }
+    }
+
+    /// Streams allowed by the SETTINGS the connection starts with (reference §1.4: one until a valid token).
+    var initialStreamLimit: Int {
+        if case .token = auth { return services.policy.initialTokenStreams }
+        return services.policy.maxConcurrentStreams
+    }
+
+    /// Once a token-auth connection has carried a valid token, raise MAX_CONCURRENT_STREAMS with a new SETTINGS frame.
+    func raiseStreamLimitIfAuthenticated() {
+        guard !streamLimitRaised, case .token(let session) = auth, session.hasAcceptedToken, let channel else { return }
+        streamLimitRaised = true
+        guard services.policy.maxConcurrentStreams != services.policy.initialTokenStreams else { return }
+        let settings = HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: services.policy.maxConcurrentStreams),
+        ])))
+        channel.writeAndFlush(settings, promise: nil)
+    }
+
+    /// The SETTINGS the gateway opens every connection with (reference §1.3).
+    var initialSettings: HTTP2Settings {
+        let policy = services.policy
+        return [
+            HTTP2Setting(parameter: .headerTableSize, value: policy.headerTableSize),
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: initialStreamLimit),
+            HTTP2Setting(parameter: .initialWindowSize, value: policy.initialWindowSize),
+            HTTP2Setting(parameter: .maxFrameSize, value: policy.maxFrameSize),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: policy.maxHeaderListSize),
+        ]
+    }
+}

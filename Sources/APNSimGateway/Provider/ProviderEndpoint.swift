@@ -1,0 +1,52 @@
+import APNSimCore
+import NIOCore
+import NIOExtras
+import NIOPosix
+import NIOSSL
+import SwiftASN1
+import X509
+
+/// The TCP listener of one environment's provider API: TLS with an optional client certificate, then HTTP/2.
+struct ProviderEndpoint {
+    let environment: APNsEnvironment
+    let services: GatewayServices
+    let sslContext: NIOSSLContext
+    let certificateCheck: ProviderCertificateCheck
+
+    /// Binds and starts accepting connections; returns the listening channel.
+    func bind(host: String, port: Int, group: any EventLoopGroup, quiesce: ServerQuiescingHelper) async throws -> any Channel {
+        let environment = self.environment
+        let services = self.services
+        let sslContext = self.sslContext
+        let certificateCheck = self.certificateCheck
+        return try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 4096)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
+                }
+            }
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let connection = ProviderConnection(environment: environment, services: services,
+                                                        remoteAddress: channel.remoteAddress?.description ?? "?")
+                    // TLS accepts any client certificate; ProviderCertificateCheck decides what it means.
+                    let tls = NIOSSLServerHandler(context: sslContext) { certificates, promise in
+                        let chain = certificates.compactMap { try? Certificate(derEncoded: $0.toDERBytes()) }
+                        connection.auth = chain.count == certificates.count
+                            ? certificateCheck.authenticate(chain: chain)
+                            : .badCertificate("the client certificate is not a readable X.509 certificate")
+                        promise.succeed(.certificateVerified)
+                    }
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(IdleStateHandler(readTimeout: TimeAmount(services.policy.idleTimeout)))
+                    try sync.addHandler(tls)
+                    try sync.addHandler(ProtocolSelectionHandler(connection: connection))
+                }
+            }
+            .bind(host: host, port: port)
+            .get()
+    }
+}

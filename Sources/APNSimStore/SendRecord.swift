@@ -1,0 +1,83 @@
+import Foundation
+import GRDB
+
+/// One provider request as the gateway saw and answered it.
+public struct SendRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "sends"
+
+    public var id: Int64?
+    public var receivedAt: Date
+    /// `development` or `production`: the endpoint the request came in on.
+    public var environment: String
+    /// `token` or `certificate`.
+    public var authMode: String
+    public var method: String
+    public var path: String
+    public var token: String?
+    public var topic: String?
+    public var pushType: String?
+    /// The `apns-id` of the response: echoed as sent, or generated.
+    public var apnsID: String
+    /// Request headers (pseudo-headers included) as a JSON object of name → value; repeated names keep the first.
+    public var headers: [String: String]
+    /// The body as UTF-8 text, at most the payload limit (an oversized body is cut there).
+    public var payload: String?
+    /// How many body bytes arrived before the gateway answered.
+    public var payloadBytes: Int
+    public var status: Int
+    /// Apple's reason string for rejections; `nil` on 200.
+    public var reason: String?
+    /// Why, in words; `nil` on 200.
+    public var explanation: String?
+    /// From the first header byte to the response, in microseconds.
+    public var durationMicros: Int
+    public var teamID: String?
+    public var keyID: String?
+
+    public init(id: Int64? = nil, receivedAt: Date, environment: String, authMode: String, method: String, path: String,
+                token: String?, topic: String?, pushType: String?, apnsID: String, headers: [String: String],
+                payload: String?, payloadBytes: Int, status: Int, reason: String?, explanation: String?,
+                durationMicros: Int, teamID: String? = nil, keyID: String? = nil) {
+        self.id = id
+        self.receivedAt = receivedAt
+        self.environment = environment
+        self.authMode = authMode
+        self.method = method
+        self.path = path
+        self.token = token
+        self.topic = topic
+        self.pushType = pushType
+        self.apnsID = apnsID
+        self.headers = headers
+        self.payload = payload
+        self.payloadBytes = payloadBytes
+        self.status = status
+        self.reason = reason
+        self.explanation = explanation
+        self.durationMicros = durationMicros
+        self.teamID = teamID
+        self.keyID = keyID
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// Which sends `Store.sends(matching:)` returns, newest first.
+public struct SendFilter: Sendable, Hashable {
+    public var token: String?
+    public var topic: String?
+    public var status: Int?
+    /// Only sends received at or after this time.
+    public var since: Date?
+    public var limit: Int
+
+    public init(token: String? = nil, topic: String? = nil, status: Int? = nil, since: Date? = nil, limit: Int = 100) {
+        self.token = token
+        self.topic = topic
+        self.status = status
+        self.since = since
+        self.limit = limit
+    }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct APNSim: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apnsim",
+        abstract: "An APNs-style end-to-end simulator: a fake APNs gateway, mock devices, and a record of what they showed.",
+        subcommands: [GatewayCommand.self, SendCommand.self]
+    )
+}

@@ -1,0 +1,64 @@
+import APNSimCore
+import APNSimGateway
+import APNSimProvider
+import APNSimStore
+import Foundation
+
+/// A real gateway on ephemeral loopback ports with a test PKI, a test world and a clock the test moves.
+struct GatewayHarness: Sendable {
+    let endpoints: Gateway.Endpoints
+    let clock: ManualClock
+    let gateway: Gateway
+    var pki: TestPKI { .shared }
+
+    /// A provider connection to one environment, with token auth unless a certificate is given.
+    func connect(_ environment: APNsEnvironment = .development, certificate: (certificate: String, key: String)? = nil,
+                 alpn: [String] = ["h2"]) async throws -> ProviderClient {
+        var configuration = ProviderClient.Configuration(host: "127.0.0.1", port: endpoints.providerPorts[environment]!,
+                                                         caFile: pki.caFile)
+        configuration.clientCertificate = certificate
+        configuration.applicationProtocols = alpn
+        return try await ProviderClient.connect(configuration)
+    }
+
+    /// A provider token for `keyID`, issued at the gateway clock's now (or `issuedAt`).
+    func jwt(_ keyID: String = TestWorld.teamKey, issuedAt: Date? = nil, format: ProviderTokenSigner.SignatureFormat = .raw) -> String {
+        TestWorld.signer(keyID).token(issuedAt: issuedAt ?? clock.now, format: format)
+    }
+
+    /// The usual headers of a token-auth alert push.
+    func headers(jwt: String? = nil, topic: String? = "com.example.app", pushType: String? = "alert",
+                 extra: [(name: String, value: String)] = []) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
+        if let jwt { headers.append(("authorization", "bearer \(jwt)")) }
+        if let topic { headers.append(("apns-topic", topic)) }
+        if let pushType { headers.append(("apns-push-type", pushType)) }
+        return headers + extra
+    }
+
+    static let alert = #"{"aps":{"alert":{"title":"Hello","body":"from a test"}}}"#
+
+    /// Everything recorded so far, newest first.
+    func sends() throws -> [SendRecord] {
+        try gateway.recorder.flush()
+        return try gateway.store.sends(matching: .init(limit: 10_000))
+    }
+}
+
+/// Runs `body` against a fresh gateway; `configure` may change the configuration first.
+func withGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void = { _ in },
+                 world: World = TestWorld.make(),
+                 _ body: @escaping @Sendable (GatewayHarness) async throws -> Void) async throws {
+    let pki = TestPKI.shared
+    let clock = ManualClock(Date())
+    var configuration = GatewayConfiguration(tls: .init(certificateChain: pki.tls.chain, privateKey: pki.tls.key,
+                                                        providerCA: pki.caFile))
+    configuration.ports = [.development: 0, .production: 0]
+    configuration.controlPort = 0
+    configuration.clock = .manual(clock)
+    configure(&configuration)
+    let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store())
+    try await gateway.withRunning { endpoints in
+        try await body(GatewayHarness(endpoints: endpoints, clock: clock, gateway: gateway))
+    }
+}
