@@ -101,7 +101,12 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSimCoreTests",
-            dependencies: ["APNSimCore", "APNSimProvider"],
+            dependencies: [
+                "APNSimCore", "APNSimProvider",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -54,7 +54,10 @@ final class ConnectionEvents: Sendable {
             state.goAwayWaiters.append(promise)
             return nil
         }
-        if let existing { return existing }
+        if let existing {
+            promise.succeed(existing)
+            return existing
+        }
         closeFuture.whenComplete { _ in
             // Give an in-flight GOAWAY read the same turn of the loop; then report what was seen.
             promise.succeed(self.state.withLock { $0.goAway })

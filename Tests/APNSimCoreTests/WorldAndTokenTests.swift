@@ -1,0 +1,66 @@
+@testable import APNSimCore
+import Foundation
+import SwiftASN1
+import Testing
+import X509
+
+@Suite("Device tokens, push types, world files, certificates")
+struct WorldAndTokenTests {
+    @Test("Tokens: 8 to 100 bytes of hex in either case, compared in lower case", arguments: [
+        (String(repeating: "ab", count: 32), true), (String(repeating: "AB", count: 54), true), (String(repeating: "0f", count: 80), true),
+        (String(repeating: "ab", count: 101), false), ("abc", false), (String(repeating: "gg", count: 32), false), ("", false),
+    ])
+    func tokens(_ text: String, _ valid: Bool) {
+        let token = DeviceToken(text)
+        #expect((token != nil) == valid)
+        if let token { #expect(token.hex == text.lowercased()) }
+    }
+
+    @Test("Push types infer from topic suffixes")
+    func pushTypes() {
+        #expect(PushType.inferred(fromTopic: "com.a.voip") == .voip)
+        #expect(PushType.inferred(fromTopic: "com.a.push-type.liveactivity") == .liveactivity)
+        #expect(PushType.inferred(fromTopic: "com.a.voip-ptt") == .pushtotalk)
+        #expect(PushType.inferred(fromTopic: "com.a") == .alert)
+        #expect(PushType.liveactivity.bundleID(fromTopic: "com.a.push-type.liveactivity") == "com.a")
+    }
+
+    @Test("The sandbox world loads; its tokens cover both environments")
+    func sandboxWorld() throws {
+        let world = try WorldFile.load(path: Self.repository("Scenarios/sandbox.yaml"))
+        #expect(world.keys["SIMKEY0001"]?.team == "SIMTEAM001")
+        let environments = Set(world.tokens.values.filter { $0.state == .active }.map(\.environment))
+        #expect(environments == [.development, .production])
+        #expect(world.tokens.values.contains { $0.state == .unregistered && $0.invalidSince != nil })
+    }
+
+    @Test("World files with mistakes say where", arguments: [
+        ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T2}]", "team T2"),
+        ("tokens:\n  - token: nothex\n    bundleID: a\n    environment: development\n    state: active", "tokens.0.token"),
+        ("teams: [{id: T1}]\nkeys: [{id: K1, team: T1}]", "publicKey"),
+        ("teams: [{id: T1\n", "<world>"),
+    ])
+    func badWorlds(_ yaml: String, _ mention: String) {
+        #expect {
+            _ = try WorldFile.parse(yaml)
+        } throws: { error in
+            "\(error)".contains(mention)
+        }
+    }
+
+    @Test("The committed provider certificates carry Apple's OIDs, UID and topic list")
+    func committedCertificates() throws {
+        for (file, environment) in [("provider-development.pem", APNsEnvironment.development), ("provider-production.pem", .production)] {
+            let pem = try String(contentsOfFile: Self.repository("Certs/\(file)"), encoding: .utf8)
+            let identity = try ProviderCertificate(try Certificate(pemEncoded: pem))
+            #expect(identity.bundleID == "com.example.app")
+            #expect(identity.environments == [environment])
+            #expect(identity.topics == ["com.example.app", "com.example.app.voip", "com.example.app.complication"])
+        }
+    }
+
+    static func repository(_ path: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(path).path
+    }
+}

@@ -1,0 +1,53 @@
+import APNSimCore
+import APNSimGateway
+import APNSimProvider
+import Foundation
+import Testing
+
+/// Connection-level behaviour: PING, idle and shutdown GOAWAYs.
+@Suite("Connection behaviour")
+struct ConnectionTests {
+    @Test("PING is answered")
+    func ping() async throws {
+        try await withGateway { harness in
+            let client = try await harness.connect()
+            try await client.ping()
+            await client.close()
+        }
+    }
+
+    @Test("An idle connection gets GOAWAY {\"reason\":\"IdleTimeout\"} with the last stream it served, then is closed",
+          .timeLimit(.minutes(1)))
+    func idleTimeout() async throws {
+        try await withGateway({ $0.connection.idleTimeout = .milliseconds(300) }) { harness in
+            let client = try await harness.connect()
+            let response = try await client.send(.push(token: TestWorld.devToken, payload: GatewayHarness.alert,
+                                                       headers: harness.headers(jwt: harness.jwt())))
+            #expect(response.status == 200)
+            let goAway = try #require(await client.goAway())
+            #expect(goAway.debugData == #"{"reason":"IdleTimeout"}"#)
+            #expect(goAway.lastStreamID == 1)
+            await client.closed()
+        }
+    }
+
+    @Test("Stopping the gateway sends GOAWAY {\"reason\":\"Shutdown\"} to open connections")
+    func shutdown() async throws {
+        let client = try await withGatewayReturning { harness in try await harness.connect() }
+        let goAway = await client.goAway()
+        #expect(goAway?.debugData == #"{"reason":"Shutdown"}"#)
+        await client.closed()
+    }
+}
+
+/// Like `withGateway`, but hands a value out of the gateway's lifetime (to observe what happens when it stops).
+func withGatewayReturning<T: Sendable>(_ body: @escaping @Sendable (GatewayHarness) async throws -> T) async throws -> T {
+    let box = ResultBox<T>()
+    try await withGateway { harness in box.value = try await body(harness) }
+    return box.value!
+}
+
+final class ResultBox<T: Sendable>: @unchecked Sendable {
+    // Written once inside the gateway's lifetime, read after it ended.
+    var value: T?
+}

@@ -1,0 +1,128 @@
+import APNSimCore
+import APNSimGateway
+import APNSimProvider
+import Crypto
+import Foundation
+import Testing
+
+/// The control API over real HTTP, driven the way a test in any language would drive it.
+@Suite("Control API")
+struct ControlAPITests {
+    static func push(_ harness: GatewayHarness, _ client: ProviderClient, token: String = TestWorld.devToken, jwt: String) async throws -> ProviderResponse {
+        try await client.send(.push(token: token, payload: GatewayHarness.alert, headers: harness.headers(jwt: jwt)))
+    }
+
+    @Test("health, sends with filters, reset")
+    func sendsAndReset() async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let health = try await control.get("/v1/health")
+            #expect(health.status == 200)
+            #expect((health.json as? [String: Any])?["status"] as? String == "ok")
+
+            let client = try await harness.connect()
+            let jwt = harness.jwt()
+            #expect(try await Self.push(harness, client, jwt: jwt).status == 200)
+            #expect(try await Self.push(harness, client, token: TestWorld.goneToken, jwt: jwt).status == 410)
+            #expect(try await Self.push(harness, client, token: TestWorld.devToken.uppercased(), jwt: jwt).status == 200)
+
+            let all = try #require(try await control.get("/v1/sends").json as? [[String: Any]])
+            #expect(all.count == 3)
+            #expect(all.first?["token"] as? String == TestWorld.devToken, "newest first, tokens in lower case")
+            let accepted = try #require(try await control.get("/v1/sends?status=200").json as? [[String: Any]])
+            #expect(accepted.count == 2)
+            let gone = try #require(try await control.get("/v1/sends?token=\(TestWorld.goneToken)").json as? [[String: Any]])
+            #expect(gone.count == 1)
+            #expect(gone.first?["reason"] as? String == "Unregistered")
+            #expect((gone.first?["explanation"] as? String)?.isEmpty == false)
+            #expect((gone.first?["headers"] as? [String: String])?["authorization"]?.hasSuffix(".<signature>") == true,
+                    "the JWT signature is not kept")
+            let limited = try #require(try await control.get("/v1/sends?limit=1").json as? [[String: Any]])
+            #expect(limited.count == 1)
+            let future = Int((Date().timeIntervalSince1970 + 3600) * 1000)
+            let none = try #require(try await control.get("/v1/sends?since=\(future)").json as? [[String: Any]])
+            #expect(none.isEmpty)
+            #expect(try await control.get("/v1/sends?status=abc").status == 400)
+
+            #expect(try await control.post("/v1/reset").status == 200)
+            let afterReset = try #require(try await control.get("/v1/sends").json as? [[String: Any]])
+            #expect(afterReset.isEmpty)
+            await client.close()
+        }
+    }
+
+    @Test("Tokens added, unregistered and reset through /v1/tokens change what the gateway answers")
+    func tokens() async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let fresh = String(repeating: "9a", count: 32)
+            let client = try await harness.connect()
+            let jwt = harness.jwt()
+            #expect(try await Self.push(harness, client, token: fresh, jwt: jwt).reason == "BadDeviceToken")
+
+            let added = try await control.post("/v1/tokens", #"[{"token":"\#(fresh)","bundleID":"com.example.app","environment":"development","state":"active"}]"#)
+            #expect(added.status == 200)
+            #expect(try await Self.push(harness, client, token: fresh, jwt: jwt).status == 200)
+
+            harness.clock.advance(by: 10)
+            let unregisteredAt = harness.clock.now
+            _ = try await control.post("/v1/tokens", #"[{"token":"\#(fresh)","bundleID":"com.example.app","environment":"development","state":"unregistered"}]"#)
+            let gone = try await Self.push(harness, client, token: fresh, jwt: jwt)
+            #expect(gone.status == 410)
+            #expect(gone.bodyText.contains(#""timestamp":\#(Int64((unregisteredAt.timeIntervalSince1970 * 1000).rounded()))"#),
+                    "the 410 timestamp is when the token was unregistered: \(gone.bodyText)")
+
+            let listed = try #require(try await control.get("/v1/tokens").json as? [[String: Any]])
+            #expect(listed.contains { $0["token"] as? String == fresh && $0["state"] as? String == "unregistered" })
+
+            _ = try await control.post("/v1/reset")
+            #expect(try await Self.push(harness, client, token: fresh, jwt: jwt).reason == "BadDeviceToken", "reset restores the loaded world")
+            await client.close()
+        }
+    }
+
+    @Test("Bad bodies are refused with a sentence and change nothing", arguments: [
+        ("/v1/tokens", "not json"),
+        ("/v1/tokens", #"[{"token":"xyz","bundleID":"com.example.app","environment":"development","state":"active"}]"#),
+        ("/v1/tokens", #"[{"token":"\#(String(repeating: "9b", count: 32))","bundleID":"com.nobody","environment":"development","state":"active"}]"#),
+        ("/v1/tokens", #"[{"token":"\#(String(repeating: "9b", count: 32))","bundleID":"com.example.app","environment":"staging","state":"active"}]"#),
+        ("/v1/apps", #"[{"bundleID":"com.new.app","team":"NOSUCHTEAM"}]"#),
+        ("/v1/keys", #"[{"id":"NEWKEY0001","team":"SIMTEAM001","publicKey":"not a pem"}]"#),
+    ])
+    func badBodies(_ path: String, _ body: String) async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let before = harness.gateway.world.snapshot
+            let answer = try await control.post(path, body)
+            #expect(answer.status == 400)
+            #expect(((answer.json as? [String: Any])?["error"] as? String)?.isEmpty == false)
+            let after = harness.gateway.world.snapshot
+            #expect(after.tokens == before.tokens)
+            #expect(after.apps == before.apps)
+            #expect(after.keys.keys.sorted() == before.keys.keys.sorted())
+        }
+    }
+
+    @Test("A key and an app added through the API can be used at once")
+    func keysAndApps() async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let key = P256.Signing.PrivateKey()
+            let pem = key.publicKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+            #expect(try await control.post("/v1/teams", #"[{"id":"NEWTEAM001"}]"#).status == 200)
+            #expect(try await control.post("/v1/keys", #"[{"id":"NEWKEY0001","team":"NEWTEAM001","scope":"development","publicKey":"\#(pem)"}]"#).status == 200)
+            #expect(try await control.post("/v1/apps", #"[{"bundleID":"com.new.app","team":"NEWTEAM001"}]"#).status == 200)
+            let token = String(repeating: "7c", count: 32)
+            #expect(try await control.post("/v1/tokens", #"[{"token":"\#(token)","bundleID":"com.new.app","environment":"development","state":"active"}]"#).status == 200)
+            let keys = try #require(try await control.get("/v1/keys").json as? [[String: Any]])
+            #expect(keys.contains { $0["id"] as? String == "NEWKEY0001" && ($0["publicKey"] as? String)?.contains("BEGIN PUBLIC KEY") == true })
+
+            let client = try await harness.connect()
+            let signer = ProviderTokenSigner(key: key, keyID: "NEWKEY0001", teamID: "NEWTEAM001")
+            let response = try await client.send(.push(token: token, payload: GatewayHarness.alert,
+                                                       headers: harness.headers(jwt: signer.token(issuedAt: harness.clock.now), topic: "com.new.app")))
+            #expect(response.status == 200, "\(response.bodyText)")
+            await client.close()
+        }
+    }
+}
