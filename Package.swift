@@ -48,6 +48,7 @@ let package = Package(
             dependencies: [
                 "APNSimCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),
@@ -119,7 +120,13 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "APNSimStoreTests",
+            dependencies: ["APNSimCore", "APNSimStore"],
             swiftSettings: strictSettings
         ),
     ]

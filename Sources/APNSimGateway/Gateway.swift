@@ -27,8 +27,10 @@ public final class Gateway: Service, Sendable {
     public let world: WorldRegistry
     public let store: Store
     public let recorder: SendRecorder
+    /// Server-side failures queued for upcoming pushes (`POST /v1/faults`).
+    public let faults = FaultInjector()
     private let tls: TLSMaterial
-    private let logger: Logger
+    let logger: Logger
 
     public init(configuration: GatewayConfiguration, world: WorldRegistry, store: Store,
                 logger: Logger = Logger(label: "apnsim.gateway")) throws {
@@ -51,7 +53,8 @@ public final class Gateway: Service, Sendable {
         let quiesce = ServerQuiescingHelper(group: group)
         let services = GatewayServices(
             validator: PushValidator(configuration: configuration.validator), world: world, recorder: recorder,
-            clock: configuration.clock, policy: configuration.connection, tokenSession: configuration.tokenSession)
+            clock: configuration.clock, policy: configuration.connection, tokenSession: configuration.tokenSession,
+            faults: faults)
         let certificateCheck = ProviderCertificateCheck(roots: tls.providerRoots, clock: configuration.clock)
 
         var ports: [APNsEnvironment: Int] = [:]
@@ -69,7 +72,7 @@ public final class Gateway: Service, Sendable {
         }
         logger.info("provider endpoints listening", metadata: ["ports": "\(ports)"])
 
-        let control = ControlAPI(world: world, store: store, recorder: recorder, clock: configuration.clock,
+        let control = ControlAPI(world: world, store: store, recorder: recorder, faults: faults, clock: configuration.clock,
                                  providerPorts: ports)
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
@@ -102,22 +105,6 @@ public final class Gateway: Service, Sendable {
             try? await done.futureResult.get()
             recorder.finish()
             await controlGroup.triggerGracefulShutdown()
-        }
-    }
-
-    /// Starts the gateway, runs `body` with its endpoints, then stops it.
-    public func withRunning<T: Sendable>(_ body: @escaping @Sendable (Endpoints) async throws -> T) async throws -> T {
-        let (ready, readySink) = AsyncStream.makeStream(of: Endpoints.self)
-        return try await withThrowingTaskGroup(of: T?.self) { tasks in
-            tasks.addTask {
-                try await self.run { endpoints in readySink.yield(endpoints) }
-                return nil
-            }
-            var iterator = ready.makeAsyncIterator()
-            guard let endpoints = await iterator.next() else { throw GatewayError("the gateway stopped before it was ready") }
-            defer { tasks.cancelAll() }
-            let result = try await body(endpoints)
-            return result
         }
     }
 }

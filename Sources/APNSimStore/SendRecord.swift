@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// One provider request as the gateway saw and answered it.
-public struct SendRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
+public struct SendRecord: Codable, Sendable, Hashable, FetchableRecord, TableRecord {
     public static let databaseTableName = "sends"
 
     public var id: Int64?
@@ -57,10 +57,6 @@ public struct SendRecord: Codable, Sendable, Hashable, FetchableRecord, MutableP
         self.durationMicros = durationMicros
         self.teamID = teamID
         self.keyID = keyID
-    }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
     }
 }
 

@@ -21,7 +21,7 @@ public final class Store: Sendable {
         migrator.registerMigration("v1-sends") { db in
             try db.create(table: "sends") { table in
                 table.autoIncrementedPrimaryKey("id")
-                table.column("receivedAt", .datetime).notNull().indexed()
+                table.column("receivedAt", .double).notNull().indexed()  // seconds since 1970
                 table.column("environment", .text).notNull()
                 table.column("authMode", .text).notNull()
                 table.column("method", .text).notNull()
@@ -48,11 +48,15 @@ public final class Store: Sendable {
     /// land in the order they were taken.
     func insertSends(_ prepare: () -> [SendRecord]) throws {
         try database.write { db in
-            for var record in prepare() {
-                try record.insert(db)
+            let insert = try db.cachedStatement(sql: Self.insertSQL)
+            for record in prepare() {
+                try record.insert(with: insert, in: db)
             }
         }
     }
+
+    private static let insertSQL = "INSERT INTO sends (" + SendRecord.insertColumns.joined(separator: ", ") + ") VALUES ("
+        + SendRecord.insertColumns.map { _ in "?" }.joined(separator: ", ") + ")"
 
     /// Sends matching `filter`, newest first.
     public func sends(matching filter: SendFilter) throws -> [SendRecord] {
@@ -61,7 +65,7 @@ public final class Store: Sendable {
             if let token = filter.token { request = request.filter(Column("token") == token.lowercased()) }
             if let topic = filter.topic { request = request.filter(Column("topic") == topic) }
             if let status = filter.status { request = request.filter(Column("status") == status) }
-            if let since = filter.since { request = request.filter(Column("receivedAt") >= since) }
+            if let since = filter.since { request = request.filter(Column("receivedAt") >= since.timeIntervalSince1970) }
             return try request.order(Column("id").desc).limit(filter.limit).fetchAll(db)
         }
     }

@@ -79,7 +79,7 @@ public struct ProviderToken: Sendable, Hashable {
             let container = try decoder.singleValueContainer()
             if let seconds = try? container.decode(Double.self) {
                 date = Date(timeIntervalSince1970: seconds)
-            } else if let text = try? container.decode(String.self), let seconds = Double(text.trimmingCharacters(in: .whitespaces)) {
+            } else if let text = try? container.decode(String.self), let seconds = Double(text.trimmingSpacesAndTabs) {
                 date = Date(timeIntervalSince1970: seconds)
             } else {
                 date = nil

@@ -49,7 +49,7 @@ public struct ProviderTokenSession: Sendable {
     ///   - now: the injected current time.
     public mutating func authorize(_ authorization: String?, environment: APNsEnvironment,
                                    keys: [String: ProviderKey], now: Date) -> Result<Grant, Rejection> {
-        guard let authorization, !authorization.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let authorization, !authorization.trimmingSpacesAndTabs.isEmpty else {
             return .failure(Rejection(.missingProviderToken,
                 "no client certificate and no authorization header: send `authorization: bearer <JWT>` signed with your .p8 key"))
         }
@@ -57,7 +57,7 @@ public struct ProviderTokenSession: Sendable {
         guard scheme.lowercased() == "bearer " else {
             return .failure(Rejection(.invalidProviderToken, "the authorization header must be `bearer <JWT>`"))
         }
-        let compact = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        let compact = String(authorization.dropFirst(7).trimmingSpacesAndTabs)
         guard !compact.isEmpty else {
             return .failure(Rejection(.missingProviderToken, "the authorization header says `bearer` but carries no token"))
         }

@@ -44,9 +44,12 @@ public struct PushType: Hashable, Sendable, CustomStringConvertible {
     /// The type a topic's suffix implies, for requests that omit `apns-push-type` (Apple requires the header
     /// only on watchOS; apnsim infers it as pre-iOS 13 APNs did: by suffix, else `alert`).
     public static func inferred(fromTopic topic: String) -> PushType {
-        let suffixed = all.filter { !$0.topicSuffix.isEmpty }.sorted { $0.topicSuffix.count > $1.topicSuffix.count }
-        return suffixed.first { topic.hasSuffix($0.topicSuffix) } ?? .alert
+        suffixedLongestFirst.first { topic.hasSuffix($0.topicSuffix) } ?? .alert
     }
+
+    /// The types whose topics carry a suffix, longest suffix first, so `.voip-ptt` wins over `.voip`.
+    private static let suffixedLongestFirst = all.filter { !$0.topicSuffix.isEmpty }
+        .sorted { $0.topicSuffix.count > $1.topicSuffix.count }
 
     /// The bundle ID inside a topic of this type: the topic without the type's suffix.
     public func bundleID(fromTopic topic: String) -> String {

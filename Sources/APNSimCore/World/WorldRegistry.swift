@@ -3,8 +3,9 @@ import Synchronization
 
 /// The live world of a running gateway: read on every request, changed through the control API.
 ///
-/// A lock, not an actor: the gateway reads it synchronously on its event loops, and each read is a few
-/// dictionary look-ups.
+/// A lock, not an actor: the gateway reads it synchronously on its event loops. A read copies the world under
+/// the lock (a few reference-count increments: its dictionaries are copy-on-write) and runs outside it, so
+/// event loops validating pushes never wait for each other.
 public final class WorldRegistry: Sendable {
     private let state: Mutex<World>
     private let initial: World
@@ -14,9 +15,10 @@ public final class WorldRegistry: Sendable {
         self.initial = world
     }
 
-    /// Runs `body` with the current world; keep it short, the lock is held.
+    /// Runs `body` with the current world.
     public func read<T>(_ body: (borrowing World) throws -> T) rethrows -> T {
-        try state.withLock { try body($0) }
+        let world = snapshot
+        return try body(world)
     }
 
     public var snapshot: World { state.withLock { $0 } }

@@ -9,6 +9,7 @@ struct ControlAPI: Sendable {
     let world: WorldRegistry
     let store: Store
     let recorder: SendRecorder
+    let faults: FaultInjector
     let clock: WallClock
     let providerPorts: [APNsEnvironment: Int]
 
@@ -18,6 +19,12 @@ struct ControlAPI: Sendable {
         v1.get("health") { _, _ in try self.health() }
         v1.get("sends") { request, _ in try self.sends(request) }
         v1.post("reset") { _, _ in try self.reset() }
+        v1.get("faults") { _, _ in try ControlJSON.response(self.faults.pending) }
+        v1.post("faults") { request, _ in try await self.addFaults(request) }
+        v1.delete("faults") { _, _ in
+            self.faults.clear()
+            return try ControlJSON.response(["status": "cleared"])
+        }
         addWorldRoutes(to: v1)
         return router
     }
@@ -56,7 +63,19 @@ struct ControlAPI: Sendable {
         return try ControlJSON.response(try store.sends(matching: filter))
     }
 
+    private func addFaults(_ request: Request) async throws -> Response {
+        do {
+            try faults.add(try await ControlJSON.decode([FaultInjector.Fault].self, from: request))
+        } catch let error as ControlAPIError {
+            return ControlJSON.error(error.description)
+        } catch let error as FaultInjector.FaultError {
+            return ControlJSON.error(error.description + "; nothing was queued")
+        }
+        return try ControlJSON.response(faults.pending)
+    }
+
     private func reset() throws -> Response {
+        faults.clear()
         try recorder.flush()
         try store.deleteAllSends()
         world.reset()

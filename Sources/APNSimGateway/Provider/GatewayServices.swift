@@ -10,4 +10,5 @@ struct GatewayServices: Sendable {
     var clock: WallClock
     var policy: GatewayConfiguration.ConnectionPolicy
     var tokenSession: ProviderTokenSession.Configuration
+    var faults: FaultInjector
 }

@@ -73,23 +73,15 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
         handshakeTimer?.cancel()
         sniffed = nil
         let connection = self.connection
-        let loopBound = NIOLoopBound(connection, eventLoop: context.eventLoop)
         var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
         connectionConfiguration.initialSettings = connection.initialSettings
-        // Content-length checks stay on; header validation stays on (RFC 9113 §8.2).
+        // Content-length checks stay on; header validation stays on (RFC 9113 §8.2). No stream multiplexer:
+        // PushStreamsHandler answers streams from their frames.
         do {
             let sync = context.pipeline.syncOperations
-            _ = try sync.configureHTTP2Pipeline(
-                mode: .server,
-                connectionConfiguration: connectionConfiguration,
-                streamConfiguration: .init(),
-                position: .last
-            ) { stream in
-                stream.eventLoop.makeCompletedFuture {
-                    try stream.pipeline.syncOperations.addHandler(PushStreamHandler(connection: loopBound.value))
-                }
-            }
+            try sync.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: connectionConfiguration), position: .last)
             try sync.addHandler(ProviderConnectionHandler(connection: connection), position: .last)
+            try sync.addHandler(PushStreamsHandler(connection: connection), position: .last)
         } catch {
             context.close(promise: nil)
             return

@@ -3,12 +3,14 @@ import NIOCore
 import NIOHTTP2
 
 /// The state of one provider connection: its environment, how it authenticates, and what it has been allowed.
-/// Confined to the connection's event loop; its stream handlers reach it through `NIOLoopBound`.
+/// Confined to the connection's event loop, shared by the handlers of its pipeline.
 final class ProviderConnection {
     let environment: APNsEnvironment
     let services: GatewayServices
     let remoteAddress: String
     var auth: ConnectionAuth
+    /// Generated `apns-id` and `apns-unique-id` values.
+    var responseIDs = ResponseIDGenerator()
     /// The highest stream the client opened, for GOAWAY's last-stream-id.
     private(set) var lastStreamID: HTTP2StreamID = .rootStream
     private var streamLimitRaised = false

@@ -15,6 +15,10 @@ struct ControlClient: Sendable {
         try await request("POST", path, body: body)
     }
 
+    func delete(_ path: String) async throws -> (status: Int, json: Any) {
+        try await request("DELETE", path, body: nil)
+    }
+
     private func request(_ method: String, _ path: String, body: String?) async throws -> (status: Int, json: Any) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method

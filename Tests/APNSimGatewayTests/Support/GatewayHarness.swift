@@ -3,6 +3,7 @@ import APNSimGateway
 import APNSimProvider
 import APNSimStore
 import Foundation
+import Logging
 
 /// A real gateway on ephemeral loopback ports with a test PKI, a test world and a clock the test moves.
 struct GatewayHarness: Sendable {
@@ -57,7 +58,9 @@ func withGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void = {
     configuration.controlPort = 0
     configuration.clock = .manual(clock)
     configure(&configuration)
-    let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store())
+    var logger = Logger(label: "apnsim.gateway.test")
+    logger.logLevel = .warning
+    let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store(), logger: logger)
     try await gateway.withRunning { endpoints in
         try await body(GatewayHarness(endpoints: endpoints, clock: clock, gateway: gateway))
     }

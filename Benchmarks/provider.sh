@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Provider-API throughput: h2load sends valid, JWT-authenticated pushes (10 connections x 100 streams) to the
+# release build of apnsim (full validation and recording on), then the same load to nginx serving HTTP/2 + TLS
+# on this machine with the same certificate, in the same run. Prints both rates and apnsim's ratio to nginx.
+#
+# Usage: Benchmarks/provider.sh [REQUESTS]      (from anywhere; default 200000 requests per run)
+# Needs: h2load (Debian nghttp2-client), nginx (Debian nginx-light), openssl; installs them with apt if missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+requests=${1:-200000}
+connections=10
+streams=100
+dev_port=${APNSIM_BENCH_PORT:-22197}
+control_port=${APNSIM_BENCH_CONTROL_PORT:-28197}
+nginx_port=${APNSIM_BENCH_NGINX_PORT:-22443}
+work=$(mktemp -d)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+need=()
+command -v h2load >/dev/null || need+=(nghttp2-client)
+command -v nginx >/dev/null || need+=(nginx-light)
+if (( ${#need[@]} > 0 )); then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null; fi
+
+echo "building apnsim (release)…"
+swift build -c release --product apnsim 2>&1 | tail -1
+apnsim=$(swift build -c release --show-bin-path)/apnsim
+
+# One valid token for the whole run, made by Apple's openssl recipe (DER signature).
+b64url() { openssl base64 -e -A | tr -- '+/' '-_' | tr -d =; }
+header=$(printf '{"alg":"ES256","kid":"SIMKEY0001"}' | b64url)
+claims=$(printf '{"iss":"SIMTEAM001","iat":%d}' "$(date +%s)" | b64url)
+signature=$(printf '%s.%s' "$header" "$claims" | openssl dgst -binary -sha256 -sign Certs/AuthKey_SIMKEY0001.p8 | b64url)
+jwt="$header.$claims.$signature"
+printf '{"aps":{"alert":{"title":"bench","body":"a push from h2load"},"badge":1}}' > "$work/payload.json"
+
+wait_for() { # wait_for WHAT COMMAND… — polls until the command succeeds, or fails the run with WHAT's log
+  local what=$1; shift
+  for _ in $(seq 100); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  echo "$what did not start:" >&2; cat "$work/$what".* >&2 2>/dev/null || true; exit 1
+}
+
+load() { # load URL -> prints requests per second
+  h2load -n "$requests" -c "$connections" -m "$streams" -d "$work/payload.json" \
+    -H "authorization: bearer $jwt" -H "apns-topic: com.example.app" -H "apns-push-type: alert" \
+    -H "content-type: application/json" "$1" > "$work/h2load.out"
+  grep -E "^requests:|^status codes:" "$work/h2load.out" >&2
+  local ok; ok=$(awk '/^status codes:/{print $3}' "$work/h2load.out")
+  if [[ "$ok" != "$requests" ]]; then echo "only $ok of $requests answered 2xx" >&2; cat "$work/h2load.out" >&2; exit 1; fi
+  awk '/^finished in/{gsub(",","",$4); print $4}' "$work/h2load.out"
+}
+
+# apnsim: the sandbox world, in-memory store (every push recorded).
+"$apnsim" gateway --development-port "$dev_port" --production-port 0 --control-port "$control_port" >"$work/apnsim.log" 2>&1 &
+pids+=($!)
+wait_for apnsim curl -sf "http://127.0.0.1:$control_port/v1/health"
+token=$(curl -sf "http://127.0.0.1:$control_port/v1/tokens" | python3 -c "import json,sys; print(next(t['token'] for t in json.load(sys.stdin) if t['environment']=='development' and t['state']=='active'))")
+
+# nginx: same certificate, HTTP/2 over TLS, answering 200 to the same POSTs.
+cat > "$work/nginx.conf" <<NGINX
+worker_processes auto;
+error_log $work/nginx.error;
+pid $work/nginx.pid;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $work/body;
+  keepalive_requests 10000000;
+  server {
+    listen 127.0.0.1:$nginx_port ssl http2;   # the spelling Debian 12's nginx 1.22 knows (newer ones warn, still work)
+    http2_max_concurrent_streams 1000;
+    ssl_certificate $PWD/Certs/gateway.pem;
+    ssl_certificate_key $PWD/Certs/gateway-key.pem;
+    location /3/device/ { return 200; }
+  }
+}
+NGINX
+nginx -p "$work" -c "$work/nginx.conf" -g 'daemon off;' 2>"$work/nginx.log" &
+pids+=($!)
+wait_for nginx curl -sfk --http2 -o /dev/null -X POST "https://127.0.0.1:$nginx_port/3/device/x"
+
+echo "warming up…"
+requests_saved=$requests; requests=20000
+load "https://127.0.0.1:$dev_port/3/device/$token" >/dev/null
+load "https://127.0.0.1:$nginx_port/3/device/$token" >/dev/null
+requests=$requests_saved
+
+echo "apnsim ($requests pushes, $connections connections x $streams streams):"
+apnsim_rate=$(load "https://127.0.0.1:$dev_port/3/device/$token")
+echo "nginx (same load):"
+nginx_rate=$(load "https://127.0.0.1:$nginx_port/3/device/$token")
+recorded=$(curl -sf "http://127.0.0.1:$control_port/v1/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["sends"])')
+
+echo
+printf 'apnsim   %10.0f pushes/s  (validated and recorded: %s sends in the store)\n' "$apnsim_rate" "$recorded"
+printf 'nginx    %10.0f requests/s\n' "$nginx_rate"
+python3 -c "print('ratio    %10.2f  (apnsim / nginx; goal >= 0.45)' % ($apnsim_rate / $nginx_rate))"

@@ -1,0 +1,212 @@
+import APNSimCore
+import APNSimStore
+import Foundation
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+
+/// Answers the push requests of one provider connection, one per HTTP/2 stream, working on frames directly
+/// behind `NIOHTTP2Handler` rather than through a channel per stream: the per-stream channels cost more than
+/// the whole of validation and recording in `Benchmarks/provider.sh` profiles.
+///
+/// Headers are validated as soon as they arrive; the body is kept only up to the push type's limit. A body
+/// that crosses the limit is answered at once (413, or the head's rejection if there was one) and the stream
+/// is reset, so a 10 MB body costs at most one flow-control window of reading. Answers written while a batch of
+/// frames is read go out with one flush when the batch ends.
+final class PushStreamsHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    private let connection: ProviderConnection
+    private var exchanges: [HTTP2StreamID: PushExchange] = [:]
+    private var needsFlush = false
+    /// Body bytes received since the connection window was last replenished. Without a stream multiplexer
+    /// nothing else sends the connection-level WINDOW_UPDATE (RFC 9113 §6.9).
+    private var unacknowledgedBytes = 0
+    private static let connectionWindow = 65_535
+
+    init(connection: ProviderConnection) {
+        self.connection = connection
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        let streamID = frame.streamID
+        switch frame.payload {
+        case .headers(let headers) where streamID > connection.lastStreamID:
+            connection.noteStream(streamID)
+            let exchange = begin(headers.headers, context: context)
+            if headers.endStream {
+                finish(exchange, streamID: streamID, context: context)
+            } else {
+                exchanges[streamID] = exchange
+            }
+        case .data(let data):
+            guard case .byteBuffer(let chunk) = data.data else { return }
+            acknowledge(chunk.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0), context: context)
+            // No exchange: a request answered early whose body is still arriving, until our reset lands.
+            guard var exchange = exchanges[streamID] else { return }
+            exchange.receive(chunk)
+            if exchange.isOversized {
+                exchanges[streamID] = nil
+                answerOversized(exchange, streamID: streamID, clientStillSending: !data.endStream, context: context)
+            } else if data.endStream {
+                exchanges[streamID] = nil
+                finish(exchange, streamID: streamID, context: context)
+            } else {
+                exchanges[streamID] = exchange
+            }
+        case .rstStream:
+            exchanges[streamID] = nil
+        default:
+            break  // Trailers, PRIORITY and the like carry nothing apnsim reads; connection frames are not ours.
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if needsFlush {
+            needsFlush = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let closed = event as? StreamClosedEvent {
+            exchanges[closed.streamID] = nil
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func acknowledge(_ bytes: Int, context: ChannelHandlerContext) {
+        unacknowledgedBytes += bytes
+        guard unacknowledgedBytes >= Self.connectionWindow / 2 else { return }
+        write(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledgedBytes)),
+              context: context)
+        unacknowledgedBytes = 0
+    }
+
+    // MARK: - Stages
+
+    private func begin(_ headers: HPACKHeaders, context: ChannelHandlerContext) -> PushExchange {
+        let services = connection.services
+        let head = PushRequestHead(headers: headers.map { ($0.name, $0.value) })
+        let now = services.clock.now()
+        let environment = connection.environment
+        var auth = connection.auth
+        var verdict = services.world.read { world in
+            services.validator.validateHead(head, environment: environment, auth: &auth, world: world, now: now)
+        }
+        if case .success(let plan) = verdict,
+           let fault = services.faults.take(token: plan.token, environment: environment, now: now) {
+            verdict = .failure(fault)
+        }
+        connection.auth = auth
+        connection.raiseStreamLimitIfAuthenticated()
+        var grant: ProviderTokenSession.Grant?
+        if case .token(let session) = auth { grant = session.currentGrant }
+        return PushExchange(head: head, verdict: verdict, body: context.channel.allocator.buffer(capacity: 0),
+                            receivedAt: now, started: .now(), grant: grant)
+    }
+
+    private func finish(_ exchange: PushExchange, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
+        switch exchange.verdict {
+        case .failure(let rejection):
+            answer(exchange, rejection: rejection, streamID: streamID, context: context)
+        case .success(let plan):
+            let rejection = connection.services.validator.validateBody(exchange.body.readableBytesView, plan: plan)
+            answer(exchange, rejection: rejection, streamID: streamID, context: context)
+        }
+    }
+
+    private func answerOversized(_ exchange: PushExchange, streamID: HTTP2StreamID, clientStillSending: Bool,
+                                 context: ChannelHandlerContext) {
+        let rejection: Rejection
+        switch exchange.verdict {
+        case .failure(let headRejection): rejection = headRejection
+        case .success(let plan): rejection = connection.services.validator.oversizedBody(plan: plan)
+        }
+        guard clientStillSending else {
+            answer(exchange, rejection: rejection, streamID: streamID, context: context)
+            return
+        }
+        // Stop the rest of the body (RFC 9113 §8.1: a complete response, then RST_STREAM NO_ERROR). The reset
+        // waits for the answer's write: a reset discards DATA still queued behind flow control.
+        let answered = context.eventLoop.makePromise(of: Void.self)
+        answer(exchange, rejection: rejection, streamID: streamID, context: context, written: answered)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        answered.futureResult.whenComplete { _ in
+            loopBound.value.writeAndFlush(NIOAny(HTTP2Frame(streamID: streamID, payload: .rstStream(.noError))), promise: nil)
+        }
+    }
+
+    // MARK: - Answer
+
+    /// Writes the response; `written` completes when its last frame is written.
+    private func answer(_ exchange: PushExchange, rejection: Rejection?, streamID: HTTP2StreamID,
+                        context: ChannelHandlerContext, written: EventLoopPromise<Void>? = nil) {
+        let apnsID = exchange.head["apns-id"] ?? connection.responseIDs.upperCaseUUID()
+        record(exchange, apnsID: apnsID, rejection: rejection)
+        var headers = HPACKHeaders()
+        guard let rejection else {
+            headers.add(name: ":status", value: "200")
+            headers.add(name: "apns-id", value: apnsID)
+            if connection.environment == .development {
+                // Development only, lower case, as in Apple's traces (reference §4.1).
+                headers.add(name: "apns-unique-id", value: connection.responseIDs.lowerCaseUUID())
+            }
+            write(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true))),
+                  context: context, promise: written)
+            return
+        }
+        headers.add(name: ":status", value: String(rejection.reason.status))
+        headers.add(name: "content-type", value: "application/json")
+        headers.add(name: "apns-id", value: apnsID)
+        write(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers))), context: context)
+        let body = context.channel.allocator.buffer(string: rejection.responseBody)
+        write(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(body), endStream: true))),
+              context: context, promise: written)
+    }
+
+    /// Writes a frame now and flushes it when the current read batch ends.
+    private func write(_ frame: HTTP2Frame, context: ChannelHandlerContext, promise: EventLoopPromise<Void>? = nil) {
+        context.write(wrapOutboundOut(frame), promise: promise)
+        needsFlush = true
+    }
+
+    private func record(_ exchange: PushExchange, apnsID: String, rejection: Rejection?) {
+        let plan = try? exchange.verdict.get()
+        var headers: [String: String] = [:]
+        for (name, value) in exchange.head.headers where headers[name] == nil {
+            headers[name] = name == "authorization" ? Self.redacted(value) : value
+        }
+        let tokenText = plan?.token.hex ?? PushValidator.tokenText(inPath: exchange.head.path).map { $0.lowercased() }
+        let elapsed = NIODeadline.now() - exchange.started
+        connection.services.recorder.record(SendRecord(
+            receivedAt: exchange.receivedAt,
+            environment: connection.environment.rawValue,
+            authMode: connection.auth.modeName,
+            method: exchange.head.method,
+            path: exchange.head.path,
+            token: tokenText,
+            topic: plan?.topic ?? exchange.head["apns-topic"],
+            pushType: plan?.pushType.rawValue ?? exchange.head["apns-push-type"],
+            apnsID: apnsID,
+            headers: headers,
+            payload: exchange.body.getString(at: exchange.body.readerIndex, length: exchange.body.readableBytes),
+            payloadBytes: exchange.bodyBytes,
+            status: rejection?.reason.status ?? 200,
+            reason: rejection?.reason.rawValue,
+            explanation: rejection?.explanation,
+            durationMicros: Int(elapsed.nanoseconds / 1000),
+            teamID: exchange.grant?.teamID,
+            keyID: exchange.grant?.keyID
+        ))
+    }
+
+    /// Keeps a JWT's header and claims (useful when debugging) and drops its signature.
+    private static func redacted(_ authorization: String) -> String {
+        guard let lastDot = authorization.lastIndex(of: ".") else { return authorization }
+        return authorization[..<lastDot] + ".<signature>"
+    }
+}

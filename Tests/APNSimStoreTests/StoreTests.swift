@@ -1,0 +1,90 @@
+import APNSimStore
+import Foundation
+import Testing
+
+@Suite("Store")
+struct StoreTests {
+    static func record(token: String = "a1b2", topic: String = "com.example.app", status: Int = 200,
+                       at seconds: TimeInterval = 1_800_000_000) -> SendRecord {
+        SendRecord(receivedAt: Date(timeIntervalSince1970: seconds), environment: "development", authMode: "token",
+                   method: "POST", path: "/3/device/\(token)", token: token, topic: topic, pushType: "alert",
+                   apnsID: UUID().uuidString, headers: [":method": "POST", "apns-topic": topic],
+                   payload: #"{"aps":{}}"#, payloadBytes: 10, status: status,
+                   reason: status == 200 ? nil : "BadDeviceToken", explanation: status == 200 ? nil : "because",
+                   durationMicros: 42)
+    }
+
+    @Test("Sends come back newest first and every filter narrows them")
+    func filters() throws {
+        let store = try Store()
+        let recorder = SendRecorder(store: store)
+        recorder.record(Self.record(token: "aa", status: 200, at: 100))
+        recorder.record(Self.record(token: "bb", topic: "com.example.other", status: 400, at: 200))
+        recorder.record(Self.record(token: "aa", status: 410, at: 300))
+        try recorder.flush()
+
+        #expect(try store.sends(matching: .init()).map(\.receivedAt.timeIntervalSince1970) == [300, 200, 100])
+        #expect(try store.sends(matching: .init(token: "AA")).count == 2, "token filters ignore case")
+        #expect(try store.sends(matching: .init(topic: "com.example.other")).map(\.token) == ["bb"])
+        #expect(try store.sends(matching: .init(status: 410)).count == 1)
+        #expect(try store.sends(matching: .init(since: Date(timeIntervalSince1970: 200))).count == 2)
+        #expect(try store.sends(matching: .init(limit: 1)).map(\.status) == [410])
+        #expect(try store.sendCount() == 3)
+
+        try store.deleteAllSends()
+        #expect(try store.sendCount() == 0)
+    }
+
+    @Test("A record keeps every field through the database, headers with quotes and control characters, NUL bytes, empty and absent values included")
+    func roundTrip() throws {
+        let store = try Store()
+        let recorder = SendRecorder(store: store)
+        var original = Self.record(status: 400)
+        original.headers["x-odd"] = "quote \" backslash \\ tab \t bell \u{07} ünïcödé 🚀"
+        original.headers["x-empty"] = ""
+        original.payload = "{\"a\":\"nul \u{0} inside\"}"
+        original.topic = ""
+        original.teamID = nil
+        recorder.record(original)
+        try recorder.flush()
+        var empty = Self.record(at: 1_800_000_001)
+        empty.payload = ""
+        recorder.record(empty)
+        try recorder.flush()
+        let sends = try store.sends(matching: .init())
+        let stored = try #require(sends.last)
+        original.id = stored.id
+        #expect(stored == original)
+        #expect(sends.first?.payload == "", "an empty body is kept as empty, not as absent")
+    }
+
+    @Test("A store file keeps its sends when it is opened again")
+    func fileSurvivesReopen() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-store-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let store = try Store(path: path)
+            let recorder = SendRecorder(store: store)
+            recorder.record(Self.record(token: "cc"))
+            try recorder.flush()
+        }
+        let reopened = try Store(path: path)
+        #expect(try reopened.sends(matching: .init()).map(\.token) == ["cc"])
+    }
+
+    @Test("A store path that cannot be opened is an error, not a crash")
+    func unopenablePath() {
+        #expect(throws: (any Error).self) { try Store(path: "/nonexistent-directory/apnsim.sqlite") }
+    }
+
+    @Test("The recorder writes what was queued before finish, in order")
+    func recorderDrainsOnFinish() async throws {
+        let store = try Store()
+        let recorder = SendRecorder(store: store)
+        for second in 0..<50 { recorder.record(Self.record(at: TimeInterval(second))) }
+        recorder.finish()
+        await recorder.run()
+        let times = try store.sends(matching: .init(limit: 100)).map(\.receivedAt.timeIntervalSince1970)
+        #expect(times == (0..<50).reversed().map(TimeInterval.init))
+    }
+}
