@@ -16,10 +16,10 @@ public struct PushRequestHead: Sendable {
     public var path: String { self[":path"] ?? "" }
 
     /// The first regular header that appears more than once, if any (pseudo-headers are policed by HTTP/2 itself).
+    /// A request has a dozen headers at most, so comparing pairs costs less than hashing into a set.
     public var firstDuplicateHeader: String? {
-        var seen = Set<String>()
-        for (name, _) in headers where !name.hasPrefix(":") {
-            if !seen.insert(name).inserted { return name }
+        for (index, field) in headers.enumerated() where !field.name.hasPrefix(":") {
+            if headers[..<index].contains(where: { $0.name == field.name }) { return field.name }
         }
         return nil
     }

@@ -183,8 +183,7 @@ public struct PushValidator: Sendable {
             return Rejection(.payloadTooLarge, "the body is over \(plan.payloadLimit) bytes, the limit for \(plan.pushType) pushes")
         }
         if configuration.rejectMalformedPayload {
-            let object = try? JSONSerialization.jsonObject(with: Data(body))
-            if !(object is [String: Any]) {
+            if !JSONObjectSyntax.isObject(body) {
                 return Rejection(.payloadEmpty,
                     "the body is not a JSON object; Apple documents no reason for this, and apnsim answers PayloadEmpty")
             }

@@ -20,9 +20,8 @@ final class PushStreamsHandler: ChannelInboundHandler {
     private let connection: ProviderConnection
     private var exchanges: [HTTP2StreamID: PushExchange] = [:]
     private var needsFlush = false
-    /// Body bytes received since the connection window was last replenished. Without a stream multiplexer
-    /// nothing else sends the connection-level WINDOW_UPDATE (RFC 9113 §6.9).
-    private var unacknowledgedBytes = 0
+    /// The connection-level receive window (RFC 9113 §6.9.2: 65,535 at the start, and apnsim keeps it there).
+    /// Without a stream multiplexer nothing else replenishes it; see ``replenish(_:context:)``.
     private static let connectionWindow = 65_535
 
     init(connection: ProviderConnection) {
@@ -43,7 +42,6 @@ final class PushStreamsHandler: ChannelInboundHandler {
             }
         case .data(let data):
             guard case .byteBuffer(let chunk) = data.data else { return }
-            acknowledge(chunk.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0), context: context)
             // No exchange: a request answered early whose body is still arriving, until our reset lands.
             guard var exchange = exchanges[streamID] else { return }
             exchange.receive(chunk)
@@ -72,18 +70,26 @@ final class PushStreamsHandler: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let closed = event as? StreamClosedEvent {
+        switch event {
+        case let closed as StreamClosedEvent:
             exchanges[closed.streamID] = nil
+        case let window as NIOHTTP2WindowUpdatedEvent where window.streamID == .rootStream:
+            replenish(window, context: context)
+        default:
+            break
         }
         context.fireUserInboundEventTriggered(event)
     }
 
-    private func acknowledge(_ bytes: Int, context: ChannelHandlerContext) {
-        unacknowledgedBytes += bytes
-        guard unacknowledgedBytes >= Self.connectionWindow / 2 else { return }
-        write(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledgedBytes)),
+    /// Tops the connection window back up once it is half spent. NIOHTTP2 reports every change, including the
+    /// bytes of DATA frames it drops for streams already reset (RFC 9113 §6.9: those count too); counting only the
+    /// frames this handler sees would leak window until the connection stalls.
+    private func replenish(_ window: NIOHTTP2WindowUpdatedEvent, context: ChannelHandlerContext) {
+        guard let inbound = window.inboundWindowSize, inbound <= Self.connectionWindow / 2 else { return }
+        write(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: Self.connectionWindow - inbound)),
               context: context)
-        unacknowledgedBytes = 0
+        context.flush()
+        needsFlush = false
     }
 
     // MARK: - Stages
@@ -176,7 +182,7 @@ final class PushStreamsHandler: ChannelInboundHandler {
 
     private func record(_ exchange: PushExchange, apnsID: String, rejection: Rejection?) {
         let plan = try? exchange.verdict.get()
-        var headers: [String: String] = [:]
+        var headers = [String: String](minimumCapacity: exchange.head.headers.count)
         for (name, value) in exchange.head.headers where headers[name] == nil {
             headers[name] = name == "authorization" ? Self.redacted(value) : value
         }
@@ -206,7 +212,7 @@ final class PushStreamsHandler: ChannelInboundHandler {
 
     /// Keeps a JWT's header and claims (useful when debugging) and drops its signature.
     private static func redacted(_ authorization: String) -> String {
-        guard let lastDot = authorization.lastIndex(of: ".") else { return authorization }
+        guard let lastDot = authorization.utf8.lastIndex(of: UInt8(ascii: ".")) else { return authorization }
         return authorization[..<lastDot] + ".<signature>"
     }
 }

@@ -42,14 +42,49 @@ struct RawConnection: Sendable {
         return received.bytes
     }
 
+    /// Everything received so far, once `done` holds for it or the gateway has closed the connection.
+    func bytes(until done: @escaping @Sendable ([UInt8]) -> Bool) async -> [UInt8] {
+        await withCheckedContinuation { continuation in
+            received.notify(when: done, continuation)
+            channel.closeFuture.whenComplete { _ in received.closed() }
+        }
+    }
+
     func close() async {
         try? await channel.close()
     }
 
     private final class ReceivedBytes: Sendable {
-        private let storage = Mutex<[UInt8]>([])
-        func append(_ buffer: ByteBuffer) { storage.withLock { $0 += buffer.readableBytesView } }
-        var bytes: [UInt8] { storage.withLock { $0 } }
+        private struct State {
+            var bytes: [UInt8] = []
+            var waiter: (done: @Sendable ([UInt8]) -> Bool, continuation: CheckedContinuation<[UInt8], Never>)?
+        }
+        private let storage = Mutex(State())
+
+        var bytes: [UInt8] { storage.withLock { $0.bytes } }
+
+        func append(_ buffer: ByteBuffer) {
+            storage.withLock { state in
+                state.bytes += buffer.readableBytesView
+                if let waiter = state.waiter, waiter.done(state.bytes) {
+                    state.waiter = nil
+                    waiter.continuation.resume(returning: state.bytes)
+                }
+            }
+        }
+
+        func notify(when done: @escaping @Sendable ([UInt8]) -> Bool, _ continuation: CheckedContinuation<[UInt8], Never>) {
+            storage.withLock { state in
+                if done(state.bytes) { continuation.resume(returning: state.bytes) } else { state.waiter = (done, continuation) }
+            }
+        }
+
+        func closed() {
+            storage.withLock { state in
+                state.waiter?.continuation.resume(returning: state.bytes)
+                state.waiter = nil
+            }
+        }
     }
 
     private final class Collector: ChannelInboundHandler {
@@ -61,7 +96,41 @@ struct RawConnection: Sendable {
     }
 }
 
-/// HTTP/2 frames in a byte stream: (type, flags, stream, payload).
+/// One HTTP/2 frame on the wire (RFC 9113 §4.1).
+func http2Frame(type: UInt8, flags: UInt8 = 0, stream: UInt32, payload: [UInt8]) -> [UInt8] {
+    let length = UInt32(payload.count)
+    let header: [UInt8] = [UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
+                           UInt8(truncatingIfNeeded: length), type, flags,
+                           UInt8(truncatingIfNeeded: stream >> 24) & 0x7f, UInt8(truncatingIfNeeded: stream >> 16),
+                           UInt8(truncatingIfNeeded: stream >> 8), UInt8(truncatingIfNeeded: stream)]
+    return header + payload
+}
+
+/// A header block of literal fields, never indexed and never Huffman-coded (RFC 7541 §6.2.2), so a test can
+/// write HEADERS frames by hand.
+func hpackLiterals(_ fields: [(name: String, value: String)]) -> [UInt8] {
+    func integer(_ value: Int) -> [UInt8] {  // RFC 7541 §5.1 with a 7-bit prefix and H = 0
+        guard value >= 127 else { return [UInt8(value)] }
+        var bytes: [UInt8] = [127]
+        var rest = value - 127
+        while rest >= 128 {
+            bytes.append(UInt8(rest % 128 + 128))
+            rest /= 128
+        }
+        return bytes + [UInt8(rest)]
+    }
+    var block: [UInt8] = []
+    for field in fields {
+        block.append(0x10)
+        block += integer(field.name.utf8.count)
+        block += Array(field.name.utf8)
+        block += integer(field.value.utf8.count)
+        block += Array(field.value.utf8)
+    }
+    return block
+}
+
+/// HTTP/2 frames in a byte stream: (type, stream, payload).
 func http2Frames(in bytes: [UInt8]) -> [(type: UInt8, stream: UInt32, payload: [UInt8])] {
     var frames: [(type: UInt8, stream: UInt32, payload: [UInt8])] = []
     var index = 0
