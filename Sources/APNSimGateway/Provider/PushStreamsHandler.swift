@@ -153,13 +153,15 @@ final class PushStreamsHandler: ChannelInboundHandler {
                         context: ChannelHandlerContext, written: EventLoopPromise<Void>? = nil) {
         let apnsID = exchange.head["apns-id"] ?? connection.responseIDs.upperCaseUUID()
         record(exchange, apnsID: apnsID, rejection: rejection)
+        // IDs are unique per response, so they stay out of the HPACK dynamic table: indexing them would only
+        // evict useful entries and cost a table search per response.
         var headers = HPACKHeaders()
         guard let rejection else {
             headers.add(name: ":status", value: "200")
-            headers.add(name: "apns-id", value: apnsID)
+            headers.add(name: "apns-id", value: apnsID, indexing: .nonIndexable)
             if connection.environment == .development {
                 // Development only, lower case, as in Apple's traces (reference §4.1).
-                headers.add(name: "apns-unique-id", value: connection.responseIDs.lowerCaseUUID())
+                headers.add(name: "apns-unique-id", value: connection.responseIDs.lowerCaseUUID(), indexing: .nonIndexable)
             }
             write(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true))),
                   context: context, promise: written)
@@ -167,7 +169,7 @@ final class PushStreamsHandler: ChannelInboundHandler {
         }
         headers.add(name: ":status", value: String(rejection.reason.status))
         headers.add(name: "content-type", value: "application/json")
-        headers.add(name: "apns-id", value: apnsID)
+        headers.add(name: "apns-id", value: apnsID, indexing: .nonIndexable)
         write(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers))), context: context)
         let body = context.channel.allocator.buffer(string: rejection.responseBody)
         write(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(body), endStream: true))),
