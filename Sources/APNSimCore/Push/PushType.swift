@@ -57,3 +57,19 @@ public struct PushType: Hashable, Sendable, CustomStringConvertible {
         return String(topic.dropLast(topicSuffix.count))
     }
 }
+
+extension PushType: Codable {
+    /// Encoded as its header value.
+    public init(from decoder: any Decoder) throws {
+        let value = try decoder.singleValueContainer().decode(String.self)
+        guard let type = PushType(headerValue: value) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown push type \(value)"))
+        }
+        self = type
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

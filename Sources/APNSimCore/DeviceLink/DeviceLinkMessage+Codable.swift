@@ -1,0 +1,57 @@
+extension DeviceLinkMessage: Codable {
+    private enum CodingKeys: String, CodingKey { case type }
+
+    /// The `type` field of each message.
+    public var type: String {
+        switch self {
+        case .hello: "hello"
+        case .welcome: "welcome"
+        case .register: "register"
+        case .registered: "registered"
+        case .unregister: "unregister"
+        case .push: "push"
+        case .ack: "ack"
+        case .receipt: "receipt"
+        case .heartbeat: "heartbeat"
+        case .heartbeatAck: "heartbeatAck"
+        case .error: "error"
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let type = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .type)
+        switch type {
+        case "hello": self = .hello(try Hello(from: decoder))
+        case "welcome": self = .welcome(try Welcome(from: decoder))
+        case "register": self = .register(try Registration(from: decoder))
+        case "registered": self = .registered(try Registered(from: decoder))
+        case "unregister": self = .unregister(try Unregistration(from: decoder))
+        case "push": self = .push(try Delivery(from: decoder))
+        case "ack": self = .ack(try Ack(from: decoder))
+        case "receipt": self = .receipt(try Receipt(from: decoder))
+        case "heartbeat": self = .heartbeat(try Heartbeat(from: decoder))
+        case "heartbeatAck": self = .heartbeatAck(try Heartbeat(from: decoder))
+        case "error": self = .error(try LinkError(from: decoder))
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .type, in: try decoder.container(keyedBy: CodingKeys.self),
+                                                   debugDescription: "unknown message type \(type)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(type, forKey: .type)
+        switch self {
+        case .hello(let body): try body.encode(to: encoder)
+        case .welcome(let body): try body.encode(to: encoder)
+        case .register(let body): try body.encode(to: encoder)
+        case .registered(let body): try body.encode(to: encoder)
+        case .unregister(let body): try body.encode(to: encoder)
+        case .push(let body): try body.encode(to: encoder)
+        case .ack(let body): try body.encode(to: encoder)
+        case .receipt(let body): try body.encode(to: encoder)
+        case .heartbeat(let body), .heartbeatAck(let body): try body.encode(to: encoder)
+        case .error(let body): try body.encode(to: encoder)
+        }
+    }
+}

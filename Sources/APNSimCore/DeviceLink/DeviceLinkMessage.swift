@@ -1,0 +1,154 @@
+import Foundation
+
+/// One message of the device link, the protocol between the gateway and simulated devices
+/// (docs/device-link.md). JSON objects with a `type` field, one per frame.
+public enum DeviceLinkMessage: Sendable, Hashable {
+    /// Device → gateway, first: who the device is and which protocol version it speaks.
+    case hello(Hello)
+    /// Gateway → device: the hello is accepted.
+    case welcome(Welcome)
+    /// Device → gateway: an installed app asks for its token.
+    case register(Registration)
+    /// Gateway → device: the token for a registration.
+    case registered(Registered)
+    /// Device → gateway: an app was removed; its token goes inactive.
+    case unregister(Unregistration)
+    /// Gateway → device: a push for one of the device's tokens.
+    case push(Delivery)
+    /// Device → gateway: the push arrived; the gateway may forget it.
+    case ack(Ack)
+    /// Device → gateway: what the device did with the push.
+    case receipt(Receipt)
+    /// Either way: are you there? Answered with `heartbeatAck` carrying the same sequence number.
+    case heartbeat(Heartbeat)
+    case heartbeatAck(Heartbeat)
+    /// Either way, then close: a message that could not be accepted, and why.
+    case error(LinkError)
+
+    public static let protocolVersion = 1
+
+    public struct Hello: Sendable, Hashable, Codable {
+        public var version: Int
+        public var device: DeviceDescriptor
+        public init(version: Int = DeviceLinkMessage.protocolVersion, device: DeviceDescriptor) {
+            self.version = version
+            self.device = device
+        }
+    }
+
+    public struct Welcome: Sendable, Hashable, Codable {
+        public var version: Int
+        /// Seconds between heartbeats the gateway expects.
+        public var heartbeatInterval: Double
+        public init(version: Int = DeviceLinkMessage.protocolVersion, heartbeatInterval: Double) {
+            self.version = version
+            self.heartbeatInterval = heartbeatInterval
+        }
+    }
+
+    public struct Registration: Sendable, Hashable, Codable {
+        public var bundleID: String
+        public var environment: APNsEnvironment
+        /// Changes when the app is reinstalled, so a reinstall gets a new token.
+        public var installation: String
+        public init(bundleID: String, environment: APNsEnvironment, installation: String) {
+            self.bundleID = bundleID
+            self.environment = environment
+            self.installation = installation
+        }
+    }
+
+    public struct Registered: Sendable, Hashable, Codable {
+        public var bundleID: String
+        public var environment: APNsEnvironment
+        public var token: DeviceToken
+        public init(bundleID: String, environment: APNsEnvironment, token: DeviceToken) {
+            self.bundleID = bundleID
+            self.environment = environment
+            self.token = token
+        }
+    }
+
+    public struct Unregistration: Sendable, Hashable, Codable {
+        public var token: DeviceToken
+        public init(token: DeviceToken) { self.token = token }
+    }
+
+    public struct Delivery: Sendable, Hashable, Codable {
+        /// The gateway's ID for this delivery; `ack` and `receipt` name it.
+        public var id: String
+        public var apnsID: String
+        public var token: DeviceToken
+        public var bundleID: String
+        public var pushType: PushType
+        public var priority: Int
+        public var collapseID: String?
+        /// The payload exactly as the provider sent it.
+        public var payload: String
+        public init(id: String, apnsID: String, token: DeviceToken, bundleID: String, pushType: PushType, priority: Int,
+                    collapseID: String?, payload: String) {
+            self.id = id
+            self.apnsID = apnsID
+            self.token = token
+            self.bundleID = bundleID
+            self.pushType = pushType
+            self.priority = priority
+            self.collapseID = collapseID
+            self.payload = payload
+        }
+    }
+
+    public struct Ack: Sendable, Hashable, Codable {
+        public var id: String
+        public init(id: String) { self.id = id }
+    }
+
+    public struct Receipt: Sendable, Hashable, Codable {
+        public var id: String
+        public var outcome: DeliveryOutcome
+        /// What the device shows (or would have shown) for this push.
+        public var content: NotificationContent?
+        /// Why, in words, when the outcome is not `displayed`.
+        public var detail: String?
+        public init(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String? = nil) {
+            self.id = id
+            self.outcome = outcome
+            self.content = content
+            self.detail = detail
+        }
+    }
+
+    public struct Heartbeat: Sendable, Hashable, Codable {
+        public var sequence: Int
+        public init(sequence: Int) { self.sequence = sequence }
+    }
+
+    public struct LinkError: Sendable, Hashable, Codable {
+        public var reason: String
+        public var explanation: String
+        public init(reason: String, explanation: String) {
+            self.reason = reason
+            self.explanation = explanation
+        }
+    }
+}
+
+/// A simulated device as it introduces itself.
+public struct DeviceDescriptor: Sendable, Hashable, Codable {
+    /// Stable across restarts (kept in the device's data folder); names the device in the control API.
+    public var id: String
+    public var name: String
+    public var model: String
+    public var os: String
+    public init(id: String, name: String, model: String = "iPhone16,1", os: String = "iOS 18.1") {
+        self.id = id
+        self.name = name
+        self.model = model
+        self.os = os
+    }
+}
+
+/// What became of a delivered push (the control API's `outcome`).
+public enum DeliveryOutcome: String, Sendable, Hashable, Codable, CaseIterable {
+    case displayed, background, voip, liveactivity, replaced, suppressed, dropped
+}

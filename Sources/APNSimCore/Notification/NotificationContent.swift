@@ -1,0 +1,104 @@
+import Foundation
+
+/// What a push asks a device to show, read from its payload the way iOS reads `aps` (Apple's payload key
+/// reference; reference device-and-extension.md §4). The service extension (issue 4) may change it.
+public struct NotificationContent: Sendable, Hashable, Codable {
+    public var title: String?
+    public var subtitle: String?
+    public var body: String?
+    /// `nil`: leave the badge as it is; `0`: remove it.
+    public var badge: Int?
+    /// A sound name, `default`, or the name of a critical sound (`sound` may be a dictionary).
+    public var sound: String?
+    public var threadID: String?
+    public var category: String?
+    /// `passive`, `active`, `time-sensitive` or `critical`; `nil` means active.
+    public var interruptionLevel: String?
+    public var relevanceScore: Double?
+    /// Attachments the service extension added (issue 4); empty until then.
+    public var attachments: [Attachment] = []
+    /// Every top-level key of the payload except `aps`, as the app's `userInfo` holds them.
+    public var userInfo: [String: JSONValue] = [:]
+
+    public struct Attachment: Sendable, Hashable, Codable {
+        public var type: String
+        public var size: Int
+        public var sha256: String
+        public var url: String?
+
+        public init(type: String, size: Int, sha256: String, url: String? = nil) {
+            self.type = type
+            self.size = size
+            self.sha256 = sha256
+            self.url = url
+        }
+    }
+
+    public init(title: String? = nil, subtitle: String? = nil, body: String? = nil, badge: Int? = nil, sound: String? = nil,
+                threadID: String? = nil, category: String? = nil) {
+        self.title = title
+        self.subtitle = subtitle
+        self.body = body
+        self.badge = badge
+        self.sound = sound
+        self.threadID = threadID
+        self.category = category
+    }
+
+    /// Whether there is anything to show: an alert with text (a badge or sound alone shows no banner).
+    public var hasVisibleAlert: Bool {
+        [title, subtitle, body].contains { !($0 ?? "").isEmpty }
+    }
+}
+
+/// A payload as the device reads it: the content plus the flags that choose the pipeline path.
+public struct PushPayload: Sendable, Hashable {
+    public var content: NotificationContent
+    /// `aps.content-available: 1`: wake the app in the background.
+    public var contentAvailable: Bool
+    /// `aps.mutable-content: 1`: let the service extension change the content first.
+    public var mutableContent: Bool
+    /// The whole `aps` dictionary, for paths that read other keys (Live Activity `content-state`, `event`).
+    public var aps: [String: JSONValue]
+
+    /// Reads a payload; throws ``PayloadError`` with a sentence when it is not a JSON object.
+    public init(json bytes: some Collection<UInt8>) throws(PayloadError) {
+        guard let root = try? JSONDecoder().decode([String: JSONValue].self, from: Data(bytes)) else {
+            throw PayloadError("the payload is not a JSON object")
+        }
+        guard case .object(let aps)? = root["aps"] ?? .object([:]) else {
+            throw PayloadError("aps is not a dictionary")
+        }
+        self.aps = aps
+        var content = NotificationContent()
+        switch aps["alert"] {
+        case .string(let body)?:
+            content.body = body
+        case .object(let alert)?:
+            content.title = alert["title"]?.string
+            content.subtitle = alert["subtitle"]?.string
+            content.body = alert["body"]?.string
+        default:
+            break
+        }
+        content.badge = aps["badge"]?.integer
+        switch aps["sound"] {
+        case .string(let name)?: content.sound = name
+        case .object(let critical)?: content.sound = critical["name"]?.string
+        default: break
+        }
+        content.threadID = aps["thread-id"]?.string
+        content.category = aps["category"]?.string
+        content.interruptionLevel = aps["interruption-level"]?.string
+        content.relevanceScore = aps["relevance-score"]?.number
+        content.userInfo = root.filter { $0.key != "aps" }
+        self.content = content
+        contentAvailable = aps["content-available"]?.integer == 1
+        mutableContent = aps["mutable-content"]?.integer == 1
+    }
+
+    public struct PayloadError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+        init(_ description: String) { self.description = description }
+    }
+}
