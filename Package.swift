@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "APNSimGateway", targets: ["APNSimGateway"]),
         .library(name: "APNSimStore", targets: ["APNSimStore"]),
         .library(name: "APNSimProvider", targets: ["APNSimProvider"]),
+        .library(name: "APNSimDevice", targets: ["APNSimDevice"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -86,6 +87,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "APNSimDevice",
+            dependencies: [
+                "APNSimCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "apnsim",
             dependencies: [
@@ -93,6 +105,7 @@ let package = Package(
                 "APNSimGateway",
                 "APNSimStore",
                 "APNSimProvider",
+                "APNSimDevice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -113,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "APNSimGatewayTests",
             dependencies: [
-                "APNSimCore", "APNSimGateway", "APNSimStore", "APNSimProvider",
+                "APNSimCore", "APNSimGateway", "APNSimStore", "APNSimProvider", "APNSimDevice",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
@@ -122,6 +135,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "APNSimDeviceTests",
+            dependencies: ["APNSimCore", "APNSimDevice"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -52,7 +52,7 @@ load() { # load URL -> prints requests per second
 }
 
 # apnsim: the sandbox world, in-memory store (every push recorded).
-"$apnsim" gateway --development-port "$dev_port" --production-port 0 --control-port "$control_port" >"$work/apnsim.log" 2>&1 &
+"$apnsim" gateway --development-port "$dev_port" --production-port 0 --control-port "$control_port" --device-port 0 >"$work/apnsim.log" 2>&1 &
 pids+=($!)
 wait_for apnsim curl -sf "http://127.0.0.1:$control_port/v1/health"
 token=$(curl -sf "http://127.0.0.1:$control_port/v1/tokens" | python3 -c "import json,sys; print(next(t['token'] for t in json.load(sys.stdin) if t['environment']=='development' and t['state']=='active'))")

@@ -10,6 +10,7 @@
 #   provider-development.pem / -key.pem      client certificate for com.example.app, development environment
 #   provider-production.pem / -key.pem       the same for production
 #   provider-*-bundle.pem                    certificate and key in one file (aioapns, many PHP/Python clients)
+#   device.pem / device-key.pem              identity of simulated devices on the device link (port 5223)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -24,6 +25,12 @@ distinguished_name = dn
 prompt = no
 [dn]
 CN = unused
+
+[device_ext]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = clientAuth
+authorityKeyIdentifier = keyid
 
 [ca_ext]
 basicConstraints = critical, CA:TRUE
@@ -87,6 +94,7 @@ issue() { # issue NAME SUBJECT EXTENSIONS
 issue gateway "/O=apnsim/CN=api.sandbox.push.apple.com" gateway_ext
 issue provider-development "/UID=${bundle}/CN=Apple Development IOS Push Services: ${bundle}/OU=SIMTEAM001/O=apnsim/C=US" provider_development_ext
 issue provider-production "/UID=${bundle}/CN=Apple Push Services: ${bundle}/OU=SIMTEAM001/O=apnsim/C=US" provider_production_ext
+issue device "/O=apnsim/CN=apnsim simulated device" device_ext
 for env in development production; do cat "provider-$env.pem" "provider-$env-key.pem" > "provider-$env-bundle.pem"; done
 
 # The provider signing key, as Apple hands it out: PKCS#8 PEM named AuthKey_<KeyID>.p8

@@ -10,7 +10,7 @@ prod_port=${APNSIM_INTEROP_PROD_PORT:-12198}
 control_port=${APNSIM_INTEROP_CONTROL_PORT:-18197}
 log=$(mktemp)
 
-"$apnsim" gateway --development-port "$dev_port" --production-port "$prod_port" --control-port "$control_port" >"$log" 2>&1 &
+"$apnsim" gateway --development-port "$dev_port" --production-port "$prod_port" --control-port "$control_port" --device-port 0 >"$log" 2>&1 &
 gateway=$!
 trap 'kill $gateway 2>/dev/null || true; wait $gateway 2>/dev/null || true' EXIT
 for _ in $(seq 100); do

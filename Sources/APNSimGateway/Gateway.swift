@@ -21,6 +21,8 @@ public final class Gateway: Service, Sendable {
         public var host: String
         public var providerPorts: [APNsEnvironment: Int]
         public var controlPort: Int
+        /// The device link's port, `nil` when it is off.
+        public var devicePort: Int?
     }
 
     public let configuration: GatewayConfiguration
@@ -29,6 +31,9 @@ public final class Gateway: Service, Sendable {
     public let recorder: SendRecorder
     /// Server-side failures queued for upcoming pushes (`POST /v1/faults`).
     public let faults = FaultInjector()
+    /// Delivery records: what happened to pushes routed to simulated devices.
+    public let deliveries: DeliveryRecorder
+    let devices = DeviceDirectory()
     private let tls: TLSMaterial
     let logger: Logger
 
@@ -38,6 +43,7 @@ public final class Gateway: Service, Sendable {
         self.world = world
         self.store = store
         self.recorder = SendRecorder(store: store)
+        self.deliveries = DeliveryRecorder(store: store)
         self.tls = try TLSMaterial(configuration.tls)
         self.logger = logger
     }
@@ -54,7 +60,7 @@ public final class Gateway: Service, Sendable {
         let services = GatewayServices(
             validator: PushValidator(configuration: configuration.validator), world: world, recorder: recorder,
             clock: configuration.clock, policy: configuration.connection, tokenSession: configuration.tokenSession,
-            faults: faults)
+            faults: faults, router: PushRouter(directory: devices, deliveries: deliveries))
         let certificateCheck = ProviderCertificateCheck(roots: tls.providerRoots, clock: configuration.clock)
 
         var ports: [APNsEnvironment: Int] = [:]
@@ -72,8 +78,23 @@ public final class Gateway: Service, Sendable {
         }
         logger.info("provider endpoints listening", metadata: ["ports": "\(ports)"])
 
+        var devicePort: Int?
+        if let port = configuration.devicePort {
+            let deviceServices = DeviceServices(directory: devices, world: world, tokens: TokenIssuer(secret: configuration.tokenSecret),
+                                                deliveries: deliveries, clock: configuration.clock,
+                                                heartbeatInterval: configuration.heartbeatInterval, logger: logger)
+            do {
+                let channel = try await DeviceLinkEndpoint(services: deviceServices, sslContext: tls.deviceSSLContext)
+                    .bind(host: configuration.host, port: port, group: group, quiesce: quiesce)
+                devicePort = channel.localAddress?.port ?? port
+            } catch {
+                quiesce.initiateShutdown(promise: nil)
+                throw GatewayError("cannot listen for devices on \(configuration.host):\(port): \(error)")
+            }
+        }
+
         let control = ControlAPI(world: world, store: store, recorder: recorder, faults: faults, clock: configuration.clock,
-                                 providerPorts: ports)
+                                 providerPorts: ports, devices: devices, deliveries: deliveries)
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: control.makeRouter(),
@@ -89,14 +110,16 @@ public final class Gateway: Service, Sendable {
 
         let host = configuration.host
         let boundPorts = ports
+        let boundDevicePort = devicePort
         try await withThrowingDiscardingTaskGroup { tasks in
             tasks.addTask { await self.recorder.run() }
+            tasks.addTask { await self.deliveries.run() }
             let controlGroup = ServiceGroup(configuration: .init(services: [app], logger: logger))
             tasks.addTask { try await controlGroup.run() }
             tasks.addTask {
                 var iterator = controlPorts.makeAsyncIterator()
                 guard let controlPort = await iterator.next() else { return }
-                await onReady(Endpoints(host: host, providerPorts: boundPorts, controlPort: controlPort))
+                await onReady(Endpoints(host: host, providerPorts: boundPorts, controlPort: controlPort, devicePort: boundDevicePort))
             }
             // Wait for shutdown (graceful or cancellation), then let connections go with GOAWAY {"reason":"Shutdown"}.
             try? await gracefulShutdown()
@@ -104,6 +127,7 @@ public final class Gateway: Service, Sendable {
             quiesce.initiateShutdown(promise: done)
             try? await done.futureResult.get()
             recorder.finish()
+            deliveries.finish()
             await controlGroup.triggerGracefulShutdown()
         }
     }

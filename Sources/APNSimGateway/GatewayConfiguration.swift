@@ -10,6 +10,13 @@ public struct GatewayConfiguration: Sendable {
     /// Control API port (HTTP, JSON under `/v1`).
     public var controlPort = 8197
     public var controlHost = "127.0.0.1"
+    /// The device link's port (Apple's device port is 5223); `nil` runs no device link.
+    public var devicePort: Int? = 5223
+    /// Device tokens are derived from this secret (``TokenIssuer``); the default makes the sandbox's tokens the
+    /// same on every machine.
+    public var tokenSecret = TokenIssuer.defaultSecret
+    /// Seconds between device-link heartbeats.
+    public var heartbeatInterval = 15.0
 
     /// PEM files: the gateway's certificate chain and key, and the CA that provider client certificates must chain to.
     public var tls: TLSFiles

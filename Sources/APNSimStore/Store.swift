@@ -1,3 +1,4 @@
+import APNSimCore
 import Foundation
 import GRDB
 
@@ -41,6 +42,22 @@ public final class Store: Sendable {
                 table.column("keyID", .text)
             }
         }
+        migrator.registerMigration("v2-deliveries") { db in
+            try db.create(table: "deliveries") { table in
+                table.primaryKey("id", .text)
+                table.column("apnsId", .text).notNull()
+                table.column("device", .text).notNull().indexed()
+                table.column("bundleID", .text).notNull()
+                table.column("token", .text).notNull().indexed()
+                table.column("pushType", .text).notNull()
+                table.column("outcome", .text)
+                table.column("content", .jsonText)
+                table.column("detail", .text)
+                table.column("acceptedAt", .double).notNull().indexed()  // seconds since 1970
+                table.column("deliveredAt", .double)
+                table.column("displayedAt", .double)
+            }
+        }
         return migrator
     }
 
@@ -72,6 +89,47 @@ public final class Store: Sendable {
 
     public func sendCount() throws -> Int {
         try database.read { try SendRecord.fetchCount($0) }
+    }
+
+    /// Applies delivery events in one transaction, in order.
+    func apply(_ events: [DeliveryEvent]) throws {
+        guard !events.isEmpty else { return }
+        try database.write { db in
+            for event in events {
+                switch event {
+                case .accepted(let record):
+                    try record.insert(db, onConflict: .replace)
+                case .acknowledged(let id, let at):
+                    try db.execute(sql: "UPDATE deliveries SET deliveredAt = ? WHERE id = ? AND deliveredAt IS NULL",
+                                   arguments: [at.timeIntervalSince1970, id])
+                case .receipt(let id, let outcome, let content, let detail, let at):
+                    let json = try content.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+                    try db.execute(sql: "UPDATE deliveries SET outcome = ?, content = ?, detail = ?, displayedAt = ?, "
+                                       + "deliveredAt = coalesce(deliveredAt, ?) WHERE id = ?",
+                                   arguments: [outcome.rawValue, json, detail, at.timeIntervalSince1970,
+                                               at.timeIntervalSince1970, id])
+                }
+            }
+        }
+    }
+
+    /// Deliveries matching `filter`, oldest first.
+    public func deliveries(matching filter: DeliveryFilter) throws -> [DeliveryRecord] {
+        try database.read { db in
+            var request = DeliveryRecord.all()
+            if let device = filter.device { request = request.filter(Column("device") == device) }
+            if let token = filter.token { request = request.filter(Column("token") == token.lowercased()) }
+            if let bundleID = filter.bundleID { request = request.filter(Column("bundleID") == bundleID) }
+            if let apnsId = filter.apnsId { request = request.filter(Column("apnsId") == apnsId) }
+            if let after = filter.after { request = request.filter(Column("acceptedAt") > after.timeIntervalSince1970) }
+            if filter.completedOnly { request = request.filter(Column("outcome") != nil) }
+            return try request.order(Column("acceptedAt"), Column("rowid")).limit(filter.limit).fetchAll(db)
+        }
+    }
+
+    /// Forgets every delivery record.
+    public func deleteAllDeliveries() throws {
+        _ = try database.write { try DeliveryRecord.deleteAll($0) }
     }
 
     /// Forgets every recorded send.

@@ -27,6 +27,12 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("control-host"), help: "Address the control API binds to.")
     var controlHost = "127.0.0.1"
 
+    @Option(name: .customLong("device-port"), help: "Device link port (simulated devices connect here, TLS); 0 picks one.")
+    var devicePort = 5223
+
+    @Option(name: .customLong("token-secret"), help: "Secret device tokens are derived from; the default gives the same sandbox tokens everywhere.")
+    var tokenSecret = TokenIssuer.defaultSecret
+
     @Option(help: "Keep the record in this SQLite file instead of memory.")
     var store: String?
 
@@ -61,6 +67,8 @@ struct GatewayOptions: ParsableArguments {
         configuration.ports = [.development: developmentPort, .production: productionPort]
         configuration.controlPort = controlPort
         configuration.controlHost = controlHost
+        configuration.devicePort = devicePort
+        configuration.tokenSecret = tokenSecret
         configuration.connection.idleTimeout = .seconds(idleTimeout)
         configuration.connection.maxConcurrentStreams = maxStreams
         configuration.validator.acceptUnknownDeviceTokens = acceptUnknownTokens

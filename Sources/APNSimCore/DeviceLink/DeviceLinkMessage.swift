@@ -51,10 +51,13 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         public var environment: APNsEnvironment
         /// Changes when the app is reinstalled, so a reinstall gets a new token.
         public var installation: String
-        public init(bundleID: String, environment: APNsEnvironment, installation: String) {
+        /// The app's Team ID; the gateway adds the app to its world under this team if it does not know it.
+        public var team: String?
+        public init(bundleID: String, environment: APNsEnvironment, installation: String, team: String? = nil) {
             self.bundleID = bundleID
             self.environment = environment
             self.installation = installation
+            self.team = team
         }
     }
 

@@ -12,6 +12,8 @@ struct ControlAPI: Sendable {
     let faults: FaultInjector
     let clock: WallClock
     let providerPorts: [APNsEnvironment: Int]
+    let devices: DeviceDirectory
+    let deliveries: DeliveryRecorder
 
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
@@ -26,6 +28,7 @@ struct ControlAPI: Sendable {
             return try ControlJSON.response(["status": "cleared"])
         }
         addWorldRoutes(to: v1)
+        addDeviceRoutes(to: v1)
         return router
     }
 
@@ -78,6 +81,8 @@ struct ControlAPI: Sendable {
         faults.clear()
         try recorder.flush()
         try store.deleteAllSends()
+        try deliveries.flush()
+        try store.deleteAllDeliveries()
         world.reset()
         return try ControlJSON.response(["status": "reset"])
     }

@@ -11,4 +11,5 @@ struct GatewayServices: Sendable {
     var policy: GatewayConfiguration.ConnectionPolicy
     var tokenSession: ProviderTokenSession.Configuration
     var faults: FaultInjector
+    var router: PushRouter
 }

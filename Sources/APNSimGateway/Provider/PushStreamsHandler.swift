@@ -157,6 +157,10 @@ final class PushStreamsHandler: ChannelInboundHandler {
         // evict useful entries and cost a table search per response.
         var headers = HPACKHeaders()
         guard let rejection else {
+            if case .success(let plan) = exchange.verdict {
+                let payload = exchange.body.getString(at: exchange.body.readerIndex, length: exchange.body.readableBytes) ?? ""
+                connection.services.router.route(plan, apnsID: apnsID, payload: payload, now: exchange.receivedAt)
+            }
             headers.add(name: ":status", value: "200")
             headers.add(name: "apns-id", value: apnsID, indexing: .nonIndexable)
             if connection.environment == .development {

@@ -7,6 +7,8 @@ import X509
 struct TLSMaterial {
     let sslContext: NIOSSLContext
     let providerRoots: [Certificate]
+    /// The device link's context: the same certificate, and a device identity certificate from the CA required.
+    let deviceSSLContext: NIOSSLContext
 
     init(_ files: GatewayConfiguration.TLSFiles) throws {
         let chain: [NIOSSLCertificate]
@@ -28,6 +30,12 @@ struct TLSMaterial {
         tls.trustRoots = .certificates(caCertificates)
         tls.sendCANameList = true
         sslContext = try NIOSSLContext(configuration: tls)
+        var deviceTLS = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) },
+                                                                privateKey: .privateKey(key))
+        deviceTLS.minimumTLSVersion = .tlsv12
+        deviceTLS.certificateVerification = .noHostnameVerification
+        deviceTLS.trustRoots = .certificates(caCertificates)
+        deviceSSLContext = try NIOSSLContext(configuration: deviceTLS)
         providerRoots = try caCertificates.map { try Certificate(derEncoded: $0.toDERBytes()) }
     }
 }

@@ -56,6 +56,7 @@ func withGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void = {
                                                         providerCA: pki.caFile))
     configuration.ports = [.development: 0, .production: 0]
     configuration.controlPort = 0
+    configuration.devicePort = 0
     configuration.clock = .manual(clock)
     configure(&configuration)
     var logger = Logger(label: "apnsim.gateway.test")

@@ -96,6 +96,10 @@ struct TestPKI: Sendable {
         return (path("\(name).pem"), path("\(name)-key.pem"))
     }
 
+    /// A device identity for the device link: a client certificate from the test CA.
+    static let deviceIdentity: (certificate: String, key: String) = try! TestPKI.shared.providerCertificate(
+        ProviderSpec(bundleID: "apnsim device", environments: [], topics: nil))
+
     /// Apple's topic extension: SEQUENCE { topic, SEQUENCE { type } … }.
     static func topicList(_ topics: [String]) throws -> [UInt8] {
         var serializer = DER.Serializer()

@@ -1,0 +1,172 @@
+import APNSimCore
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// One simulated device: it keeps a device link to the gateway (reconnecting with back-off), installs its apps
+/// as iOS would, registers them for remote notifications, and shows what arrives (``NotificationCenter``),
+/// sending the gateway an `ack` and a `receipt` for every push.
+///
+/// ```swift
+/// let host = DeviceHost(configuration: configuration)
+/// async let running: Void = host.run()
+/// await host.waitUntilRegistered()
+/// print(host.tokens["com.example.app"]!)
+/// ```
+public final class DeviceHost: Sendable {
+    public let configuration: DeviceHostConfiguration
+    private let logger: Logger
+    private let state: Mutex<State>
+
+    private struct State: Sendable {
+        var center = NotificationCenter()
+        var installations: Installations
+        var tokens: [String: DeviceToken] = [:]
+        var refusals: [String: InstallCheck.Refusal] = [:]
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    public init(configuration: DeviceHostConfiguration, logger: Logger = Logger(label: "apnsim.device")) {
+        self.configuration = configuration
+        self.logger = logger
+        self.state = Mutex(State(installations: Installations(directory: configuration.dataDirectory)))
+    }
+
+    /// Each app's token, by bundle ID, once the gateway has issued it.
+    public var tokens: [String: DeviceToken] { state.withLock { $0.tokens } }
+
+    /// Apps iOS would not install, by bundle ID, with the reason Xcode or iOS gives.
+    public var refusals: [String: InstallCheck.Refusal] { state.withLock { $0.refusals } }
+
+    /// What the device shows, newest first.
+    public var displayed: [NotificationCenter.Displayed] { state.withLock { $0.center.displayed } }
+
+    /// Returns once every app that installs has its token.
+    public func waitUntilRegistered() async {
+        await withCheckedContinuation { continuation in
+            state.withLock { state in
+                if Self.allRegistered(state, apps: configuration.apps) { continuation.resume() } else { state.waiters.append(continuation) }
+            }
+        }
+    }
+
+    private static func allRegistered(_ state: State, apps: [AppManifest]) -> Bool {
+        apps.allSatisfy { state.tokens[$0.bundleID] != nil || state.refusals[$0.bundleID] != nil }
+    }
+
+    /// The waiters to resume, once every app has a token or a refusal.
+    private static func takeWaitersIfRegistered(_ state: inout State, apps: [AppManifest]) -> [CheckedContinuation<Void, Never>] {
+        guard allRegistered(state, apps: apps) else { return [] }
+        defer { state.waiters.removeAll() }
+        return state.waiters
+    }
+
+    /// Keeps the device link up until the task is cancelled.
+    public func run() async throws {
+        let sslContext = try makeSSLContext()
+        var backoff: Duration = .milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                try await runLink(sslContext: sslContext)
+                backoff = .milliseconds(100)
+            } catch {
+                if Task.isCancelled { return }
+                logger.info("device link failed; retrying", metadata: ["device": "\(configuration.device.id)", "error": "\(error)",
+                                                                     "in": "\(backoff)"])
+            }
+            if Task.isCancelled { return }
+            // Back-off between reconnection attempts (docs/device-link.md), not a wait for a result.
+            try? await Task.sleep(for: backoff)
+            backoff = min(backoff * 2, configuration.maximumBackoff)
+        }
+    }
+
+    private func makeSSLContext() throws -> NIOSSLContext {
+        let files = configuration.tls
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        tls.trustRoots = .file(files.ca)
+        do {
+            tls.certificateChain = try NIOSSLCertificate.fromPEMFile(files.certificate).map { .certificate($0) }
+            tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: files.privateKey, format: .pem))
+        } catch {
+            throw DeviceError("cannot load the device identity (\(files.certificate), \(files.privateKey)): \(error); run Certs/generate.sh")
+        }
+        return try NIOSSLContext(configuration: tls)
+    }
+
+    private func runLink(sslContext: NIOSSLContext) async throws {
+        let host = configuration.gatewayHost
+        // The gateway certificate names localhost and 127.0.0.1; an IP address is checked against the latter.
+        let serverName = host.contains(where: \.isLetter) ? host : nil
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: host, port: configuration.devicePort) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        try await channel.executeThenClose { inbound, outbound in
+            func send(_ message: DeviceLinkMessage) async throws {
+                try await outbound.write(ByteBuffer(bytes: DeviceLinkFraming.frame(message)))
+            }
+            try await send(.hello(.init(device: configuration.device)))
+            var reader = DeviceLinkFraming.Reader()
+            for try await bytes in inbound {
+                reader.append(bytes.readableBytesView)
+                while let message = try reader.next() {
+                    if case .error(let error) = message {
+                        throw DeviceError("the gateway ended the link: \(error.reason): \(error.explanation)")
+                    }
+                    for reply in handle(message) { try await send(reply) }
+                }
+            }
+        }
+    }
+
+    /// The device's answer to one message from the gateway.
+    private func handle(_ message: DeviceLinkMessage) -> [DeviceLinkMessage] {
+        let now = configuration.clock.now()
+        switch message {
+        case .welcome:
+            let (registrations, waiters) = state.withLock { state -> ([DeviceLinkMessage], [CheckedContinuation<Void, Never>]) in
+                let registrations = configuration.apps.compactMap { app -> DeviceLinkMessage? in
+                    if let refusal = InstallCheck.refusal(for: app, now: now) {
+                        state.refusals[app.bundleID] = refusal
+                        logger.warning("app not installed", metadata: ["bundle": "\(app.bundleID)", "reason": "\(refusal)"])
+                        return nil
+                    }
+                    let installation = state.installations.id(for: app.bundleID)
+                    return .register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
+                                           installation: installation, team: app.team))
+                }
+                return (registrations, Self.takeWaitersIfRegistered(&state, apps: configuration.apps))
+            }
+            for waiter in waiters { waiter.resume() }
+            return registrations
+        case .registered(let registered):
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.tokens[registered.bundleID] = registered.token
+                return Self.takeWaitersIfRegistered(&state, apps: configuration.apps)
+            }
+            for waiter in waiters { waiter.resume() }
+            return []
+        case .push(let delivery):
+            let receipts = state.withLock { $0.center.receive(delivery) }
+            return [.ack(.init(id: delivery.id))] + receipts.map { .receipt($0) }
+        case .heartbeat(let beat):
+            return [.heartbeatAck(beat)]
+        case .heartbeatAck, .error, .hello, .register, .unregister, .ack, .receipt:
+            return []
+        }
+    }
+}
+
+/// A device set-up problem, said in a sentence.
+public struct DeviceError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

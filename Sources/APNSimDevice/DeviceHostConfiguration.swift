@@ -1,0 +1,41 @@
+import APNSimCore
+import Foundation
+
+/// Everything one simulated device needs: where the gateway's device link is, how to prove it is a device,
+/// who it is, and which apps it has.
+public struct DeviceHostConfiguration: Sendable {
+    public var gatewayHost = "127.0.0.1"
+    public var devicePort = 5223
+    /// PEM files: the CA that issued the gateway's certificate, and the device identity certificate and key.
+    public var tls: TLSFiles
+    public var device: DeviceDescriptor
+    public var apps: [AppManifest]
+    /// Where the device keeps its installation IDs across restarts; `nil` keeps them in memory.
+    public var dataDirectory: String?
+    /// The longest pause between reconnection attempts; attempts start 0.1 s apart and double.
+    public var maximumBackoff: Duration = .seconds(5)
+    public var clock = WallClock.system
+
+    public init(tls: TLSFiles, device: DeviceDescriptor, apps: [AppManifest]) {
+        self.tls = tls
+        self.device = device
+        self.apps = apps
+    }
+
+    public struct TLSFiles: Sendable, Hashable {
+        public var ca: String
+        public var certificate: String
+        public var privateKey: String
+
+        public init(ca: String, certificate: String, privateKey: String) {
+            self.ca = ca
+            self.certificate = certificate
+            self.privateKey = privateKey
+        }
+
+        /// The files `Certs/generate.sh` writes, under `directory`.
+        public static func certsDirectory(_ directory: String) -> TLSFiles {
+            TLSFiles(ca: "\(directory)/ca.pem", certificate: "\(directory)/device.pem", privateKey: "\(directory)/device-key.pem")
+        }
+    }
+}

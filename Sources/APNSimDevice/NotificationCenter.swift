@@ -1,0 +1,78 @@
+import APNSimCore
+import Foundation
+
+/// What one simulated device shows, and the path each push takes through it (reference
+/// device-and-extension.md §4): alerts are displayed, a push with the `apns-collapse-id` of a displayed one
+/// replaces it, `thread-id` groups, `badge` sets the icon badge (0 clears it), background pushes wake the app
+/// and show nothing, VoIP pushes go to PushKit, Live Activity pushes update the activity.
+///
+/// A value: ``receive(_:)`` takes a push and returns the receipts to send. Mutable-content pushes go through
+/// ``modifyContent`` first; the service-extension runtime (issue 4) plugs in there.
+public struct NotificationCenter: Sendable {
+    public struct Displayed: Sendable, Hashable {
+        public var deliveryID: String
+        /// `apns-collapse-id` when the push had one, else its `apns-id` (iOS: the request identifier).
+        public var identifier: String
+        public var bundleID: String
+        public var content: NotificationContent
+    }
+
+    /// Newest first.
+    public private(set) var displayed: [Displayed] = []
+    /// The icon badge per app; absent means no badge.
+    public private(set) var badges: [String: Int] = [:]
+    /// The seam for notification service extensions: given a mutable-content push's content, the content to show.
+    public var modifyContent: @Sendable (NotificationContent, DeviceLinkMessage.Delivery) -> NotificationContent = { content, _ in content }
+
+    public init() {}
+
+    /// Notifications of one thread of one app, newest first.
+    public func thread(_ threadID: String, of bundleID: String) -> [Displayed] {
+        displayed.filter { $0.bundleID == bundleID && $0.content.threadID == threadID }
+    }
+
+    public mutating func receive(_ delivery: DeviceLinkMessage.Delivery) -> [DeviceLinkMessage.Receipt] {
+        let payload: PushPayload
+        do {
+            payload = try PushPayload(json: Array(delivery.payload.utf8))
+        } catch {
+            return [.init(id: delivery.id, outcome: .dropped, content: nil, detail: "the device could not read the payload: \(error)")]
+        }
+        var content = payload.content
+        switch delivery.pushType {
+        case .voip, .pushtotalk:
+            return [.init(id: delivery.id, outcome: .voip, content: content, detail: "delivered to the app's PushKit handler")]
+        case .liveactivity:
+            let event = payload.aps["event"]?.string ?? "update"
+            return [.init(id: delivery.id, outcome: .liveactivity, content: content, detail: "Live Activity \(event)")]
+        default:
+            break
+        }
+        if delivery.pushType == .background || (payload.contentAvailable && !content.hasVisibleAlert && content.badge == nil
+                                                  && content.sound == nil) {
+            return [.init(id: delivery.id, outcome: .background, content: content,
+                          detail: "the app was woken in the background; nothing is shown")]
+        }
+        if payload.mutableContent && content.hasVisibleAlert {
+            content = modifyContent(content, delivery)
+        }
+        if let badge = content.badge {
+            badges[delivery.bundleID] = badge == 0 ? nil : badge
+        }
+        guard content.hasVisibleAlert else {
+            return [.init(id: delivery.id, outcome: .displayed, content: content,
+                          detail: "no alert text: only the badge or sound changed")]
+        }
+        var receipts: [DeviceLinkMessage.Receipt] = []
+        let identifier = delivery.collapseID ?? delivery.apnsID
+        if let index = displayed.firstIndex(where: { $0.bundleID == delivery.bundleID && $0.identifier == identifier }) {
+            let old = displayed.remove(at: index)
+            receipts.append(.init(id: old.deliveryID, outcome: .replaced, content: old.content,
+                                  detail: "replaced by a newer notification with apns-collapse-id \(identifier)"))
+        }
+        displayed.insert(Displayed(deliveryID: delivery.id, identifier: identifier, bundleID: delivery.bundleID, content: content),
+                         at: 0)
+        receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content), at: 0)
+        return receipts
+    }
+}

@@ -1,0 +1,125 @@
+import APNSimCore
+import Foundation
+import Synchronization
+
+/// Which devices exist, which are online, which tokens they own, and the pushes waiting for them:
+/// apnsim's version of APNs' store-and-forward (reference apns-provider-api.md §6).
+///
+/// - One pending push per (device, app): a newer one replaces the older (Apple: "only one notification per
+///   bundle ID is kept").
+/// - `apns-expiration: 0` is never stored: delivered now or dropped.
+/// - A push sent to a device stays held until the device acknowledges it, and is sent again on its next link,
+///   so a device that dies before its `ack` loses nothing.
+final class DeviceDirectory: Sendable {
+    struct Device: Sendable {
+        var descriptor: DeviceDescriptor
+        var session: DeviceSession?
+        var registrations: [DeviceToken: DeviceLinkMessage.Registered] = [:]
+    }
+
+    private struct Held: Sendable {
+        var device: String
+        var delivery: DeviceLinkMessage.Delivery
+        var expires: Date?
+    }
+
+    private struct State: Sendable {
+        var devices: [String: Device] = [:]
+        var owners: [DeviceToken: String] = [:]
+        /// Store-and-forward: the newest push per device and bundle ID, with its expiry.
+        var pending: [String: Held] = [:]
+        /// Sent, not yet acknowledged, in the order sent.
+        var unacknowledged: [(id: String, held: Held)] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Where a routed push went.
+    enum Routing: Sendable, Equatable {
+        case sent(device: String)
+        /// Held for the device; `replacing` is the older push for the same app that this one displaced.
+        case stored(device: String, replacing: String?)
+        /// Offline and `apns-expiration: 0`, or a token no device owns.
+        case dropped(device: String?)
+    }
+
+    var devices: [Device] {
+        state.withLock { Array($0.devices.values).sorted { $0.descriptor.id < $1.descriptor.id } }
+    }
+
+    func owner(of token: DeviceToken) -> String? {
+        state.withLock { $0.owners[token] }
+    }
+
+    /// A device said hello: it is online on `session`. Returns what is waiting for it (pushes it never
+    /// acknowledged first, then stored ones still within their expiry) and the IDs of stored pushes that expired.
+    func attach(_ session: DeviceSession, now: Date) -> (deliver: [DeviceLinkMessage.Delivery], expired: [String]) {
+        state.withLock { state in
+            let id = session.descriptor.id
+            state.devices[id, default: Device(descriptor: session.descriptor)].session = session
+            state.devices[id]?.descriptor = session.descriptor
+            let resend = state.unacknowledged.filter { $0.held.device == id }.map(\.held.delivery)
+            let waiting = state.pending.values.filter { $0.device == id }
+            state.pending = state.pending.filter { $0.value.device != id }
+            let stored = waiting.filter { held in held.expires.map { $0 > now } ?? true }.map(\.delivery)
+                .sorted { $0.id < $1.id }
+            let expired = waiting.filter { held in held.expires.map { $0 <= now } ?? false }.map(\.delivery.id)
+            for delivery in stored {
+                state.unacknowledged.append((delivery.id, Held(device: id, delivery: delivery, expires: nil)))
+            }
+            return (resend + stored, expired)
+        }
+    }
+
+    /// The link of `session` ended; its device is offline unless a newer link already replaced it.
+    func detach(_ session: DeviceSession) {
+        state.withLock { state in
+            let id = session.descriptor.id
+            if state.devices[id]?.session?.isSameLink == session.isSameLink {
+                state.devices[id]?.session = nil
+            }
+        }
+    }
+
+    func register(_ registered: DeviceLinkMessage.Registered, device: String) {
+        state.withLock { state in
+            state.devices[device]?.registrations[registered.token] = registered
+            state.owners[registered.token] = device
+        }
+    }
+
+    func unregister(_ token: DeviceToken, device: String) {
+        state.withLock { state in
+            state.devices[device]?.registrations[token] = nil
+            if state.owners[token] == device { state.owners[token] = nil }
+        }
+    }
+
+    /// Sends `delivery` to the device that owns its token, or stores it while that device is offline.
+    func route(_ delivery: DeviceLinkMessage.Delivery, expiration: PushPlan.Expiration, now: Date) -> Routing {
+        let (routing, session) = state.withLock { state -> (Routing, DeviceSession?) in
+            guard let id = state.owners[delivery.token] else { return (.dropped(device: nil), nil) }
+            if let session = state.devices[id]?.session {
+                state.unacknowledged.append((delivery.id, Held(device: id, delivery: delivery, expires: nil)))
+                return (.sent(device: id), session)
+            }
+            let expires: Date?
+            switch expiration {
+            case .once: return (.dropped(device: id), nil)
+            case .storeByDefault: expires = now.addingTimeInterval(30 * 86_400)  // Apple: at most 30 days
+            case .until(let date): expires = date
+            }
+            let slot = "\(id)\u{1F}\(delivery.bundleID)"
+            let replaced = state.pending[slot]?.delivery.id
+            state.pending[slot] = Held(device: id, delivery: delivery, expires: expires)
+            return (.stored(device: id, replacing: replaced), nil)
+        }
+        session?.send(.push(delivery))
+        return routing
+    }
+
+    /// The device has the push; stop holding it.
+    func acknowledge(_ id: String) {
+        state.withLock { state in state.unacknowledged.removeAll { $0.id == id } }
+    }
+}

@@ -1,0 +1,32 @@
+import NIOCore
+import NIOExtras
+import NIOPosix
+import NIOSSL
+
+/// The device link's listener (Apple's device port, 5223): TLS that requires a device identity certificate
+/// from the development CA, then ``DeviceLinkHandler``.
+struct DeviceLinkEndpoint {
+    let services: DeviceServices
+    let sslContext: NIOSSLContext
+
+    func bind(host: String, port: Int, group: any EventLoopGroup, quiesce: ServerQuiescingHelper) async throws -> any Channel {
+        let services = self.services
+        let sslContext = self.sslContext
+        return try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
+                }
+            }
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    try channel.pipeline.syncOperations.addHandler(DeviceLinkHandler(services: services))
+                }
+            }
+            .bind(host: host, port: port)
+            .get()
+    }
+}

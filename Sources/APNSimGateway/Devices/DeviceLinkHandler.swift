@@ -1,0 +1,136 @@
+import APNSimCore
+import APNSimStore
+import Foundation
+import Logging
+import NIOCore
+import NIOExtras
+
+/// The gateway's end of one device link (docs/device-link.md): hello, registrations, pushes out, acks and
+/// receipts in. Bytes in, messages through ``DeviceLinkFraming``.
+final class DeviceLinkHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let services: DeviceServices
+    private var reader = DeviceLinkFraming.Reader()
+    private var session: DeviceSession?
+
+    init(services: DeviceServices) {
+        self.services = services
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let bytes = unwrapInboundIn(data)
+        reader.append(bytes.readableBytesView)
+        do {
+            while let message = try reader.next() {
+                handle(message, context: context)
+            }
+        } catch {
+            fail(reason: "BadFrame", error.description, context: context)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let session { services.directory.detach(session) }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            fail(reason: "Shutdown", "the gateway is stopping; reconnect later", context: context)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func handle(_ message: DeviceLinkMessage, context: ChannelHandlerContext) {
+        guard let session else {
+            guard case .hello(let hello) = message else {
+                return fail(reason: "HelloFirst", "the first message on a device link is hello", context: context)
+            }
+            guard hello.version == DeviceLinkMessage.protocolVersion else {
+                return fail(reason: "UnsupportedVersion",
+                            "this gateway speaks device-link version \(DeviceLinkMessage.protocolVersion); the device sent \(hello.version)",
+                            context: context)
+            }
+            let session = DeviceSession(descriptor: hello.device, channel: context.channel)
+            self.session = session
+            session.send(.welcome(.init(heartbeatInterval: services.heartbeatInterval)))
+            let now = services.clock.now()
+            let waiting = services.directory.attach(session, now: now)
+            for id in waiting.expired {
+                services.deliveries.record(.receipt(id: id, outcome: .dropped, content: nil,
+                                                    detail: "apns-expiration passed while the device was offline", at: now))
+            }
+            for delivery in waiting.deliver { session.send(.push(delivery)) }
+            return
+        }
+        switch message {
+        case .register(let registration):
+            register(registration, session: session)
+        case .unregister(let unregistration):
+            services.directory.unregister(unregistration.token, device: session.descriptor.id)
+            let now = services.clock.now()
+            services.world.update { world in
+                world.tokens[unregistration.token]?.state = .unregistered
+                world.tokens[unregistration.token]?.invalidSince = now
+            }
+        case .ack(let ack):
+            services.directory.acknowledge(ack.id)
+            services.deliveries.record(.acknowledged(id: ack.id, at: services.clock.now()))
+        case .receipt(let receipt):
+            services.directory.acknowledge(receipt.id)
+            services.deliveries.record(.receipt(id: receipt.id, outcome: receipt.outcome, content: receipt.content,
+                                                detail: receipt.detail, at: services.clock.now()))
+        case .heartbeat(let beat):
+            session.send(.heartbeatAck(beat))
+        case .heartbeatAck:
+            break
+        case .error(let error):
+            services.logger.info("device closed its link", metadata: ["device": "\(session.descriptor.id)", "reason": "\(error.reason)"])
+            context.close(promise: nil)
+        case .hello, .welcome, .registered, .push:
+            fail(reason: "UnexpectedMessage", "a device does not send \(message.type) after hello", context: context)
+        }
+    }
+
+    private func register(_ registration: DeviceLinkMessage.Registration, session: DeviceSession) {
+        let device = session.descriptor.id
+        let token = services.tokens.token(device: device, bundleID: registration.bundleID,
+                                          environment: registration.environment, installation: registration.installation)
+        services.world.update { world in
+            if world.apps[registration.bundleID] == nil, let team = registration.team {
+                world.apps[registration.bundleID] = .init(bundleID: registration.bundleID, team: team)
+            }
+            world.tokens[token] = .init(token: token, bundleID: registration.bundleID, environment: registration.environment)
+        }
+        let registered = DeviceLinkMessage.Registered(bundleID: registration.bundleID, environment: registration.environment,
+                                                      token: token)
+        services.directory.register(registered, device: device)
+        session.send(.registered(registered))
+    }
+
+    private func fail(reason: String, _ explanation: String, context: ChannelHandlerContext) {
+        let frame = DeviceLinkFraming.frame(.error(.init(reason: reason, explanation: explanation)))
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: frame))).whenComplete { _ in
+            loopBound.value.close(promise: nil)
+        }
+    }
+}
+
+/// What every device link shares.
+struct DeviceServices: Sendable {
+    var directory: DeviceDirectory
+    var world: WorldRegistry
+    var tokens: TokenIssuer
+    var deliveries: DeliveryRecorder
+    var clock: WallClock
+    var heartbeatInterval: Double
+    var logger: Logger
+}

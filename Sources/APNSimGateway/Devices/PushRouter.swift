@@ -1,0 +1,33 @@
+import APNSimCore
+import APNSimStore
+import Foundation
+
+/// Sends each accepted push to the simulated device that owns its token (or holds it for that device), and
+/// records the delivery. Tokens no device owns (declared in the world file) are accepted and go nowhere,
+/// as before devices existed.
+struct PushRouter: Sendable {
+    let directory: DeviceDirectory
+    let deliveries: DeliveryRecorder
+
+    func route(_ plan: PushPlan, apnsID: String, payload: String, now: Date) {
+        guard let device = directory.owner(of: plan.token) else { return }
+        let delivery = DeviceLinkMessage.Delivery(id: UUID().uuidString, apnsID: apnsID, token: plan.token,
+                                                  bundleID: plan.bundleID, pushType: plan.pushType, priority: plan.priority,
+                                                  collapseID: plan.collapseID, payload: payload)
+        deliveries.record(.accepted(DeliveryRecord(id: delivery.id, apnsId: apnsID, device: device, bundleID: plan.bundleID,
+                                                   token: plan.token.hex, pushType: plan.pushType.rawValue, acceptedAt: now)))
+        switch directory.route(delivery, expiration: plan.expiration, now: now) {
+        case .sent:
+            break
+        case .stored(_, let replaced?):
+            deliveries.record(.receipt(id: replaced, outcome: .dropped, content: nil,
+                                       detail: "replaced by a newer push for the same app while the device was offline (APNs keeps one)",
+                                       at: now))
+        case .stored:
+            break
+        case .dropped:
+            deliveries.record(.receipt(id: delivery.id, outcome: .dropped, content: nil,
+                                       detail: "the device was offline and apns-expiration was 0, so APNs does not store it", at: now))
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import APNSimCore
+import Foundation
+import GRDB
+
+/// One accepted push on its way to a simulated device, and what became of it (`GET /v1/deliveries`).
+public struct DeliveryRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "deliveries"
+
+    /// The gateway's delivery ID (the device link's `push.id`).
+    public var id: String
+    public var apnsId: String
+    public var device: String
+    public var bundleID: String
+    public var token: String
+    public var pushType: String
+    /// `nil` until the device sends its receipt.
+    public var outcome: DeliveryOutcome?
+    /// What the device shows for the push, from its receipt.
+    public var content: NotificationContent?
+    /// Why, when the outcome is not `displayed`.
+    public var detail: String?
+    public var acceptedAt: Date
+    /// When the device acknowledged the push.
+    public var deliveredAt: Date?
+    /// When the device's receipt arrived.
+    public var displayedAt: Date?
+
+    public init(id: String, apnsId: String, device: String, bundleID: String, token: String, pushType: String,
+                acceptedAt: Date) {
+        self.id = id
+        self.apnsId = apnsId
+        self.device = device
+        self.bundleID = bundleID
+        self.token = token
+        self.pushType = pushType
+        self.acceptedAt = acceptedAt
+    }
+
+    public static let databaseDateDecodingStrategy = DatabaseDateDecodingStrategy.timeIntervalSince1970
+    public static let databaseDateEncodingStrategy = DatabaseDateEncodingStrategy.timeIntervalSince1970
+}
+
+extension DeliveryOutcome: DatabaseValueConvertible {}
+
+/// Which deliveries `Store.deliveries(matching:)` returns, oldest first.
+public struct DeliveryFilter: Sendable, Hashable {
+    public var device: String?
+    public var token: String?
+    public var bundleID: String?
+    public var apnsId: String?
+    /// Only deliveries accepted after this time.
+    public var after: Date?
+    /// Only deliveries with a receipt.
+    public var completedOnly: Bool
+    public var limit: Int
+
+    public init(device: String? = nil, token: String? = nil, bundleID: String? = nil, apnsId: String? = nil, after: Date? = nil,
+                completedOnly: Bool = false, limit: Int = 100) {
+        self.apnsId = apnsId
+        self.device = device
+        self.token = token
+        self.bundleID = bundleID
+        self.after = after
+        self.completedOnly = completedOnly
+        self.limit = limit
+    }
+}
+
+/// What happens to a delivery, in the order the gateway saw it.
+public enum DeliveryEvent: Sendable {
+    case accepted(DeliveryRecord)
+    case acknowledged(id: String, at: Date)
+    case receipt(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String?, at: Date)
+}

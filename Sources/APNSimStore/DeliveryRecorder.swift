@@ -1,0 +1,84 @@
+import Foundation
+import Synchronization
+
+/// Takes delivery events from event loops without blocking them and applies them to the store in order,
+/// in batches (like ``SendRecorder``). Readers that wait for a delivery (`GET /v1/deliveries?wait=`) are woken
+/// after every batch.
+public final class DeliveryRecorder: Sendable {
+    private let store: Store
+    private let buffer = Mutex<[DeliveryEvent]>([])
+    /// Readers waiting for the next batch, and how many batches have been applied (so a reader that looked
+    /// before a batch landed does not wait for the one after it).
+    private let waiting = Mutex<(generation: Int, waiters: [UUID: CheckedContinuation<Void, Never>])>((0, [:]))
+    private let wakeups: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+
+    public init(store: Store) {
+        self.store = store
+        (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    public func record(_ event: DeliveryEvent) {
+        let wasEmpty = buffer.withLock { events in
+            events.append(event)
+            return events.count == 1
+        }
+        if wasEmpty { wake.yield() }
+    }
+
+    /// Held while a batch is taken and applied, so two flushes (the run loop's and a reader's) cannot apply
+    /// batches out of order: a receipt must never land before the delivery it updates.
+    private let applying = Mutex(())
+
+    /// Applies everything queued so far, then wakes waiting readers.
+    public func flush() throws {
+        let events = try applying.withLock { _ in
+            let events = buffer.withLock { events in
+                defer { events.removeAll(keepingCapacity: true) }
+                return events
+            }
+            try store.apply(events)
+            return events
+        }
+        guard !events.isEmpty else { return }
+        let woken = waiting.withLock { state in
+            state.generation += 1
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        for waiter in woken { waiter.resume() }
+    }
+
+    /// How many batches have been applied so far; pass it to ``nextChange(since:before:)``.
+    public var generation: Int { waiting.withLock { $0.generation } }
+
+    /// Returns once a batch has been applied after `generation` was read (at once if one already has been),
+    /// or at `deadline`, whichever comes first.
+    public func nextChange(since generation: Int, before deadline: ContinuousClock.Instant) async {
+        let id = UUID()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let registered = waiting.withLock { state -> Bool in
+                guard state.generation == generation else { return false }
+                state.waiters[id] = continuation
+                return true
+            }
+            guard registered else { return continuation.resume() }
+            Task {
+                try? await Task.sleep(until: deadline)
+                self.waiting.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+            }
+        }
+    }
+
+    /// Applies the buffer until ``finish()`` is called.
+    public func run() async {
+        for await _ in wakeups {
+            try? flush()
+        }
+        try? flush()
+    }
+
+    public func finish() {
+        wake.finish()
+    }
+}

@@ -1,0 +1,115 @@
+import APNSimCore
+import APNSimDevice
+import APNSimGateway
+import APNSimProvider
+import Foundation
+import Testing
+
+/// Provider → gateway → simulated device → delivery record, over real TLS on both legs.
+@Suite("Delivery to devices")
+struct DeviceDeliveryTests {
+    static func push(_ harness: GatewayHarness, token: DeviceToken, payload: String, apnsID: String,
+                     extra: [(name: String, value: String)] = []) async throws -> ProviderResponse {
+        let client = try await harness.connect()
+        defer { Task { await client.close() } }
+        return try await client.send(.push(token: token.hex, payload: payload,
+                                           headers: harness.headers(jwt: harness.jwt(), extra: [("apns-id", apnsID)] + extra)))
+    }
+
+    static func delivery(_ control: ControlClient, apnsID: String) async throws -> [String: Any]? {
+        let found = try await control.get("/v1/deliveries?apnsId=\(apnsID)&wait=10").json as? [[String: Any]]
+        return found?.first
+    }
+
+    @Test("A device registers, an alert reaches it, and the delivery record shows what it displayed")
+    func alertDisplayed() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let token = try #require(device.tokens["com.example.app"])
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let devices = try #require(try await control.get("/v1/devices").json as? [[String: Any]])
+                #expect(devices.first?["online"] as? Bool == true)
+                #expect(((devices.first?["apps"] as? [[String: Any]])?.first?["token"] as? String) == token.hex)
+
+                let apnsID = UUID().uuidString
+                let response = try await Self.push(harness, token: token, payload:
+                    ##"{"aps":{"alert":{"title":"Order shipped","subtitle":"#42","body":"Arrives Tuesday"},"badge":1,"sound":"default","thread-id":"orders"},"orderID":42}"##,
+                    apnsID: apnsID)
+                #expect(response.status == 200)
+
+                let record = try #require(try await Self.delivery(control, apnsID: apnsID))
+                #expect(record["outcome"] as? String == "displayed")
+                #expect(record["device"] as? String == "device-1")
+                #expect(record["token"] as? String == token.hex)
+                let content = try #require(record["content"] as? [String: Any])
+                #expect(content["title"] as? String == "Order shipped")
+                #expect(content["subtitle"] as? String == "#42")
+                #expect(content["body"] as? String == "Arrives Tuesday")
+                #expect(content["badge"] as? Int == 1)
+                #expect(content["threadID"] as? String == "orders")
+                #expect((content["userInfo"] as? [String: Any])?["orderID"] as? Double == 42)
+                #expect(record["deliveredAt"] != nil && record["displayedAt"] != nil)
+                #expect(device.displayed.first?.content.title == "Order shipped")
+            }
+        }
+    }
+
+    @Test("Registering again keeps the token; a new installation gets a new one")
+    func tokensAcrossRestarts() async throws {
+        try await withGateway { harness in
+            let data = temporaryDirectory()
+            let first = try await withDevice(harness, dataDirectory: data) { $0.tokens["com.example.app"] }
+            let again = try await withDevice(harness, dataDirectory: data) { $0.tokens["com.example.app"] }
+            let reinstalled = try await withDevice(harness, dataDirectory: temporaryDirectory()) { $0.tokens["com.example.app"] }
+            #expect(first != nil)
+            #expect(first == again)
+            #expect(first != reinstalled)
+        }
+    }
+
+    @Test("An app iOS would refuse is not installed and gets no token")
+    func refusedApp() async throws {
+        try await withGateway { harness in
+            var wildcard = AppManifest.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())
+            wildcard.profile.appID = "\(TestWorld.team).*"
+            try await withDevice(harness, apps: [wildcard]) { device in
+                #expect(device.tokens.isEmpty)
+                #expect(device.refusals["com.example.app"]?.kind == .wildcardWithPush)
+            }
+        }
+    }
+
+    @Test("Offline: the newest push per app is kept and delivered on reconnect; expiration 0 is dropped")
+    func storeAndForward() async throws {
+        try await withGateway { harness in
+            let data = temporaryDirectory()
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let token = try #require(try await withDevice(harness, dataDirectory: data) { $0.tokens["com.example.app"] })
+            // The link is closed when withDevice returns; the gateway notices when the connection ends.
+            var offline = false
+            for _ in 0..<1000 where !offline {
+                let devices = try await control.get("/v1/devices").json as? [[String: Any]]
+                offline = devices?.first?["online"] as? Bool == false
+            }
+            try #require(offline)
+
+            let older = UUID().uuidString, newer = UUID().uuidString, once = UUID().uuidString
+            #expect(try await Self.push(harness, token: token, payload: #"{"aps":{"alert":"older"}}"#, apnsID: older).status == 200)
+            #expect(try await Self.push(harness, token: token, payload: #"{"aps":{"alert":"newer"}}"#, apnsID: newer).status == 200)
+            #expect(try await Self.push(harness, token: token, payload: #"{"aps":{"alert":"now or never"}}"#, apnsID: once,
+                                        extra: [("apns-expiration", "0")]).status == 200)
+
+            try await withDevice(harness, dataDirectory: data) { device in
+                let delivered = try #require(try await Self.delivery(control, apnsID: newer))
+                #expect(delivered["outcome"] as? String == "displayed")
+                #expect(device.displayed.map(\.content.body) == ["newer"])
+            }
+            let replaced = try #require(try await Self.delivery(control, apnsID: older))
+            #expect(replaced["outcome"] as? String == "dropped")
+            #expect((replaced["detail"] as? String)?.contains("newer push") == true)
+            let dropped = try #require(try await Self.delivery(control, apnsID: once))
+            #expect(dropped["outcome"] as? String == "dropped")
+            #expect((dropped["detail"] as? String)?.contains("apns-expiration was 0") == true)
+        }
+    }
+}
