@@ -132,3 +132,19 @@ public final class Gateway: Service, Sendable {
         }
     }
 }
+
+extension Gateway {
+    /// A device the gateway has heard from, with the tokens its apps registered.
+    public struct DeviceStatus: Sendable, Hashable {
+        public var descriptor: DeviceDescriptor
+        public var online: Bool
+        public var tokens: [DeviceLinkMessage.Registered]
+    }
+
+    public var deviceStatus: [DeviceStatus] {
+        devices.devices.map { device in
+            DeviceStatus(descriptor: device.descriptor, online: device.session != nil,
+                         tokens: device.registrations.values.sorted { $0.bundleID < $1.bundleID })
+        }
+    }
+}

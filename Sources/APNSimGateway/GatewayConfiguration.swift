@@ -12,8 +12,8 @@ public struct GatewayConfiguration: Sendable {
     public var controlHost = "127.0.0.1"
     /// The device link's port (Apple's device port is 5223); `nil` runs no device link.
     public var devicePort: Int? = 5223
-    /// Device tokens are derived from this secret (``TokenIssuer``); the default makes the sandbox's tokens the
-    /// same on every machine.
+    /// Device tokens are derived from this secret (``TokenIssuer``), so a restarted gateway gives devices the
+    /// tokens they had.
     public var tokenSecret = TokenIssuer.defaultSecret
     /// Seconds between device-link heartbeats.
     public var heartbeatInterval = 15.0

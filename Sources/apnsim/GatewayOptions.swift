@@ -30,7 +30,7 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("device-port"), help: "Device link port (simulated devices connect here, TLS); 0 picks one.")
     var devicePort = 5223
 
-    @Option(name: .customLong("token-secret"), help: "Secret device tokens are derived from; the default gives the same sandbox tokens everywhere.")
+    @Option(name: .customLong("token-secret"), help: "Secret device tokens are derived from; keep it to keep tokens across gateway restarts.")
     var tokenSecret = TokenIssuer.defaultSecret
 
     @Option(help: "Keep the record in this SQLite file instead of memory.")

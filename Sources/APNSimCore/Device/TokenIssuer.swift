@@ -6,8 +6,8 @@ import Foundation
 /// about the device can be read back from the token.
 ///
 /// A token is HMAC-SHA256 over those four under the gateway's token secret: 32 bytes, the size iOS tokens
-/// have today (Apple says never to rely on it). With the default secret the sandbox's tokens are the same on
-/// every machine, so a README or a script can name them.
+/// have today (Apple says never to rely on it). The gateway needs no table to give a device its token again,
+/// and gateways with the same secret agree on every token.
 public struct TokenIssuer: Sendable {
     private let key: SymmetricKey
 

@@ -7,8 +7,38 @@ public struct World: Sendable {
     public var keys: [String: ProviderKey] = [:]
     public var apps: [String: App] = [:]
     public var tokens: [DeviceToken: TokenRecord] = [:]
+    /// The simulated devices a sandbox starts (`apnsim up`); the gateway itself learns devices when they connect.
+    public var devices: [DeviceSpec] = []
 
     public init() {}
+
+    /// A simulated device as a world file declares it.
+    public struct DeviceSpec: Sendable, Hashable, Codable {
+        public var id: String
+        public var name: String
+        public var model: String?
+        public var os: String?
+        public var apps: [AppSpec]
+
+        public init(id: String, name: String, model: String? = nil, os: String? = nil, apps: [AppSpec]) {
+            self.id = id
+            self.name = name
+            self.model = model
+            self.os = os
+            self.apps = apps
+        }
+    }
+
+    /// An app installed on a declared device, signed for one environment; its team comes from `apps:`.
+    public struct AppSpec: Sendable, Hashable, Codable {
+        public var bundleID: String
+        public var environment: APNsEnvironment
+
+        public init(bundleID: String, environment: APNsEnvironment) {
+            self.bundleID = bundleID
+            self.environment = environment
+        }
+    }
 
     /// A developer account (Apple's Team ID is ten characters, such as `SIMTEAM001`).
     public struct Team: Sendable, Hashable, Codable {
@@ -70,6 +100,11 @@ extension World {
         }
         for record in tokens.values.sorted(by: { $0.token.hex < $1.token.hex }) where apps[record.bundleID] == nil {
             found.append("token \(record.token.short) names app \(record.bundleID), which is not declared under apps")
+        }
+        for device in devices {
+            for app in device.apps where apps[app.bundleID] == nil {
+                found.append("device \(device.id) installs \(app.bundleID), which is not declared under apps")
+            }
         }
         return found
     }

@@ -17,6 +17,7 @@ public struct WorldFile: Codable, Sendable {
     public var keys: [Key]?
     public var apps: [World.App]?
     public var tokens: [World.TokenRecord]?
+    public var devices: [World.DeviceSpec]?
 
     /// A key entry: the public key inline (`publicKey`, PEM) or in a file (`publicKeyFile`).
     public struct Key: Codable, Sendable {
@@ -101,6 +102,7 @@ public struct WorldFile: Codable, Sendable {
         }
         for app in file.apps ?? [] { world.apps[app.bundleID] = app }
         for record in file.tokens ?? [] { world.tokens[record.token] = record }
+        world.devices = file.devices ?? []
         let problems = world.problems
         guard problems.isEmpty else {
             throw WorldFileError("\(path): " + problems.joined(separator: "; "))

@@ -84,6 +84,14 @@ struct ControlAPI: Sendable {
         try deliveries.flush()
         try store.deleteAllDeliveries()
         world.reset()
+        // Devices that are still registered keep their tokens: a reset forgets what happened, not who is there.
+        let registered = devices.devices.flatMap { $0.registrations.values }
+        world.update { world in
+            for registration in registered {
+                world.tokens[registration.token] = .init(token: registration.token, bundleID: registration.bundleID,
+                                                         environment: registration.environment)
+            }
+        }
         return try ControlJSON.response(["status": "reset"])
     }
 }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The README's first two commands, as real processes: `apnsim up` (gateway plus the sandbox's device
+# processes), then the `apnsim send` command it prints; the push must show up as displayed in
+# GET /v1/deliveries. Ctrl-C (SIGINT) must then stop the gateway and every device process.
+#
+# Usage: Interop/sandbox_check.sh APNSIM_BINARY PYTHON   (from the repository root)
+set -euo pipefail
+apnsim=$1 python=$2
+dev_port=${APNSIM_SANDBOX_DEV_PORT:-22297}
+control_port=${APNSIM_SANDBOX_CONTROL_PORT:-28297}
+device_port=${APNSIM_SANDBOX_DEVICE_PORT:-25323}
+work=$(mktemp -d)
+
+"$apnsim" up --development-port "$dev_port" --production-port 0 --control-port "$control_port" \
+  --device-port "$device_port" --data "$work/devices" >"$work/up.log" 2>&1 &
+up=$!
+trap 'kill $up 2>/dev/null || true; pkill -f "device-port $device_port" 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 300); do
+  grep -q "Ctrl-C stops everything" "$work/up.log" && break
+  kill -0 $up 2>/dev/null || { cat "$work/up.log"; echo "apnsim up exited"; exit 1; }
+  sleep 0.1
+done
+grep -q "Ctrl-C stops everything" "$work/up.log" || { cat "$work/up.log"; echo "apnsim up did not print its banner"; exit 1; }
+
+send=$(grep -oE "apnsim send --token [0-9a-f]+.*" "$work/up.log" | head -1)
+[[ -n "$send" ]] || { cat "$work/up.log"; echo "the banner has no apnsim send command"; exit 1; }
+token=$(echo "$send" | awk '{print $4}')
+echo "banner: $send"
+# shellcheck disable=SC2086  # the printed command's arguments
+"$apnsim" ${send#apnsim } | tee "$work/send.out"
+grep -q "status: 200" "$work/send.out" || { echo "the push was not accepted"; exit 1; }
+
+curl -sf "http://127.0.0.1:$control_port/v1/deliveries?token=$token&wait=10" > "$work/deliveries.json"
+"$python" - "$work/deliveries.json" <<'PY'
+import json, sys
+deliveries = json.load(open(sys.argv[1]))
+assert deliveries, "no delivery recorded"
+first = deliveries[0]
+assert first["outcome"] == "displayed", first
+assert first["content"]["body"], first
+print("sandbox: delivered to", first["device"], "and displayed:", first["content"].get("title"), "/", first["content"]["body"])
+PY
+
+kill -INT $up
+for _ in $(seq 100); do kill -0 $up 2>/dev/null || break; sleep 0.1; done
+if kill -0 $up 2>/dev/null; then echo "apnsim up did not stop on SIGINT"; exit 1; fi
+if pgrep -f "device-port $device_port" >/dev/null; then echo "device processes outlived apnsim up"; exit 1; fi
+echo "sandbox: Ctrl-C stopped the gateway and every device"

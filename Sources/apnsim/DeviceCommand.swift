@@ -1,0 +1,98 @@
+import APNSimCore
+import APNSimDevice
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// `apnsim device`: one simulated device in this process, linked to a gateway, until Ctrl-C.
+struct DeviceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device",
+        abstract: "Run a simulated device: it installs its apps, registers them and shows the pushes it gets."
+    )
+
+    @Option(help: "Device ID, stable across restarts; names the device in the control API.")
+    var id = "iphone-1"
+
+    @Option(help: "Device name.")
+    var name = "apnsim iPhone"
+
+    @Option(help: "Model identifier.")
+    var model = "iPhone16,1"
+
+    @Option(help: "OS version.")
+    var os = "iOS 18.1"
+
+    @Option(name: .customLong("app"), help: "An installed app, BUNDLE:ENVIRONMENT (repeat for more).")
+    var apps: [String] = ["com.example.app:development"]
+
+    @Option(help: "Team ID the apps are signed with.")
+    var team = "SIMTEAM001"
+
+    @Option(name: .customLong("gateway-host"), help: "Host of the gateway's device link.")
+    var gatewayHost = "127.0.0.1"
+
+    @Option(name: .customLong("device-port"), help: "Port of the gateway's device link.")
+    var devicePort = 5223
+
+    @Option(help: "The folder Certs/generate.sh wrote (ca.pem, device.pem, device-key.pem).")
+    var certs = "Certs"
+
+    @Option(help: "Folder for the device's data (installation IDs); tokens stay the same across restarts with it.")
+    var data: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "warning"
+
+    func run() async throws {
+        var logger = Logger(label: "apnsim.device")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
+        let manifests = try apps.map { try Self.manifest($0, team: team) }
+        var configuration = DeviceHostConfiguration(tls: .certsDirectory(certs),
+                                                    device: DeviceDescriptor(id: id, name: name, model: model, os: os),
+                                                    apps: manifests)
+        configuration.gatewayHost = gatewayHost
+        configuration.devicePort = devicePort
+        configuration.dataDirectory = data
+        let host = DeviceHost(configuration: configuration, logger: logger)
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: DeviceService(host: host, id: id), successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    /// `com.example.app:development` → a correctly signed manifest.
+    static func manifest(_ text: String, team: String) throws -> AppManifest {
+        let parts = text.split(separator: ":").map(String.init)
+        guard parts.count == 2, let environment = APNsEnvironment(rawValue: parts[1]) else {
+            throw ValidationError("--app takes BUNDLE:ENVIRONMENT, such as com.example.app:development; got \(text)")
+        }
+        return .signed(bundleID: parts[0], team: team, environment: environment, now: Date())
+    }
+}
+
+/// A device host as a service: it prints each app's token once registered and stops on graceful shutdown.
+private struct DeviceService: Service {
+    let host: DeviceHost
+    let id: String
+
+    func run() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                try await cancelWhenGracefulShutdown { try await host.run() }
+            }
+            tasks.addTask {
+                await host.waitUntilRegistered()
+                for (bundleID, token) in host.tokens.sorted(by: { $0.key < $1.key }) {
+                    Console.say("device \(id): \(bundleID) registered, token \(token.hex)")
+                }
+                for (bundleID, refusal) in host.refusals.sorted(by: { $0.key < $1.key }) {
+                    Console.say("device \(id): \(bundleID) not installed: \(refusal)")
+                }
+            }
+            try await tasks.waitForAll()
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import APNSimCore
+import APNSimGateway
+import Foundation
+import Synchronization
+
+/// The device processes `apnsim up` starts from the world's `devices:`, one `apnsim device` each.
+final class DeviceProcesses: Sendable {
+    private let processes = Mutex<[Process]>([])
+
+    /// Starts one process per declared device; each keeps its data under `dataRoot/<id>`.
+    func start(_ devices: [World.DeviceSpec], world: World, devicePort: Int, certs: String, dataRoot: String) throws {
+        guard let executable = Bundle.main.executableURL else {
+            throw DeviceProcessError("cannot find the apnsim executable to start devices with")
+        }
+        for device in devices {
+            let team = device.apps.lazy.compactMap { world.apps[$0.bundleID]?.team }.first ?? "SIMTEAM001"
+            var arguments = ["device", "--id", device.id, "--name", device.name, "--team", team,
+                             "--device-port", String(devicePort), "--certs", certs,
+                             "--data", URL(fileURLWithPath: dataRoot).appendingPathComponent(device.id).path]
+            if let model = device.model { arguments += ["--model", model] }
+            if let os = device.os { arguments += ["--os", os] }
+            for app in device.apps { arguments += ["--app", "\(app.bundleID):\(app.environment.rawValue)"] }
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            processes.withLock { $0.append(process) }
+        }
+    }
+
+    /// Waits until every device in `ids` is online with a token for each of its apps, or `timeout` passes.
+    func waitUntilRegistered(_ devices: [World.DeviceSpec], gateway: Gateway, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let status = Dictionary(gateway.deviceStatus.map { ($0.descriptor.id, $0) }, uniquingKeysWith: { $1 })
+            let ready = devices.allSatisfy { device in
+                guard let seen = status[device.id], seen.online else { return false }
+                return device.apps.allSatisfy { app in seen.tokens.contains { $0.bundleID == app.bundleID && $0.environment == app.environment } }
+            }
+            if ready { return true }
+            try? await Task.sleep(for: .milliseconds(50))  // child processes starting: nothing to long-poll on
+        }
+        return false
+    }
+
+    /// Stops every device process and waits for it.
+    func stop() {
+        let running = processes.withLock { $0 }
+        for process in running where process.isRunning { process.terminate() }
+        for process in running { process.waitUntilExit() }
+    }
+}
+
+struct DeviceProcessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
