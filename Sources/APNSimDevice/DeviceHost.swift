@@ -27,12 +27,14 @@ public final class DeviceHost: Sendable {
         var tokens: [String: DeviceToken] = [:]
         var refusals: [String: InstallCheck.Refusal] = [:]
         var waiters: [CheckedContinuation<Void, Never>] = []
+        var linkDropsLeft: Int
     }
 
     public init(configuration: DeviceHostConfiguration, logger: Logger = Logger(label: "apnsim.device")) {
         self.configuration = configuration
         self.logger = logger
-        self.state = Mutex(State(installations: Installations(directory: configuration.dataDirectory)))
+        self.state = Mutex(State(installations: Installations(directory: configuration.dataDirectory),
+                                 linkDropsLeft: configuration.dropLinkBeforeAcknowledging))
     }
 
     /// Each app's token, by bundle ID, once the gateway has issued it.
@@ -121,14 +123,14 @@ public final class DeviceHost: Sendable {
                     if case .error(let error) = message {
                         throw DeviceError("the gateway ended the link: \(error.reason): \(error.explanation)")
                     }
-                    for reply in handle(message) { try await send(reply) }
+                    for reply in try handle(message) { try await send(reply) }
                 }
             }
         }
     }
 
-    /// The device's answer to one message from the gateway.
-    private func handle(_ message: DeviceLinkMessage) -> [DeviceLinkMessage] {
+    /// The device's answer to one message from the gateway; throwing ends the link.
+    private func handle(_ message: DeviceLinkMessage) throws -> [DeviceLinkMessage] {
         let now = configuration.clock.now()
         switch message {
         case .welcome:
@@ -155,7 +157,13 @@ public final class DeviceHost: Sendable {
             for waiter in waiters { waiter.resume() }
             return []
         case .push(let delivery):
-            let receipts = state.withLock { $0.center.receive(delivery) }
+            let receipts = try state.withLock { state -> [DeviceLinkMessage.Receipt] in
+                if state.linkDropsLeft > 0 {
+                    state.linkDropsLeft -= 1
+                    throw DeviceError("dropping the link before acknowledging push \(delivery.id) (dropLinkBeforeAcknowledging)")
+                }
+                return state.center.receive(delivery)
+            }
             return [.ack(.init(id: delivery.id))] + receipts.map { .receipt($0) }
         case .heartbeat(let beat):
             return [.heartbeatAck(beat)]

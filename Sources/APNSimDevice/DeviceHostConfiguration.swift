@@ -15,6 +15,9 @@ public struct DeviceHostConfiguration: Sendable {
     /// The longest pause between reconnection attempts; attempts start 0.1 s apart and double.
     public var maximumBackoff: Duration = .seconds(5)
     public var clock = WallClock.system
+    /// For testing delivery guarantees: the device drops its link on this many incoming pushes before
+    /// acknowledging them, as a device that dies mid-delivery would. The gateway must send them again.
+    public var dropLinkBeforeAcknowledging = 0
 
     public init(tls: TLSFiles, device: DeviceDescriptor, apps: [AppManifest]) {
         self.tls = tls

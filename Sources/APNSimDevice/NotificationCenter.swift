@@ -31,7 +31,27 @@ public struct NotificationCenter: Sendable {
         displayed.filter { $0.bundleID == bundleID && $0.content.threadID == threadID }
     }
 
+    /// The receipts already sent, by delivery ID: a push the gateway sends again (its `ack` was lost) is
+    /// answered with the same receipt and not shown twice.
+    private var answered: [String: DeviceLinkMessage.Receipt] = [:]
+    private var answeredOrder: [String] = []
+    /// How many receipts are remembered for repeated pushes; the oldest go first.
+    private static let rememberedReceipts = 10_000
+
     public mutating func receive(_ delivery: DeviceLinkMessage.Delivery) -> [DeviceLinkMessage.Receipt] {
+        if let receipt = answered[delivery.id] { return [receipt] }
+        let receipts = path(of: delivery)
+        if let first = receipts.first {
+            answered[delivery.id] = first
+            answeredOrder.append(delivery.id)
+            if answeredOrder.count > Self.rememberedReceipts {
+                answered[answeredOrder.removeFirst()] = nil
+            }
+        }
+        return receipts
+    }
+
+    private mutating func path(of delivery: DeviceLinkMessage.Delivery) -> [DeviceLinkMessage.Receipt] {
         let payload: PushPayload
         do {
             payload = try PushPayload(json: Array(delivery.payload.utf8))

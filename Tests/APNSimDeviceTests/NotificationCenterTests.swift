@@ -79,3 +79,16 @@ struct NotificationCenterTests {
         #expect(receipts.first?.detail?.isEmpty == false)
     }
 }
+
+@Suite("Notification centre: repeated pushes")
+struct RepeatedPushTests {
+    @Test("A push sent again (its ack was lost) gets the same receipt and is shown once")
+    func resend() {
+        var center = NotificationCenter()
+        let push = NotificationCenterTests.push(#"{"aps":{"alert":"once"}}"#, id: "1")
+        let first = center.receive(push)
+        let again = center.receive(push)
+        #expect(first == again)
+        #expect(center.displayed.count == 1)
+    }
+}

@@ -113,3 +113,69 @@ struct DeviceDeliveryTests {
         }
     }
 }
+
+@Suite("Delivery to devices: paths and guarantees")
+struct DevicePathTests {
+    @Test("Each push type takes its path on the device, and the record says which", arguments: [
+        ("background", #"{"aps":{"content-available":1},"sync":"all"}"#, [("apns-priority", "5")], "background"),
+        ("voip", #"{"aps":{},"caller":"Ada"}"#, [], "voip"),
+        ("liveactivity", #"{"aps":{"timestamp":1,"event":"update","content-state":{"score":"2-1"}}}"#, [], "liveactivity"),
+    ] as [(String, String, [(String, String)], String)])
+    func paths(_ pushType: String, _ payload: String, _ extra: [(String, String)], _ outcome: String) async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let token = try #require(device.tokens["com.example.app"])
+                let topic = ["voip": "com.example.app.voip", "liveactivity": "com.example.app.push-type.liveactivity"][pushType]
+                    ?? "com.example.app"
+                let apnsID = UUID().uuidString
+                let client = try await harness.connect()
+                let response = try await client.send(.push(token: token.hex, payload: payload, headers: harness.headers(
+                    jwt: harness.jwt(), topic: topic, pushType: pushType,
+                    extra: [("apns-id", apnsID)] + extra.map { (name: $0.0, value: $0.1) })))
+                await client.close()
+                #expect(response.status == 200, "\(response.bodyText)")
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+                #expect(record["outcome"] as? String == outcome)
+                #expect(device.displayed.isEmpty, "nothing is shown for a \(pushType) push")
+            }
+        }
+    }
+
+    @Test("A push with the collapse ID of a displayed one replaces it; the older record becomes replaced")
+    func collapse() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let token = try #require(device.tokens["com.example.app"])
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let first = UUID().uuidString, second = UUID().uuidString
+                for (id, body) in [(first, "1-0"), (second, "2-0")] {
+                    #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"\#(body)"}}"#,
+                                                               apnsID: id, extra: [("apns-collapse-id", "score")]).status == 200)
+                    _ = try await DeviceDeliveryTests.delivery(control, apnsID: id)
+                }
+                #expect(device.displayed.map(\.content.body) == ["2-0"])
+                let older = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: first))
+                #expect(older["outcome"] as? String == "replaced")
+            }
+        }
+    }
+
+    @Test("A device that dies before acknowledging a push gets it again on reconnect and shows it once")
+    func lostAck() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness, dropLinkBeforeAcknowledging: 1) { device in
+                let token = try #require(device.tokens["com.example.app"])
+                let apnsID = UUID().uuidString
+                #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"exactly once"}}"#,
+                                                           apnsID: apnsID).status == 200)
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+                #expect(record["outcome"] as? String == "displayed")
+                #expect(device.displayed.map(\.content.body) == ["exactly once"])
+                let all = try #require(try await control.get("/v1/deliveries?token=\(token.hex)").json as? [[String: Any]])
+                #expect(all.count == 1, "one delivery record, not one per attempt")
+            }
+        }
+    }
+}

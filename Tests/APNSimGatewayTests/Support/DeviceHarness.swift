@@ -7,7 +7,7 @@ import Logging
 /// Runs a simulated device (in this process, over the real device link and TLS) against a test gateway
 /// until `body` returns.
 func withDevice<T: Sendable>(_ harness: GatewayHarness, id: String = "device-1", dataDirectory: String? = nil,
-                             apps: [AppManifest]? = nil,
+                             apps: [AppManifest]? = nil, dropLinkBeforeAcknowledging: Int = 0,
                              _ body: @escaping @Sendable (DeviceHost) async throws -> T) async throws -> T {
     var configuration = DeviceHostConfiguration(
         tls: .init(ca: harness.pki.caFile, certificate: TestPKI.deviceIdentity.certificate, privateKey: TestPKI.deviceIdentity.key),
@@ -15,6 +15,7 @@ func withDevice<T: Sendable>(_ harness: GatewayHarness, id: String = "device-1",
         apps: apps ?? [.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())])
     configuration.devicePort = harness.endpoints.devicePort!
     configuration.dataDirectory = dataDirectory
+    configuration.dropLinkBeforeAcknowledging = dropLinkBeforeAcknowledging
     var logger = Logger(label: "apnsim.device.test")
     logger.logLevel = .warning
     let host = DeviceHost(configuration: configuration, logger: logger)
