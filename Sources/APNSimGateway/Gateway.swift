@@ -33,7 +33,7 @@ public final class Gateway: Service, Sendable {
     public let faults = FaultInjector()
     /// Delivery records: what happened to pushes routed to simulated devices.
     public let deliveries: DeliveryRecorder
-    let devices = DeviceDirectory()
+    let devices: DeviceDirectory
     private let tls: TLSMaterial
     let logger: Logger
 
@@ -43,7 +43,18 @@ public final class Gateway: Service, Sendable {
         self.world = world
         self.store = store
         self.recorder = SendRecorder(store: store)
-        self.deliveries = DeliveryRecorder(store: store)
+        let deliveries = DeliveryRecorder(store: store)
+        self.deliveries = deliveries
+        self.devices = DeviceDirectory(persist: { deliveries.record($0) })
+        // What a previous run left in a store file: registrations (and so their tokens) and held pushes.
+        let saved = try store.deviceState()
+        devices.restore(saved)
+        world.update { world in
+            for registration in saved.registrations {
+                world.tokens[registration.token] = .init(token: registration.token, bundleID: registration.bundleID,
+                                                         environment: registration.environment)
+            }
+        }
         self.tls = try TLSMaterial(configuration.tls)
         self.logger = logger
     }

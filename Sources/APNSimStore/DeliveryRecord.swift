@@ -66,9 +66,56 @@ public struct DeliveryFilter: Sendable, Hashable {
     }
 }
 
-/// What happens to a delivery, in the order the gateway saw it.
+/// What happens to a delivery, and to the gateway's device state that must outlive a restart, in the order
+/// the gateway saw it.
 public enum DeliveryEvent: Sendable {
     case accepted(DeliveryRecord)
     case acknowledged(id: String, at: Date)
     case receipt(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String?, at: Date)
+    /// A device's app got a token.
+    case registered(DeviceRegistration)
+    case unregistered(token: DeviceToken)
+    /// The gateway holds a push for a device: stored while it is offline (`slot` names the one-per-app place it
+    /// occupies, replacing what was there) or sent and not yet acknowledged (`slot` nil).
+    case held(HeldPush)
+    /// The gateway no longer holds the push.
+    case released(id: String)
+    case releasedAll
+}
+
+/// A registration as the store keeps it, so a restarted gateway still knows every token and its device.
+public struct DeviceRegistration: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "device_registrations"
+    public var token: DeviceToken
+    public var device: DeviceDescriptor
+    public var bundleID: String
+    public var environment: APNsEnvironment
+
+    public init(token: DeviceToken, device: DeviceDescriptor, bundleID: String, environment: APNsEnvironment) {
+        self.token = token
+        self.device = device
+        self.bundleID = bundleID
+        self.environment = environment
+    }
+}
+
+/// A push the gateway holds for a device (see ``DeliveryEvent/held(_:)``).
+public struct HeldPush: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "held_pushes"
+    public var id: String
+    public var device: String
+    public var slot: String?
+    public var expires: Date?
+    public var delivery: DeviceLinkMessage.Delivery
+
+    public init(id: String, device: String, slot: String?, expires: Date?, delivery: DeviceLinkMessage.Delivery) {
+        self.id = id
+        self.device = device
+        self.slot = slot
+        self.expires = expires
+        self.delivery = delivery
+    }
+
+    public static let databaseDateDecodingStrategy = DatabaseDateDecodingStrategy.timeIntervalSince1970
+    public static let databaseDateEncodingStrategy = DatabaseDateEncodingStrategy.timeIntervalSince1970
 }

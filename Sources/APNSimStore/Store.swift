@@ -58,6 +58,21 @@ public final class Store: Sendable {
                 table.column("displayedAt", .double)
             }
         }
+        migrator.registerMigration("v3-device-state") { db in
+            try db.create(table: "device_registrations") { table in
+                table.primaryKey("token", .text)
+                table.column("device", .jsonText).notNull()
+                table.column("bundleID", .text).notNull()
+                table.column("environment", .text).notNull()
+            }
+            try db.create(table: "held_pushes") { table in
+                table.primaryKey("id", .text)
+                table.column("device", .text).notNull()
+                table.column("slot", .text).indexed()
+                table.column("expires", .double)
+                table.column("delivery", .jsonText).notNull()
+            }
+        }
         return migrator
     }
 
@@ -102,6 +117,19 @@ public final class Store: Sendable {
                 case .acknowledged(let id, let at):
                     try db.execute(sql: "UPDATE deliveries SET deliveredAt = ? WHERE id = ? AND deliveredAt IS NULL",
                                    arguments: [at.timeIntervalSince1970, id])
+                case .registered(let registration):
+                    try registration.insert(db, onConflict: .replace)
+                case .unregistered(let token):
+                    _ = try DeviceRegistration.deleteOne(db, key: token.hex)
+                case .held(let push):
+                    if let slot = push.slot {
+                        try db.execute(sql: "DELETE FROM held_pushes WHERE slot = ?", arguments: [slot])
+                    }
+                    try push.insert(db, onConflict: .replace)
+                case .released(let id):
+                    _ = try HeldPush.deleteOne(db, key: id)
+                case .releasedAll:
+                    _ = try HeldPush.deleteAll(db)
                 case .receipt(let id, let outcome, let content, let detail, let at):
                     let json = try content.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
                     try db.execute(sql: "UPDATE deliveries SET outcome = ?, content = ?, detail = ?, displayedAt = ?, "
@@ -124,6 +152,13 @@ public final class Store: Sendable {
             if let after = filter.after { request = request.filter(Column("acceptedAt") > after.timeIntervalSince1970) }
             if filter.completedOnly { request = request.filter(Column("outcome") != nil) }
             return try request.order(Column("acceptedAt"), Column("rowid")).limit(filter.limit).fetchAll(db)
+        }
+    }
+
+    /// Every registration and held push, for a gateway starting on this store (held pushes in the order held).
+    public func deviceState() throws -> (registrations: [DeviceRegistration], held: [HeldPush]) {
+        try database.read { db in
+            (try DeviceRegistration.fetchAll(db), try HeldPush.order(Column("rowid")).fetchAll(db))
         }
     }
 

@@ -179,3 +179,41 @@ struct DevicePathTests {
         }
     }
 }
+
+@Suite("Delivery to devices: gateway restarts")
+struct GatewayRestartTests {
+    @Test("With a store file, a restarted gateway keeps tokens and pending pushes, and delivers them on reconnect")
+    func restartKeepsPendingPushes() async throws {
+        let storePath = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: storePath) }
+        let data = temporaryDirectory()
+        let apnsID = UUID().uuidString
+
+        // First run: the device registers and goes away; a push for it is stored.
+        let token = try await withGateway(storePath: storePath) { harness in
+            let token = try #require(try await withDevice(harness, dataDirectory: data) { $0.tokens["com.example.app"] })
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            var offline = false
+            for _ in 0..<1000 where !offline {
+                offline = (try await control.get("/v1/devices").json as? [[String: Any]])?.first?["online"] as? Bool == false
+            }
+            try #require(offline)
+            #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"kept across a restart"}}"#,
+                                                       apnsID: apnsID).status == 200)
+            return token
+        }
+
+        // Second run on the same file: the token is still known, and the stored push reaches the device.
+        try await withGateway(storePath: storePath) { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let devices = try #require(try await control.get("/v1/devices").json as? [[String: Any]])
+            #expect(((devices.first?["apps"] as? [[String: Any]])?.first?["token"] as? String) == token.hex)
+            try await withDevice(harness, dataDirectory: data) { device in
+                #expect(device.tokens["com.example.app"] == token)
+                let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+                #expect(record["outcome"] as? String == "displayed")
+                #expect(device.displayed.map(\.content.body) == ["kept across a restart"])
+            }
+        }
+    }
+}

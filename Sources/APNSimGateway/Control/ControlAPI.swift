@@ -81,6 +81,7 @@ struct ControlAPI: Sendable {
         faults.clear()
         try recorder.flush()
         try store.deleteAllSends()
+        devices.releaseAll()
         try deliveries.flush()
         try store.deleteAllDeliveries()
         world.reset()

@@ -1,5 +1,6 @@
 import APNSimCore
 import Foundation
+import APNSimStore
 import Synchronization
 
 /// Which devices exist, which are online, which tokens they own, and the pushes waiting for them:
@@ -10,6 +11,8 @@ import Synchronization
 /// - `apns-expiration: 0` is never stored: delivered now or dropped.
 /// - A push sent to a device stays held until the device acknowledges it, and is sent again on its next link,
 ///   so a device that dies before its `ack` loses nothing.
+/// - Registrations and held pushes are written to the store as they change (``persist``), and a gateway
+///   started on a store file picks them up again (``restore(_:world:)``), so a restart loses no pending push.
 final class DeviceDirectory: Sendable {
     struct Device: Sendable {
         var descriptor: DeviceDescriptor
@@ -33,6 +36,33 @@ final class DeviceDirectory: Sendable {
     }
 
     private let state = Mutex(State())
+    private let persist: @Sendable (DeliveryEvent) -> Void
+
+    init(persist: @escaping @Sendable (DeliveryEvent) -> Void = { _ in }) {
+        self.persist = persist
+    }
+
+    /// Takes back what a previous run of the gateway left in the store.
+    func restore(_ saved: (registrations: [DeviceRegistration], held: [HeldPush])) {
+        state.withLock { state in
+            for registration in saved.registrations {
+                let id = registration.device.id
+                state.devices[id, default: Device(descriptor: registration.device)].registrations[registration.token] =
+                    .init(bundleID: registration.bundleID, environment: registration.environment, token: registration.token)
+                state.owners[registration.token] = id
+            }
+            for push in saved.held {
+                let held = Held(device: push.device, delivery: push.delivery, expires: push.expires)
+                if let slot = push.slot {
+                    state.pending[slot] = held
+                } else {
+                    state.unacknowledged.append((push.id, held))
+                }
+            }
+        }
+    }
+
+    private func slot(device: String, bundleID: String) -> String { "\(device)\u{1F}\(bundleID)" }
 
     /// Where a routed push went.
     enum Routing: Sendable, Equatable {
@@ -66,7 +96,9 @@ final class DeviceDirectory: Sendable {
             let expired = waiting.filter { held in held.expires.map { $0 <= now } ?? false }.map(\.delivery.id)
             for delivery in stored {
                 state.unacknowledged.append((delivery.id, Held(device: id, delivery: delivery, expires: nil)))
+                persist(.held(HeldPush(id: delivery.id, device: id, slot: nil, expires: nil, delivery: delivery)))
             }
+            for id in expired { persist(.released(id: id)) }
             return (resend + stored, expired)
         }
     }
@@ -85,6 +117,10 @@ final class DeviceDirectory: Sendable {
         state.withLock { state in
             state.devices[device]?.registrations[registered.token] = registered
             state.owners[registered.token] = device
+            if let descriptor = state.devices[device]?.descriptor {
+                persist(.registered(DeviceRegistration(token: registered.token, device: descriptor,
+                                                       bundleID: registered.bundleID, environment: registered.environment)))
+            }
         }
     }
 
@@ -92,6 +128,16 @@ final class DeviceDirectory: Sendable {
         state.withLock { state in
             state.devices[device]?.registrations[token] = nil
             if state.owners[token] == device { state.owners[token] = nil }
+            persist(.unregistered(token: token))
+        }
+    }
+
+    /// Drops every held push (`POST /v1/reset`).
+    func releaseAll() {
+        state.withLock { state in
+            state.pending.removeAll()
+            state.unacknowledged.removeAll()
+            persist(.releasedAll)
         }
     }
 
@@ -101,6 +147,7 @@ final class DeviceDirectory: Sendable {
             guard let id = state.owners[delivery.token] else { return (.dropped(device: nil), nil) }
             if let session = state.devices[id]?.session {
                 state.unacknowledged.append((delivery.id, Held(device: id, delivery: delivery, expires: nil)))
+                persist(.held(HeldPush(id: delivery.id, device: id, slot: nil, expires: nil, delivery: delivery)))
                 return (.sent(device: id), session)
             }
             let expires: Date?
@@ -109,9 +156,10 @@ final class DeviceDirectory: Sendable {
             case .storeByDefault: expires = now.addingTimeInterval(30 * 86_400)  // Apple: at most 30 days
             case .until(let date): expires = date
             }
-            let slot = "\(id)\u{1F}\(delivery.bundleID)"
+            let slot = slot(device: id, bundleID: delivery.bundleID)
             let replaced = state.pending[slot]?.delivery.id
             state.pending[slot] = Held(device: id, delivery: delivery, expires: expires)
+            persist(.held(HeldPush(id: delivery.id, device: id, slot: slot, expires: expires, delivery: delivery)))
             return (.stored(device: id, replacing: replaced), nil)
         }
         session?.send(.push(delivery))
@@ -120,6 +168,10 @@ final class DeviceDirectory: Sendable {
 
     /// The device has the push; stop holding it.
     func acknowledge(_ id: String) {
-        state.withLock { state in state.unacknowledged.removeAll { $0.id == id } }
+        state.withLock { state in
+            let count = state.unacknowledged.count
+            state.unacknowledged.removeAll { $0.id == id }
+            if state.unacknowledged.count != count { persist(.released(id: id)) }
+        }
     }
 }

@@ -47,9 +47,10 @@ struct GatewayHarness: Sendable {
 }
 
 /// Runs `body` against a fresh gateway; `configure` may change the configuration first.
-func withGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void = { _ in },
-                 world: World = TestWorld.make(),
-                 _ body: @escaping @Sendable (GatewayHarness) async throws -> Void) async throws {
+@discardableResult
+func withGateway<T: Sendable>(_ configure: @Sendable (inout GatewayConfiguration) -> Void = { _ in },
+                              world: World = TestWorld.make(), storePath: String? = nil,
+                              _ body: @escaping @Sendable (GatewayHarness) async throws -> T) async throws -> T {
     let pki = TestPKI.shared
     let clock = ManualClock(Date())
     var configuration = GatewayConfiguration(tls: .init(certificateChain: pki.tls.chain, privateKey: pki.tls.key,
@@ -61,8 +62,8 @@ func withGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void = {
     configure(&configuration)
     var logger = Logger(label: "apnsim.gateway.test")
     logger.logLevel = .warning
-    let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store(), logger: logger)
-    try await gateway.withRunning { endpoints in
+    let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store(path: storePath), logger: logger)
+    return try await gateway.withRunning { endpoints in
         try await body(GatewayHarness(endpoints: endpoints, clock: clock, gateway: gateway))
     }
 }
