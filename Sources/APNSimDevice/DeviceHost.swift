@@ -28,13 +28,15 @@ public final class DeviceHost: Sendable {
         var refusals: [String: InstallCheck.Refusal] = [:]
         var waiters: [CheckedContinuation<Void, Never>] = []
         var linkDropsLeft: Int
+        /// The apps on the device: the configured ones, then whatever the gateway installs or removes.
+        var apps: [AppManifest]
     }
 
     public init(configuration: DeviceHostConfiguration, logger: Logger = Logger(label: "apnsim.device")) {
         self.configuration = configuration
         self.logger = logger
         self.state = Mutex(State(installations: Installations(directory: configuration.dataDirectory),
-                                 linkDropsLeft: configuration.dropLinkBeforeAcknowledging))
+                                 linkDropsLeft: configuration.dropLinkBeforeAcknowledging, apps: configuration.apps))
     }
 
     /// Each app's token, by bundle ID, once the gateway has issued it.
@@ -50,7 +52,7 @@ public final class DeviceHost: Sendable {
     public func waitUntilRegistered() async {
         await withCheckedContinuation { continuation in
             state.withLock { state in
-                if Self.allRegistered(state, apps: configuration.apps) { continuation.resume() } else { state.waiters.append(continuation) }
+                if Self.allRegistered(state, apps: state.apps) { continuation.resume() } else { state.waiters.append(continuation) }
             }
         }
     }
@@ -135,24 +137,15 @@ public final class DeviceHost: Sendable {
         switch message {
         case .welcome:
             let (registrations, waiters) = state.withLock { state -> ([DeviceLinkMessage], [CheckedContinuation<Void, Never>]) in
-                let registrations = configuration.apps.compactMap { app -> DeviceLinkMessage? in
-                    if let refusal = InstallCheck.refusal(for: app, now: now) {
-                        state.refusals[app.bundleID] = refusal
-                        logger.warning("app not installed", metadata: ["bundle": "\(app.bundleID)", "reason": "\(refusal)"])
-                        return nil
-                    }
-                    let installation = state.installations.id(for: app.bundleID)
-                    return .register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
-                                           installation: installation, team: app.team))
-                }
-                return (registrations, Self.takeWaitersIfRegistered(&state, apps: configuration.apps))
+                let registrations = state.apps.map { install($0, state: &state, now: now) }
+                return (registrations, Self.takeWaitersIfRegistered(&state, apps: state.apps))
             }
             for waiter in waiters { waiter.resume() }
             return registrations
         case .registered(let registered):
             let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.tokens[registered.bundleID] = registered.token
-                return Self.takeWaitersIfRegistered(&state, apps: configuration.apps)
+                return Self.takeWaitersIfRegistered(&state, apps: state.apps)
             }
             for waiter in waiters { waiter.resume() }
             return []
@@ -167,9 +160,36 @@ public final class DeviceHost: Sendable {
             return [.ack(.init(id: delivery.id))] + receipts.map { .receipt($0) }
         case .heartbeat(let beat):
             return [.heartbeatAck(beat)]
-        case .heartbeatAck, .error, .hello, .register, .unregister, .ack, .receipt:
+        case .install(let app):
+            return state.withLock { state in
+                state.apps.removeAll { $0.bundleID == app.bundleID }
+                state.apps.append(app)
+                state.refusals[app.bundleID] = nil
+                return [install(app, state: &state, now: now)]
+            }
+        case .uninstall(let uninstall):
+            return state.withLock { state in
+                state.apps.removeAll { $0.bundleID == uninstall.bundleID }
+                state.installations.uninstall(uninstall.bundleID)
+                state.refusals[uninstall.bundleID] = nil
+                guard let token = state.tokens.removeValue(forKey: uninstall.bundleID) else { return [] }
+                return [.unregister(.init(token: token))]
+            }
+        case .heartbeatAck, .error, .hello, .register, .unregister, .ack, .receipt, .installRefused:
             return []
         }
+    }
+
+    /// Installs `app` if iOS would: a registration to send, or the refusal to report.
+    private func install(_ app: AppManifest, state: inout State, now: Date) -> DeviceLinkMessage {
+        if let refusal = InstallCheck.refusal(for: app, now: now) {
+            state.refusals[app.bundleID] = refusal
+            logger.warning("app not installed", metadata: ["bundle": "\(app.bundleID)", "reason": "\(refusal)"])
+            return .installRefused(.init(bundleID: app.bundleID, kind: refusal.kind, message: refusal.description))
+        }
+        let installation = state.installations.id(for: app.bundleID)
+        return .register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
+                               installation: installation, team: app.team))
     }
 }
 

@@ -34,6 +34,7 @@ public final class Gateway: Service, Sendable {
     /// Delivery records: what happened to pushes routed to simulated devices.
     public let deliveries: DeliveryRecorder
     let devices: DeviceDirectory
+    let installs = InstallWaiters()
     private let tls: TLSMaterial
     let logger: Logger
 
@@ -93,7 +94,8 @@ public final class Gateway: Service, Sendable {
         if let port = configuration.devicePort {
             let deviceServices = DeviceServices(directory: devices, world: world, tokens: TokenIssuer(secret: configuration.tokenSecret),
                                                 deliveries: deliveries, clock: configuration.clock,
-                                                heartbeatInterval: configuration.heartbeatInterval, logger: logger)
+                                                heartbeatInterval: configuration.heartbeatInterval,
+                                                uninstallDelay: configuration.uninstallDelay, installs: installs, logger: logger)
             do {
                 let channel = try await DeviceLinkEndpoint(services: deviceServices, sslContext: tls.deviceSSLContext)
                     .bind(host: configuration.host, port: port, group: group, quiesce: quiesce)
@@ -105,7 +107,8 @@ public final class Gateway: Service, Sendable {
         }
 
         let control = ControlAPI(world: world, store: store, recorder: recorder, faults: faults, clock: configuration.clock,
-                                 providerPorts: ports, devices: devices, deliveries: deliveries)
+                                 providerPorts: ports, devices: devices, deliveries: deliveries, installs: installs,
+                                 uninstallDelay: configuration.uninstallDelay)
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: control.makeRouter(),

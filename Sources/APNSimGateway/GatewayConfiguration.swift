@@ -15,6 +15,9 @@ public struct GatewayConfiguration: Sendable {
     /// Device tokens are derived from this secret (``TokenIssuer``), so a restarted gateway gives devices the
     /// tokens they had.
     public var tokenSecret = TokenIssuer.defaultSecret
+    /// Seconds after an app is removed before its token answers 410 `Unregistered`. Apple delays this on a
+    /// fuzzy schedule (reference device-and-extension.md §4); apnsim's default is at once, so tests need no wait.
+    public var uninstallDelay: TimeInterval = 0
     /// Seconds between device-link heartbeats.
     public var heartbeatInterval = 15.0
 

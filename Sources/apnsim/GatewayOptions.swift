@@ -33,6 +33,9 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("token-secret"), help: "Secret device tokens are derived from; keep it to keep tokens across gateway restarts.")
     var tokenSecret = TokenIssuer.defaultSecret
 
+    @Option(name: .customLong("uninstall-delay"), help: "Seconds after an app is removed before its token answers 410 Unregistered.")
+    var uninstallDelay = 0.0
+
     @Option(help: "Keep the record in this SQLite file instead of memory.")
     var store: String?
 
@@ -69,6 +72,7 @@ struct GatewayOptions: ParsableArguments {
         configuration.controlHost = controlHost
         configuration.devicePort = devicePort
         configuration.tokenSecret = tokenSecret
+        configuration.uninstallDelay = uninstallDelay
         configuration.connection.idleTimeout = .seconds(idleTimeout)
         configuration.connection.maxConcurrentStreams = maxStreams
         configuration.validator.acceptUnknownDeviceTokens = acceptUnknownTokens

@@ -10,6 +10,9 @@ extension DeviceLinkMessage: Codable {
         case .registered: "registered"
         case .unregister: "unregister"
         case .push: "push"
+        case .install: "install"
+        case .uninstall: "uninstall"
+        case .installRefused: "installRefused"
         case .ack: "ack"
         case .receipt: "receipt"
         case .heartbeat: "heartbeat"
@@ -27,6 +30,9 @@ extension DeviceLinkMessage: Codable {
         case "registered": self = .registered(try Registered(from: decoder))
         case "unregister": self = .unregister(try Unregistration(from: decoder))
         case "push": self = .push(try Delivery(from: decoder))
+        case "install": self = .install(try AppManifest(from: decoder))
+        case "uninstall": self = .uninstall(try Uninstall(from: decoder))
+        case "installRefused": self = .installRefused(try InstallRefused(from: decoder))
         case "ack": self = .ack(try Ack(from: decoder))
         case "receipt": self = .receipt(try Receipt(from: decoder))
         case "heartbeat": self = .heartbeat(try Heartbeat(from: decoder))
@@ -48,6 +54,9 @@ extension DeviceLinkMessage: Codable {
         case .registered(let body): try body.encode(to: encoder)
         case .unregister(let body): try body.encode(to: encoder)
         case .push(let body): try body.encode(to: encoder)
+        case .install(let body): try body.encode(to: encoder)
+        case .uninstall(let body): try body.encode(to: encoder)
+        case .installRefused(let body): try body.encode(to: encoder)
         case .ack(let body): try body.encode(to: encoder)
         case .receipt(let body): try body.encode(to: encoder)
         case .heartbeat(let body), .heartbeatAck(let body): try body.encode(to: encoder)

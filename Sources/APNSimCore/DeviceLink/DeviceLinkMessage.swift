@@ -15,6 +15,12 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     case unregister(Unregistration)
     /// Gateway → device: a push for one of the device's tokens.
     case push(Delivery)
+    /// Gateway → device: install an app (the control API's `POST /v1/devices/{id}/apps`).
+    case install(AppManifest)
+    /// Gateway → device: remove an app.
+    case uninstall(Uninstall)
+    /// Device → gateway: iOS would not install the app, and why.
+    case installRefused(InstallRefused)
     /// Device → gateway: the push arrived; the gateway may forget it.
     case ack(Ack)
     /// Device → gateway: what the device did with the push.
@@ -98,6 +104,22 @@ public enum DeviceLinkMessage: Sendable, Hashable {
             self.priority = priority
             self.collapseID = collapseID
             self.payload = payload
+        }
+    }
+
+    public struct Uninstall: Sendable, Hashable, Codable {
+        public var bundleID: String
+        public init(bundleID: String) { self.bundleID = bundleID }
+    }
+
+    public struct InstallRefused: Sendable, Hashable, Codable {
+        public var bundleID: String
+        public var kind: InstallCheck.Refusal.Kind
+        public var message: String
+        public init(bundleID: String, kind: InstallCheck.Refusal.Kind, message: String) {
+            self.bundleID = bundleID
+            self.kind = kind
+            self.message = message
         }
     }
 

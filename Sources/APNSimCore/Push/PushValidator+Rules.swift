@@ -53,7 +53,7 @@ extension PushValidator {
     }
 
     static func registryRefusal(token: DeviceToken, bundleID: String, environment: APNsEnvironment,
-                                world: borrowing World, acceptUnknown: Bool) -> Rejection? {
+                                world: borrowing World, acceptUnknown: Bool, now: Date) -> Rejection? {
         guard let record = world.tokens[token] else {
             if acceptUnknown { return nil }
             return Rejection(.badDeviceToken,
@@ -66,6 +66,9 @@ extension PushValidator {
         guard record.bundleID == bundleID else {
             return Rejection(.deviceTokenNotForTopic, "token \(token.short) belongs to \(record.bundleID), not \(bundleID)")
         }
+        // A token whose end lies in the future is still good: Apple answers 410 only some time after an app is
+        // removed (reference device-and-extension.md §4), which apnsim models as the gateway's uninstall delay.
+        if record.state != .active, let since = record.invalidSince, since > now { return nil }
         switch record.state {
         case .active:
             return nil

@@ -149,7 +149,7 @@ public struct PushValidator: Sendable {
         }
         let bundleID = pushType.bundleID(fromTopic: topic)
         if let refusal = Self.registryRefusal(token: token, bundleID: bundleID, environment: environment, world: world,
-                                              acceptUnknown: configuration.acceptUnknownDeviceTokens) {
+                                              acceptUnknown: configuration.acceptUnknownDeviceTokens, now: now) {
             return .failure(refusal)
         }
 

@@ -28,6 +28,16 @@ public final class WorldRegistry: Sendable {
         try state.withLock { try body(&$0) }
     }
 
+    /// Marks an active token unregistered from `date` on (a 410 answers with it as `timestamp`); a token already
+    /// unregistered keeps its date.
+    public func unregister(_ token: DeviceToken, at date: Date) {
+        update { world in
+            guard world.tokens[token]?.state == .active else { return }
+            world.tokens[token]?.state = .unregistered
+            world.tokens[token]?.invalidSince = date
+        }
+    }
+
     /// Puts the world back as it was loaded.
     public func reset() {
         state.withLock { $0 = initial }

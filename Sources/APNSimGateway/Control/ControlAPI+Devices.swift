@@ -31,6 +31,81 @@ extension ControlAPI {
             })
         }
         v1.get("deliveries") { request, _ in try await self.deliveryRecords(request) }
+        v1.post("devices/:id/apps") { request, context in
+            try await self.install(request, device: context.parameters.get("id") ?? "")
+        }
+        v1.delete("devices/:id/apps/:bundle") { _, context in
+            try self.uninstall(device: context.parameters.get("id") ?? "", bundleID: context.parameters.get("bundle") ?? "")
+        }
+        v1.post("devices/:id/offline") { _, context in try self.setOffline(context.parameters.get("id") ?? "", true) }
+        v1.post("devices/:id/online") { _, context in try self.setOffline(context.parameters.get("id") ?? "", false) }
+    }
+
+    /// The body of `POST /v1/devices/{id}/apps`: a whole manifest (with `profile`), or the short form
+    /// `{"bundleID", "environment", "team"}` for a correctly signed app.
+    private struct InstallRequest: Decodable {
+        var bundleID: String
+        var environment: APNsEnvironment?
+        var team: String?
+    }
+
+    private func install(_ request: Request, device: String) async throws -> Response {
+        let body = try await request.body.collect(upTo: 1 << 20)
+        let manifest: AppManifest
+        if let full = try? JSONDecoder().decode(AppManifest.self, from: Data(body.readableBytesView)) {
+            manifest = full
+        } else {
+            let short: InstallRequest
+            do {
+                short = try JSONDecoder().decode(InstallRequest.self, from: Data(body.readableBytesView))
+            } catch {
+                return ControlJSON.error("give {\"bundleID\", \"environment\", \"team\"} or a whole app manifest with a profile")
+            }
+            guard let team = short.team ?? world.read({ $0.apps[short.bundleID]?.team }) else {
+                return ControlJSON.error("\(short.bundleID) is not in the world; give its team")
+            }
+            manifest = .signed(bundleID: short.bundleID, team: team, environment: short.environment ?? .development, now: clock.now())
+        }
+        guard let link = devices.link(of: device) else {
+            return ControlJSON.error("device \(device) is not connected; start it first (apnsim device --id \(device))", status: .conflict)
+        }
+        switch await installs.outcome(device: device, bundleID: manifest.bundleID, timeout: .seconds(10), send: { link.send(.install(manifest)) }) {
+        case .installed(let token):
+            return try ControlJSON.response(AppView(bundleID: manifest.bundleID, environment: manifest.apsEnvironment ?? .development,
+                                                    token: token.hex))
+        case .refused(let refusal):
+            return try ControlJSON.response(["error": refusal.message, "kind": refusal.kind.rawValue], status: .unprocessableContent)
+        case .timedOut:
+            return ControlJSON.error("device \(device) did not answer within 10 s", status: .gatewayTimeout)
+        }
+    }
+
+    private func uninstall(device: String, bundleID: String) throws -> Response {
+        guard let registration = devices.registration(of: device, bundleID: bundleID) else {
+            return ControlJSON.error("device \(device) has no registered \(bundleID)", status: .notFound)
+        }
+        let at = clock.now().addingTimeInterval(uninstallDelay)
+        devices.unregister(registration.token, device: device)
+        world.unregister(registration.token, at: at)
+        devices.link(of: device)?.send(.uninstall(.init(bundleID: bundleID)))
+        struct Removed: Encodable { var token: String; var unregisteredFrom: Date }
+        return try ControlJSON.response(Removed(token: registration.token.hex, unregisteredFrom: at))
+    }
+
+    private func setOffline(_ device: String, _ offline: Bool) throws -> Response {
+        let now = clock.now()
+        guard let result = devices.setOffline(device, offline, now: now) else {
+            return ControlJSON.error("no device \(device)", status: .notFound)
+        }
+        for id in result.arrival.expired {
+            deliveries.record(.receipt(id: id, outcome: .dropped, content: nil,
+                                       detail: "apns-expiration passed while the device was offline", at: now))
+        }
+        if let session = result.session {
+            for delivery in result.arrival.deliver { session.send(.push(delivery)) }
+        }
+        struct State: Encodable { var id: String; var online: Bool }
+        return try ControlJSON.response(State(id: device, online: !offline))
     }
 
     /// Deliveries, oldest first. With `wait=SECONDS` the answer waits (up to 60 s) until at least one matching

@@ -14,6 +14,8 @@ struct ControlAPI: Sendable {
     let providerPorts: [APNsEnvironment: Int]
     let devices: DeviceDirectory
     let deliveries: DeliveryRecorder
+    let installs: InstallWaiters
+    let uninstallDelay: TimeInterval
 
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()

@@ -17,6 +17,10 @@ final class DeviceDirectory: Sendable {
     struct Device: Sendable {
         var descriptor: DeviceDescriptor
         var session: DeviceSession?
+        /// Offline on request (`POST /v1/devices/{id}/offline`): the link stays up but is parked, and pushes
+        /// are stored as for a device out of reach.
+        var forcedOffline = false
+        var parked: DeviceSession?
         var registrations: [DeviceToken: DeviceLinkMessage.Registered] = [:]
     }
 
@@ -81,26 +85,58 @@ final class DeviceDirectory: Sendable {
         state.withLock { $0.owners[token] }
     }
 
-    /// A device said hello: it is online on `session`. Returns what is waiting for it (pushes it never
-    /// acknowledged first, then stored ones still within their expiry) and the IDs of stored pushes that expired.
-    func attach(_ session: DeviceSession, now: Date) -> (deliver: [DeviceLinkMessage.Delivery], expired: [String]) {
+    /// What a device gets when it comes online: pushes it never acknowledged first, then stored ones still
+    /// within their expiry; and the IDs of stored pushes that expired meanwhile.
+    typealias Arrival = (deliver: [DeviceLinkMessage.Delivery], expired: [String])
+
+    /// A device said hello on `session`. It is online unless it was taken offline on request.
+    func attach(_ session: DeviceSession, now: Date) -> Arrival {
         state.withLock { state in
             let id = session.descriptor.id
-            state.devices[id, default: Device(descriptor: session.descriptor)].session = session
-            state.devices[id]?.descriptor = session.descriptor
-            let resend = state.unacknowledged.filter { $0.held.device == id }.map(\.held.delivery)
-            let waiting = state.pending.values.filter { $0.device == id }
-            state.pending = state.pending.filter { $0.value.device != id }
-            let stored = waiting.filter { held in held.expires.map { $0 > now } ?? true }.map(\.delivery)
-                .sorted { $0.id < $1.id }
-            let expired = waiting.filter { held in held.expires.map { $0 <= now } ?? false }.map(\.delivery.id)
-            for delivery in stored {
-                state.unacknowledged.append((delivery.id, Held(device: id, delivery: delivery, expires: nil)))
-                persist(.held(HeldPush(id: delivery.id, device: id, slot: nil, expires: nil, delivery: delivery)))
+            state.devices[id, default: Device(descriptor: session.descriptor)].descriptor = session.descriptor
+            if state.devices[id]?.forcedOffline == true {
+                state.devices[id]?.parked = session
+                return ([], [])
             }
-            for id in expired { persist(.released(id: id)) }
-            return (resend + stored, expired)
+            state.devices[id]?.session = session
+            return arrive(id, in: &state, now: now)
         }
+    }
+
+    /// Takes a device offline (its link is parked) or back online (what waits for it is returned with the
+    /// session to send it on). `nil` when no such device exists.
+    func setOffline(_ id: String, _ offline: Bool, now: Date) -> (session: DeviceSession?, arrival: Arrival)? {
+        state.withLock { state in
+            guard var device = state.devices[id] else { return nil }
+            if offline {
+                device.forcedOffline = true
+                if let session = device.session { device.parked = session }
+                device.session = nil
+                state.devices[id] = device
+                return (nil, ([], []))
+            }
+            device.forcedOffline = false
+            if let parked = device.parked { device.session = parked }
+            device.parked = nil
+            state.devices[id] = device
+            guard let session = device.session else { return (nil, ([], [])) }
+            return (session, arrive(id, in: &state, now: now))
+        }
+    }
+
+    private func arrive(_ id: String, in state: inout State, now: Date) -> Arrival {
+        let resend = state.unacknowledged.filter { $0.held.device == id }.map(\.held.delivery)
+        let waiting = state.pending.values.filter { $0.device == id }
+        state.pending = state.pending.filter { $0.value.device != id }
+        let stored = waiting.filter { held in held.expires.map { $0 > now } ?? true }.map(\.delivery)
+            .sorted { $0.id < $1.id }
+        let expired = waiting.filter { held in held.expires.map { $0 <= now } ?? false }.map(\.delivery.id)
+        for delivery in stored {
+            state.unacknowledged.append((delivery.id, Held(device: id, delivery: delivery, expires: nil)))
+            persist(.held(HeldPush(id: delivery.id, device: id, slot: nil, expires: nil, delivery: delivery)))
+        }
+        for id in expired { persist(.released(id: id)) }
+        return (resend + stored, expired)
     }
 
     /// The link of `session` ended; its device is offline unless a newer link already replaced it.
@@ -109,6 +145,9 @@ final class DeviceDirectory: Sendable {
             let id = session.descriptor.id
             if state.devices[id]?.session?.isSameLink == session.isSameLink {
                 state.devices[id]?.session = nil
+            }
+            if state.devices[id]?.parked?.isSameLink == session.isSameLink {
+                state.devices[id]?.parked = nil
             }
         }
     }
@@ -130,6 +169,15 @@ final class DeviceDirectory: Sendable {
             if state.owners[token] == device { state.owners[token] = nil }
             persist(.unregistered(token: token))
         }
+    }
+
+    /// The session of a device that is online, or parked offline, for messages that are not pushes.
+    func link(of id: String) -> DeviceSession? {
+        state.withLock { $0.devices[id].flatMap { $0.session ?? $0.parked } }
+    }
+
+    func registration(of device: String, bundleID: String) -> DeviceLinkMessage.Registered? {
+        state.withLock { $0.devices[device]?.registrations.values.first { $0.bundleID == bundleID } }
     }
 
     /// Drops every held push (`POST /v1/reset`).

@@ -75,11 +75,9 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             register(registration, session: session)
         case .unregister(let unregistration):
             services.directory.unregister(unregistration.token, device: session.descriptor.id)
-            let now = services.clock.now()
-            services.world.update { world in
-                world.tokens[unregistration.token]?.state = .unregistered
-                world.tokens[unregistration.token]?.invalidSince = now
-            }
+            services.world.unregister(unregistration.token, at: services.clock.now() + services.uninstallDelay)
+        case .installRefused(let refused):
+            services.installs.resolve(device: session.descriptor.id, bundleID: refused.bundleID, .refused(refused))
         case .ack(let ack):
             services.directory.acknowledge(ack.id)
             services.deliveries.record(.acknowledged(id: ack.id, at: services.clock.now()))
@@ -94,7 +92,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         case .error(let error):
             services.logger.info("device closed its link", metadata: ["device": "\(session.descriptor.id)", "reason": "\(error.reason)"])
             context.close(promise: nil)
-        case .hello, .welcome, .registered, .push:
+        case .hello, .welcome, .registered, .push, .install, .uninstall:
             fail(reason: "UnexpectedMessage", "a device does not send \(message.type) after hello", context: context)
         }
     }
@@ -113,6 +111,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
                                                       token: token)
         services.directory.register(registered, device: device)
         session.send(.registered(registered))
+        services.installs.resolve(device: device, bundleID: registration.bundleID, .installed(token))
     }
 
     private func fail(reason: String, _ explanation: String, context: ChannelHandlerContext) {
@@ -132,5 +131,8 @@ struct DeviceServices: Sendable {
     var deliveries: DeliveryRecorder
     var clock: WallClock
     var heartbeatInterval: Double
+    /// How long after an app is removed its token starts answering 410 Unregistered.
+    var uninstallDelay: TimeInterval
+    var installs: InstallWaiters
     var logger: Logger
 }

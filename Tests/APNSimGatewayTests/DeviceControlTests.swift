@@ -1,0 +1,94 @@
+import APNSimCore
+import APNSimDevice
+import APNSimGateway
+import APNSimProvider
+import Foundation
+import Testing
+
+/// Driving devices through the control API: offline and online, installing and removing apps.
+@Suite("Device control")
+struct DeviceControlTests {
+    @Test("Offline on request: pushes are stored; back online, they are delivered")
+    func offlineOnline() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let token = try #require(device.tokens["com.example.app"])
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                #expect(try await control.post("/v1/devices/device-1/offline").status == 200)
+                let devices = try await control.get("/v1/devices").json as? [[String: Any]]
+                #expect(devices?.first?["online"] as? Bool == false)
+
+                let apnsID = UUID().uuidString
+                #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"while away"}}"#,
+                                                           apnsID: apnsID).status == 200)
+                let pending = try #require(try await control.get("/v1/deliveries?apnsId=\(apnsID)").json as? [[String: Any]])
+                #expect(pending.first?["outcome"] == nil, "stored, not delivered: \(pending)")
+                #expect(device.displayed.isEmpty)
+
+                #expect(try await control.post("/v1/devices/device-1/online").status == 200)
+                let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+                #expect(record["outcome"] as? String == "displayed")
+                #expect(try await control.post("/v1/devices/no-such-device/online").status == 404)
+            }
+        }
+    }
+
+    @Test("Installing through the API registers the app; iOS's refusals come back as 422 with the reason")
+    func install() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let installed = try await control.post("/v1/devices/device-1/apps",
+                                                       #"{"bundleID":"com.example.other","environment":"development"}"#)
+                #expect(installed.status == 200)
+                let token = try #require((installed.json as? [String: Any])?["token"] as? String)
+                let apps = (try await control.get("/v1/devices").json as? [[String: Any]])?.first?["apps"] as? [[String: Any]]
+                #expect(apps?.contains { $0["bundleID"] as? String == "com.example.other" && $0["token"] as? String == token } == true)
+
+                let apnsID = UUID().uuidString
+                let client = try await harness.connect()
+                let response = try await client.send(.push(token: token, payload: #"{"aps":{"alert":"other app"}}"#,
+                    headers: harness.headers(jwt: harness.jwt(), topic: "com.example.other", extra: [("apns-id", apnsID)])))
+                await client.close()
+                #expect(response.status == 200)
+                #expect(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID)?["bundleID"] as? String == "com.example.other")
+
+                var expired = AppManifest.signed(bundleID: "com.example.late", team: TestWorld.team, environment: .development,
+                                                 now: Date())
+                expired.profile.expires = Date(timeIntervalSince1970: 1_700_000_000)
+                let body = String(decoding: try JSONEncoder().encode(expired), as: UTF8.self)
+                let refused = try await control.post("/v1/devices/device-1/apps", body)
+                #expect(refused.status == 422)
+                #expect((refused.json as? [String: Any])?["kind"] as? String == "expiredProfile")
+                #expect(((refused.json as? [String: Any])?["error"] as? String)?.contains("expired on") == true)
+
+                #expect(try await control.post("/v1/devices/device-1/apps", "not json").status == 400)
+                #expect(try await control.post("/v1/devices/ghost/apps", #"{"bundleID":"com.example.app"}"#).status == 409)
+            }
+        }
+    }
+
+    @Test("Removing an app: its token answers 410 Unregistered once the uninstall delay has passed", arguments: [0.0, 120.0])
+    func uninstall(delay: Double) async throws {
+        try await withGateway({ $0.uninstallDelay = delay }) { harness in
+            try await withDevice(harness) { device in
+                let token = try #require(device.tokens["com.example.app"])
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let removed = try await control.delete("/v1/devices/device-1/apps/com.example.app")
+                #expect(removed.status == 200)
+                let push = { try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"x"}}"#,
+                                                                apnsID: UUID().uuidString) }
+                if delay > 0 {
+                    #expect(try await push().status == 200, "still accepted within the delay")
+                    harness.clock.advance(by: delay + 1)
+                }
+                let gone = try await push()
+                #expect(gone.status == 410)
+                #expect(gone.reason == "Unregistered")
+                let expected = Int64(((harness.clock.now.timeIntervalSince1970 - (delay > 0 ? 1 : 0)) * 1000).rounded())
+                #expect(gone.bodyText.contains(#""timestamp":\#(expected)"#), "\(gone.bodyText)")
+                #expect(try await control.delete("/v1/devices/device-1/apps/com.example.app").status == 404)
+            }
+        }
+    }
+}
