@@ -41,6 +41,17 @@ assert first["content"]["body"], first
 print("sandbox: delivered to", first["device"], "and displayed:", first["content"].get("title"), "/", first["content"]["body"])
 PY
 
+# The simctl-style command: `apnsim push DEVICE FILE.apns` with the bundle inside the file.
+"$apnsim" push iphone-dev Scenarios/hello.apns --port "$dev_port" --control-url "http://127.0.0.1:$control_port" | tee "$work/push.out"
+apns_id=$(awk '/^apns-id:/{print $2}' "$work/push.out")
+curl -sf "http://127.0.0.1:$control_port/v1/deliveries?apnsId=$apns_id&wait=10" > "$work/pushed.json"
+"$python" - "$work/pushed.json" <<'PY'
+import json, sys
+delivery = json.load(open(sys.argv[1]))[0]
+assert delivery["outcome"] == "displayed" and delivery["content"]["title"] == "Hello", delivery
+print("sandbox: apnsim push delivered Scenarios/hello.apns to", delivery["device"])
+PY
+
 kill -INT $up
 for _ in $(seq 100); do kill -0 $up 2>/dev/null || break; sleep 0.1; done
 if kill -0 $up 2>/dev/null; then echo "apnsim up did not stop on SIGINT"; exit 1; fi

@@ -22,17 +22,7 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "development or production: picks the default port.")
     var environment: APNsEnvironment = .development
 
-    @Option(help: "Gateway host.")
-    var host = "127.0.0.1"
 
-    @Option(help: "Gateway port (default 2197 for development, 2198 for production).")
-    var port: Int?
-
-    @Option(name: .customLong("server-name"), help: "TLS server name to check the gateway certificate against.")
-    var serverName = "api.sandbox.push.apple.com"
-
-    @Option(help: "CA that issued the gateway certificate.")
-    var ca = "Certs/ca.pem"
 
     @Option(help: "apns-topic (empty to omit).")
     var topic = "com.example.app"
@@ -61,23 +51,10 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .customLong("payload-file"), help: "Read the payload from this file instead.")
     var payloadFile: String?
 
-    @Option(help: "Provider signing key (.p8) for token auth.")
-    var p8 = "Certs/AuthKey_SIMKEY0001.p8"
 
-    @Option(name: .customLong("key-id"), help: "Key ID of the .p8.")
-    var keyID = "SIMKEY0001"
-
-    @Option(name: .customLong("team-id"), help: "Team ID that owns the key.")
-    var teamID = "SIMTEAM001"
-
-    @Option(help: "Client certificate (PEM) for certificate auth.")
-    var cert: String?
-
-    @Option(name: .customLong("cert-key"), help: "Private key (PEM) of --cert.")
-    var certKey: String?
+    @OptionGroup var provider: ProviderOptions
 
     func validate() throws {
-        if (cert == nil) != (certKey == nil) { throw ValidationError("--cert and --cert-key go together") }
         for header in extraHeaders where !header.contains(":") {
             throw ValidationError("--header takes name:value; got '\(header)'")
         }
@@ -99,35 +76,9 @@ struct SendCommand: AsyncParsableCommand {
             add(name.lowercased().trimmingCharacters(in: .whitespaces), value.trimmingCharacters(in: .whitespaces))
         }
 
-        var configuration = ProviderClient.Configuration(host: host, port: port ?? (environment == .development ? 2197 : 2198), caFile: ca)
-        configuration.serverHostname = serverName
-        if let cert, let certKey {
-            configuration.clientCertificate = (cert, certKey)
-        } else {
-            let signer = try ProviderTokenSigner(p8: try readFile(p8, what: "the .p8 key"), keyID: keyID, teamID: teamID)
-            add("authorization", "bearer \(signer.token(issuedAt: Date()))")
-        }
         let body = try payloadFile.map { try readFile($0, what: "the payload file") } ?? payload
-
-        let client = try await ProviderClient.connect(configuration)
-        let response = try await client.send(.push(token: token, payload: body, headers: headers))
-        await client.close()
-
-        print("status: \(response.status)")
-        print("apns-id: \(response["apns-id"] ?? "-")")
-        if let uniqueID = response["apns-unique-id"] { print("apns-unique-id: \(uniqueID)") }
-        if response.status != 200 {
-            print("body: \(response.bodyText)")
-            throw ExitCode(1)
-        }
-    }
-
-    private func readFile(_ path: String, what: String) throws -> String {
-        do {
-            return try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ValidationError("cannot read \(what) at \(path): \(error.localizedDescription)")
-        }
+        let response = try await provider.send(token: token, payload: body, headers: headers, environment: environment)
+        try ProviderOptions.report(response)
     }
 }
 
