@@ -107,6 +107,7 @@ public final class DeviceHost: Sendable {
         // The gateway certificate names localhost and 127.0.0.1; an IP address is checked against the latter.
         let serverName = host.contains(where: \.isLetter) ? host : nil
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connect(host: host, port: configuration.devicePort) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
@@ -121,12 +122,15 @@ public final class DeviceHost: Sendable {
             var reader = DeviceLinkFraming.Reader()
             for try await bytes in inbound {
                 reader.append(bytes.readableBytesView)
+                // Answers to everything in one read go out together, in one write and flush.
+                var replies: [UInt8] = []
                 while let message = try reader.next() {
                     if case .error(let error) = message {
                         throw DeviceError("the gateway ended the link: \(error.reason): \(error.explanation)")
                     }
-                    for reply in try handle(message) { try await send(reply) }
+                    for reply in try handle(message) { replies += DeviceLinkFraming.frame(reply) }
                 }
+                if !replies.isEmpty { try await outbound.write(ByteBuffer(bytes: replies)) }
             }
         }
     }
@@ -157,7 +161,8 @@ public final class DeviceHost: Sendable {
                 }
                 return state.center.receive(delivery)
             }
-            return [.ack(.init(id: delivery.id))] + receipts.map { .receipt($0) }
+            // The receipt comes at once, and a receipt acknowledges its push (docs/device-link.md).
+            return receipts.map { .receipt($0) }
         case .heartbeat(let beat):
             return [.heartbeatAck(beat)]
         case .install(let app):

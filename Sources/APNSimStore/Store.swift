@@ -162,6 +162,13 @@ public final class Store: Sendable {
         }
     }
 
+    /// How many deliveries were recorded, and how many of them have an outcome.
+    public func deliveryCounts() throws -> (total: Int, completed: Int) {
+        try database.read { db in
+            (try DeliveryRecord.fetchCount(db), try DeliveryRecord.filter(Column("outcome") != nil).fetchCount(db))
+        }
+    }
+
     /// Forgets every delivery record.
     public func deleteAllDeliveries() throws {
         _ = try database.write { try DeliveryRecord.deleteAll($0) }

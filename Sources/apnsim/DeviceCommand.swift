@@ -16,6 +16,9 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(help: "Device ID, stable across restarts; names the device in the control API.")
     var id = "iphone-1"
 
+    @Option(help: "How many devices to run in this process (for load); they are named ID-1 … ID-N.")
+    var count = 1
+
     @Option(help: "Device name.")
     var name = "apnsim iPhone"
 
@@ -50,17 +53,25 @@ struct DeviceCommand: AsyncParsableCommand {
         var logger = Logger(label: "apnsim.device")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
         let manifests = try apps.map { try Self.manifest($0, team: team) }
-        var configuration = DeviceHostConfiguration(tls: .certsDirectory(certs),
-                                                    device: DeviceDescriptor(id: id, name: name, model: model, os: os),
-                                                    apps: manifests)
-        configuration.gatewayHost = gatewayHost
-        configuration.devicePort = devicePort
-        configuration.dataDirectory = data
-        let host = DeviceHost(configuration: configuration, logger: logger)
+        let hosts = (1...max(count, 1)).map { number -> DeviceHost in
+            let deviceID = count > 1 ? "\(id)-\(number)" : id
+            var configuration = DeviceHostConfiguration(
+                tls: .certsDirectory(certs),
+                device: DeviceDescriptor(id: deviceID, name: count > 1 ? "\(name) \(number)" : name, model: model, os: os),
+                apps: manifests)
+            configuration.gatewayHost = gatewayHost
+            configuration.devicePort = devicePort
+            configuration.dataDirectory = data.map { count > 1 ? URL(fileURLWithPath: $0).appendingPathComponent(deviceID).path : $0 }
+            return DeviceHost(configuration: configuration, logger: logger)
+        }
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: DeviceService(host: host, id: id), successTerminationBehavior: .gracefullyShutdownGroup)],
+            services: [.init(service: DeviceService(hosts: hosts), successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+
+    func validate() throws {
+        guard (1...10_000).contains(count) else { throw ValidationError("--count takes 1 to 10000") }
     }
 
     /// `com.example.app:development` → a correctly signed manifest.
@@ -73,23 +84,25 @@ struct DeviceCommand: AsyncParsableCommand {
     }
 }
 
-/// A device host as a service: it prints each app's token once registered and stops on graceful shutdown.
+/// Device hosts as a service: each prints its apps' tokens once registered; all stop on graceful shutdown.
 private struct DeviceService: Service {
-    let host: DeviceHost
-    let id: String
+    let hosts: [DeviceHost]
 
     func run() async throws {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask {
-                try await cancelWhenGracefulShutdown { try await host.run() }
-            }
-            tasks.addTask {
-                await host.waitUntilRegistered()
-                for (bundleID, token) in host.tokens.sorted(by: { $0.key < $1.key }) {
-                    Console.say("device \(id): \(bundleID) registered, token \(token.hex)")
+            for host in hosts {
+                tasks.addTask {
+                    try await cancelWhenGracefulShutdown { try await host.run() }
                 }
-                for (bundleID, refusal) in host.refusals.sorted(by: { $0.key < $1.key }) {
-                    Console.say("device \(id): \(bundleID) not installed: \(refusal)")
+                tasks.addTask {
+                    await host.waitUntilRegistered()
+                    let id = host.configuration.device.id
+                    for (bundleID, token) in host.tokens.sorted(by: { $0.key < $1.key }) {
+                        Console.say("device \(id): \(bundleID) registered, token \(token.hex)")
+                    }
+                    for (bundleID, refusal) in host.refusals.sorted(by: { $0.key < $1.key }) {
+                        Console.say("device \(id): \(bundleID) not installed: \(refusal)")
+                    }
                 }
             }
             try await tasks.waitForAll()

@@ -39,10 +39,16 @@ struct ControlAPI: Sendable {
             var status = "ok"
             var providerPorts: [String: Int]
             var sends: Int
+            var deliveries: Int
+            /// Deliveries with an outcome (displayed, background, … or dropped).
+            var completedDeliveries: Int
         }
         try recorder.flush()
+        try deliveries.flush()
         let ports = Dictionary(uniqueKeysWithValues: providerPorts.map { ($0.key.rawValue, $0.value) })
-        return try ControlJSON.response(Health(providerPorts: ports, sends: try store.sendCount()))
+        let counts = try store.deliveryCounts()
+        return try ControlJSON.response(Health(providerPorts: ports, sends: try store.sendCount(), deliveries: counts.total,
+                                               completedDeliveries: counts.completed))
     }
 
     private func sends(_ request: Request) throws -> Response {

@@ -28,6 +28,7 @@ final class DeviceDirectory: Sendable {
         var device: String
         var delivery: DeviceLinkMessage.Delivery
         var expires: Date?
+        var sequence = 0
     }
 
     private struct State: Sendable {
@@ -36,7 +37,14 @@ final class DeviceDirectory: Sendable {
         /// Store-and-forward: the newest push per device and bundle ID, with its expiry.
         var pending: [String: Held] = [:]
         /// Sent, not yet acknowledged, in the order sent.
-        var unacknowledged: [(id: String, held: Held)] = []
+        var unacknowledged: [String: Held] = [:]
+        /// Orders unacknowledged pushes, so a device gets them again in the order they were first sent.
+        var sequence = 0
+
+        mutating func holdUnacknowledged(_ delivery: DeviceLinkMessage.Delivery, device: String) {
+            sequence += 1
+            unacknowledged[delivery.id] = Held(device: device, delivery: delivery, expires: nil, sequence: sequence)
+        }
     }
 
     private let state = Mutex(State())
@@ -60,7 +68,7 @@ final class DeviceDirectory: Sendable {
                 if let slot = push.slot {
                     state.pending[slot] = held
                 } else {
-                    state.unacknowledged.append((push.id, held))
+                    state.holdUnacknowledged(held.delivery, device: held.device)
                 }
             }
         }
@@ -125,14 +133,14 @@ final class DeviceDirectory: Sendable {
     }
 
     private func arrive(_ id: String, in state: inout State, now: Date) -> Arrival {
-        let resend = state.unacknowledged.filter { $0.held.device == id }.map(\.held.delivery)
+        let resend = state.unacknowledged.values.filter { $0.device == id }.sorted { $0.sequence < $1.sequence }.map(\.delivery)
         let waiting = state.pending.values.filter { $0.device == id }
         state.pending = state.pending.filter { $0.value.device != id }
         let stored = waiting.filter { held in held.expires.map { $0 > now } ?? true }.map(\.delivery)
             .sorted { $0.id < $1.id }
         let expired = waiting.filter { held in held.expires.map { $0 <= now } ?? false }.map(\.delivery.id)
         for delivery in stored {
-            state.unacknowledged.append((delivery.id, Held(device: id, delivery: delivery, expires: nil)))
+            state.holdUnacknowledged(delivery, device: id)
             persist(.held(HeldPush(id: delivery.id, device: id, slot: nil, expires: nil, delivery: delivery)))
         }
         for id in expired { persist(.released(id: id)) }
@@ -194,7 +202,7 @@ final class DeviceDirectory: Sendable {
         let (routing, session) = state.withLock { state -> (Routing, DeviceSession?) in
             guard let id = state.owners[delivery.token] else { return (.dropped(device: nil), nil) }
             if let session = state.devices[id]?.session {
-                state.unacknowledged.append((delivery.id, Held(device: id, delivery: delivery, expires: nil)))
+                state.holdUnacknowledged(delivery, device: id)
                 persist(.held(HeldPush(id: delivery.id, device: id, slot: nil, expires: nil, delivery: delivery)))
                 return (.sent(device: id), session)
             }
@@ -217,9 +225,7 @@ final class DeviceDirectory: Sendable {
     /// The device has the push; stop holding it.
     func acknowledge(_ id: String) {
         state.withLock { state in
-            let count = state.unacknowledged.count
-            state.unacknowledged.removeAll { $0.id == id }
-            if state.unacknowledged.count != count { persist(.released(id: id)) }
+            if state.unacknowledged.removeValue(forKey: id) != nil { persist(.released(id: id)) }
         }
     }
 }

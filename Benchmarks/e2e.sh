@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Send-to-display throughput and latency: h2load sends valid, JWT-authenticated pushes (10 connections x 100
+# streams) to the release gateway, spread over 100 simulated devices in one `apnsim device --count 100` process;
+# the script waits until every push has a displayed record and prints pushes per second from first accepted to
+# last displayed, and the accepted-to-displayed latency p50 and p99 from the delivery records. As a reference in
+# the same run, the same load to a token with no device behind it (provider path only), and the ratio.
+#
+# Usage: Benchmarks/e2e.sh [PUSHES]      (from anywhere; default 20000)
+# Needs: h2load (Debian nghttp2-client), openssl, python3; installs h2load with apt if missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pushes=${1:-20000}
+devices=100
+dev_port=${APNSIM_E2E_PORT:-23197}
+control_port=${APNSIM_E2E_CONTROL_PORT:-29197}
+device_port=${APNSIM_E2E_DEVICE_PORT:-25223}
+work=$(mktemp -d)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+command -v h2load >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nghttp2-client >/dev/null; }
+
+echo "building apnsim (release)…"
+swift build -c release --product apnsim 2>&1 | tail -1
+apnsim=$(swift build -c release --show-bin-path)/apnsim
+control="http://127.0.0.1:$control_port/v1"
+
+"$apnsim" gateway --development-port "$dev_port" --production-port 0 --control-port "$control_port" \
+  --device-port "$device_port" >"$work/gateway.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do curl -sf "$control/health" >/dev/null && break; sleep 0.1; done
+"$apnsim" device --count "$devices" --id bench --device-port "$device_port" --data "$work/devices" >"$work/devices.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 600); do
+  registered=$(curl -sf "$control/devices" | python3 -c 'import json,sys; print(sum(1 for d in json.load(sys.stdin) if d["online"] and d["apps"]))')
+  [[ "$registered" == "$devices" ]] && break
+  sleep 0.1
+done
+[[ "$registered" == "$devices" ]] || { echo "only $registered of $devices devices registered"; cat "$work/devices.log"; exit 1; }
+curl -sf "$control/devices" | python3 -c 'import json,sys; [print("https://127.0.0.1:'"$dev_port"'/3/device/" + d["apps"][0]["token"]) for d in json.load(sys.stdin)]' > "$work/urls"
+nobody=$(curl -sf "$control/tokens" | python3 -c "import json,sys; print(next(t['token'] for t in json.load(sys.stdin) if t['environment']=='development' and t['state']=='active' and t['token'] not in open('$work/urls').read()))")
+
+b64url() { openssl base64 -e -A | tr -- '+/' '-_' | tr -d =; }
+header=$(printf '{"alg":"ES256","kid":"SIMKEY0001"}' | b64url)
+claims=$(printf '{"iss":"SIMTEAM001","iat":%d}' "$(date +%s)" | b64url)
+signature=$(printf '%s.%s' "$header" "$claims" | openssl dgst -binary -sha256 -sign Certs/AuthKey_SIMKEY0001.p8 | b64url)
+jwt="$header.$claims.$signature"
+printf '{"aps":{"alert":{"title":"bench","body":"send to display"},"badge":1}}' > "$work/payload.json"
+load() { # load N URL... -> prints h2load's requests per second
+  local n=$1; shift
+  h2load -n "$n" -c 10 -m 100 -d "$work/payload.json" -H "authorization: bearer $jwt" -H "apns-topic: com.example.app" \
+    -H "apns-push-type: alert" "$@" > "$work/h2load.out"
+  grep -q "status codes: $n 2xx" "$work/h2load.out" || { cat "$work/h2load.out"; exit 1; }
+  awk '/^finished in/{gsub(",","",$4); print $4}' "$work/h2load.out"
+}
+
+echo "reference: $pushes pushes to a token with no device (provider path only)"
+reference=$(load "$pushes" "https://127.0.0.1:$dev_port/3/device/$nobody")
+curl -sf -X POST "$control/reset" >/dev/null
+
+echo "send to display: $pushes pushes over $devices devices"
+mapfile -t urls < "$work/urls"
+if [[ -n "${APNSIM_E2E_PERF:-}" ]]; then perf record -F 499 -g -p "${pids[0]}" -o "$APNSIM_E2E_PERF" -- sleep 4 >/dev/null 2>&1 & fi
+load "$pushes" "${urls[@]}" >/dev/null
+[[ -n "${APNSIM_E2E_PROFILE:-}" ]] && { ps -o pid,comm,time -p "${pids[@]}"; }
+for _ in $(seq 1200); do
+  done_count=$(curl -sf "$control/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["completedDeliveries"])')
+  [[ "$done_count" -ge "$pushes" ]] && break
+  sleep 0.1
+done
+[[ -n "${APNSIM_E2E_PROFILE:-}" ]] && { ps -o pid,args,time -p "${pids[@]}"; }
+curl -sf "$control/deliveries?limit=$((pushes * 2))" > "$work/deliveries.json"
+python3 - "$work/deliveries.json" "$pushes" "$reference" <<'PY'
+import json, sys
+from datetime import datetime
+records = json.load(open(sys.argv[1])); pushes = int(sys.argv[2]); reference = float(sys.argv[3])
+t = lambda s: datetime.fromisoformat(s).timestamp()
+shown = [r for r in records if r.get("outcome") == "displayed"]
+assert len(shown) == pushes, f"{len(shown)} of {pushes} pushes were displayed"
+latencies = sorted((t(r["displayedAt"]) - t(r["acceptedAt"])) * 1000 for r in shown)
+span = max(t(r["displayedAt"]) for r in shown) - min(t(r["acceptedAt"]) for r in shown)
+rate = pushes / span
+pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
+print()
+print(f"send to display {rate:10.0f} pushes/s  ({pushes} pushes, 100 devices, every one displayed)")
+print(f"provider only   {reference:10.0f} pushes/s  (same load, no device behind the token)")
+print(f"ratio           {rate / reference:10.2f}")
+print(f"latency         p50 {pick(0.50):.1f} ms, p99 {pick(0.99):.1f} ms  (accepted -> displayed)")
+PY
