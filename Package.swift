@@ -127,6 +127,7 @@ let package = Package(
             name: "APNSimGatewayTests",
             dependencies: [
                 "APNSimCore", "APNSimGateway", "APNSimStore", "APNSimProvider", "APNSimDevice",
+                "apnsim",  // built for the tests that start real device processes
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),

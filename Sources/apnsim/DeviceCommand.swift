@@ -46,6 +46,9 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(help: "Folder for the device's data (installation IDs); tokens stay the same across restarts with it.")
     var data: String?
 
+    @Option(name: .customLong("drop-link-before-ack"), help: "For testing delivery guarantees: drop the link on this many pushes before answering them, as a device dying mid-delivery would.")
+    var dropLinkBeforeAck = 0
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "warning"
 
@@ -61,6 +64,7 @@ struct DeviceCommand: AsyncParsableCommand {
                 apps: manifests)
             configuration.gatewayHost = gatewayHost
             configuration.devicePort = devicePort
+            configuration.dropLinkBeforeAcknowledging = dropLinkBeforeAck
             configuration.dataDirectory = data.map { count > 1 ? URL(fileURLWithPath: $0).appendingPathComponent(deviceID).path : $0 }
             return DeviceHost(configuration: configuration, logger: logger)
         }

@@ -97,8 +97,14 @@ struct TestPKI: Sendable {
     }
 
     /// A device identity for the device link: a client certificate from the test CA.
-    static let deviceIdentity: (certificate: String, key: String) = try! TestPKI.shared.providerCertificate(
-        ProviderSpec(bundleID: "apnsim device", environments: [], topics: nil))
+    static let deviceIdentity: (certificate: String, key: String) = {
+        let pki = TestPKI.shared
+        let issued = try! pki.providerCertificate(ProviderSpec(bundleID: "apnsim device", environments: [], topics: nil))
+        // Also under the names `apnsim device --certs DIR` reads, so device processes can use this PKI.
+        try? FileManager.default.copyItem(atPath: issued.certificate, toPath: pki.path("device.pem"))
+        try? FileManager.default.copyItem(atPath: issued.key, toPath: pki.path("device-key.pem"))
+        return issued
+    }()
 
     /// Apple's topic extension: SEQUENCE { topic, SEQUENCE { type } … }.
     static func topicList(_ topics: [String]) throws -> [UInt8] {

@@ -1,0 +1,73 @@
+import APNSimCore
+import APNSimGateway
+import APNSimProvider
+import Foundation
+import Testing
+
+/// The send-to-display path with `apnsim device` as its own process, as users run it.
+@Suite("Device processes")
+struct DeviceProcessTests {
+    /// Asks the control API until `check` holds for the device list (a few hundred local requests at most).
+    static func devices(_ control: ControlClient, until check: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
+        for _ in 0..<3000 {
+            let devices = try await control.get("/v1/devices").json as? [[String: Any]] ?? []
+            if check(devices) { return devices }
+            await Task.yield()
+        }
+        throw DeviceProcess.DeviceProcessError(description: "the device list never matched")
+    }
+
+    static func token(_ devices: [[String: Any]], of id: String) -> String? {
+        let device = devices.first { $0["id"] as? String == id }
+        return ((device?["apps"] as? [[String: Any]])?.first?["token"] as? String)
+    }
+
+    @Test("A device process registers, displays a push, and after a restart gets what was stored for it")
+    func processLifecycle() async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let data = temporaryDirectory()
+            let first = try DeviceProcess.start(harness, id: "proc-1", data: data)
+            let online = try await Self.devices(control) { Self.token($0, of: "proc-1") != nil && $0.first?["online"] as? Bool == true }
+            let hex = try #require(Self.token(online, of: "proc-1"))
+            let token = try #require(DeviceToken(hex))
+
+            let shown = UUID().uuidString
+            #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"to a process"}}"#,
+                                                       apnsID: shown).status == 200)
+            #expect(try await DeviceDeliveryTests.delivery(control, apnsID: shown)?["outcome"] as? String == "displayed")
+
+            first.stop()
+            _ = try await Self.devices(control) { $0.first?["online"] as? Bool == false }
+            let stored = UUID().uuidString
+            #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"while stopped"}}"#,
+                                                       apnsID: stored).status == 200)
+
+            let second = try DeviceProcess.start(harness, id: "proc-1", data: data)
+            defer { second.stop() }
+            let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: stored))
+            #expect(record["outcome"] as? String == "displayed")
+            #expect(record["token"] as? String == token.hex, "the same token after a restart with the same data folder")
+        }
+    }
+
+    @Test("A device process that dies before answering a push gets it again and shows it once")
+    func processLostAck() async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let device = try DeviceProcess.start(harness, id: "proc-2", data: temporaryDirectory(),
+                                                 extra: ["--drop-link-before-ack", "1"])
+            defer { device.stop() }
+            let online = try await Self.devices(control) { Self.token($0, of: "proc-2") != nil }
+            let hex = try #require(Self.token(online, of: "proc-2"))
+            let token = try #require(DeviceToken(hex))
+            let apnsID = UUID().uuidString
+            #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"once"}}"#,
+                                                       apnsID: apnsID).status == 200)
+            let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+            #expect(record["outcome"] as? String == "displayed")
+            let all = try #require(try await control.get("/v1/deliveries?token=\(token.hex)").json as? [[String: Any]])
+            #expect(all.count == 1)
+        }
+    }
+}
