@@ -7,7 +7,7 @@ import NIOSSL
 import Synchronization
 
 /// One simulated device: it keeps a device link to the gateway (reconnecting with back-off), installs its apps
-/// as iOS would, registers them for remote notifications, and shows what arrives (``NotificationCenter``),
+/// as iOS would, registers them for remote notifications, and shows what arrives (``NotificationList``),
 /// sending the gateway an `ack` and a `receipt` for every push.
 ///
 /// ```swift
@@ -22,7 +22,7 @@ public final class DeviceHost: Sendable {
     private let state: Mutex<State>
 
     private struct State: Sendable {
-        var center = NotificationCenter()
+        var center = NotificationList()
         var installations: Installations
         var tokens: [String: DeviceToken] = [:]
         var refusals: [String: InstallCheck.Refusal] = [:]
@@ -35,7 +35,10 @@ public final class DeviceHost: Sendable {
     public init(configuration: DeviceHostConfiguration, logger: Logger = Logger(label: "apnsim.device")) {
         self.configuration = configuration
         self.logger = logger
-        self.state = Mutex(State(installations: Installations(directory: configuration.dataDirectory),
+        var center = NotificationList()
+        center.backgroundBudget = configuration.backgroundBudget
+        center.foreground = configuration.foreground
+        self.state = Mutex(State(center: center, installations: Installations(directory: configuration.dataDirectory),
                                  linkDropsLeft: configuration.dropLinkBeforeAcknowledging, apps: configuration.apps))
     }
 
@@ -46,7 +49,7 @@ public final class DeviceHost: Sendable {
     public var refusals: [String: InstallCheck.Refusal] { state.withLock { $0.refusals } }
 
     /// What the device shows, newest first.
-    public var displayed: [NotificationCenter.Displayed] { state.withLock { $0.center.displayed } }
+    public var displayed: [NotificationList.Displayed] { state.withLock { $0.center.displayed } }
 
     /// Returns once every app that installs has its token.
     public func waitUntilRegistered() async {
@@ -115,22 +118,38 @@ public final class DeviceHost: Sendable {
                 }
             }
         try await channel.executeThenClose { inbound, outbound in
-            func send(_ message: DeviceLinkMessage) async throws {
-                try await outbound.write(ByteBuffer(bytes: DeviceLinkFraming.frame(message)))
+            @Sendable func send(_ bytes: [UInt8]) async throws {
+                try await outbound.write(ByteBuffer(bytes: bytes))
             }
-            try await send(.hello(.init(device: configuration.device)))
-            var reader = DeviceLinkFraming.Reader()
-            for try await bytes in inbound {
-                reader.append(bytes.readableBytesView)
-                // Answers to everything in one read go out together, in one write and flush.
-                var replies: [UInt8] = []
-                while let message = try reader.next() {
-                    if case .error(let error) = message {
-                        throw DeviceError("the gateway ended the link: \(error.reason): \(error.explanation)")
+            try await send(DeviceLinkFraming.frame(.hello(.init(device: configuration.device))))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask {
+                    // Heartbeats on a timer, so the gateway can tell a silent device from a dead one.
+                    var sequence = 0
+                    while true {
+                        try await Task.sleep(for: self.configuration.heartbeatInterval)
+                        sequence += 1
+                        try await send(DeviceLinkFraming.frame(.heartbeat(.init(sequence: sequence))))
                     }
-                    for reply in try handle(message) { replies += DeviceLinkFraming.frame(reply) }
                 }
-                if !replies.isEmpty { try await outbound.write(ByteBuffer(bytes: replies)) }
+                tasks.addTask {
+                    var reader = DeviceLinkFraming.Reader()
+                    for try await bytes in inbound {
+                        reader.append(bytes.readableBytesView)
+                        // Answers to everything in one read go out together, in one write and flush.
+                        var replies: [UInt8] = []
+                        while let message = try reader.next() {
+                            if case .error(let error) = message {
+                                throw DeviceError("the gateway ended the link: \(error.reason): \(error.explanation)")
+                            }
+                            for reply in try self.handle(message) { replies += DeviceLinkFraming.frame(reply) }
+                        }
+                        if !replies.isEmpty { try await send(replies) }
+                    }
+                }
+                // The link is over when the gateway closes it (the reading task ends) or a write fails.
+                try await tasks.next()
+                tasks.cancelAll()
             }
         }
     }
@@ -159,7 +178,7 @@ public final class DeviceHost: Sendable {
                     state.linkDropsLeft -= 1
                     throw DeviceError("dropping the link before acknowledging push \(delivery.id) (dropLinkBeforeAcknowledging)")
                 }
-                return state.center.receive(delivery)
+                return state.center.receive(delivery, now: now)
             }
             // The receipt comes at once, and a receipt acknowledges its push (docs/device-link.md).
             return receipts.map { .receipt($0) }

@@ -14,7 +14,13 @@ public struct DeviceHostConfiguration: Sendable {
     public var dataDirectory: String?
     /// The longest pause between reconnection attempts; attempts start 0.1 s apart and double.
     public var maximumBackoff: Duration = .seconds(5)
+    /// How often the device sends a heartbeat on its link.
+    public var heartbeatInterval: Duration = .seconds(15)
     public var clock = WallClock.system
+    /// Background pushes that may wake an app per period (``NotificationList/backgroundBudget``); `nil`: no limit.
+    public var backgroundBudget: NotificationList.BackgroundBudget? = NotificationList.BackgroundBudget(count: 3, period: 3600)
+    /// Apps in the foreground and what their willPresent handler allows (``NotificationList/foreground``).
+    public var foreground: [String: Set<PresentationOption>] = [:]
     /// For testing delivery guarantees: the device drops its link on this many incoming pushes before
     /// acknowledging them, as a device that dies mid-delivery would. The gateway must send them again.
     public var dropLinkBeforeAcknowledging = 0

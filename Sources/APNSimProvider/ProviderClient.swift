@@ -80,11 +80,19 @@ public final class ProviderClient: Sendable {
     /// Sends one request on a new stream and waits for its whole response.
     public func send(_ request: ProviderRequest) async throws -> ProviderResponse {
         let promise = channel.eventLoop.makePromise(of: ProviderResponse.self)
-        let stream = try await multiplexer.createStreamChannel { stream in
-            stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
-            }
-        }.get()
+        let stream: any Channel
+        do {
+            stream = try await multiplexer.createStreamChannel { stream in
+                stream.eventLoop.makeCompletedFuture {
+                    try stream.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
+                }
+            }.get()
+        } catch {
+            // No stream, so no collector to complete the promise (the connection closed, or the server refused
+            // another stream): complete it here, or NIO reports a leaked promise.
+            promise.fail(error)
+            throw error
+        }
         var headers = HPACKHeaders()
         for (name, value) in request.headers { headers.add(name: name, value: value) }
         let payloads: [HTTP2Frame.FramePayload] =

@@ -46,6 +46,12 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(help: "Folder for the device's data (installation IDs); tokens stay the same across restarts with it.")
     var data: String?
 
+    @Option(name: .customLong("background-budget"), help: "Background pushes that may wake an app per hour (Apple: two or three); 0 lifts the limit.")
+    var backgroundBudget = 3
+
+    @Option(name: .customLong("foreground"), help: "An app in the foreground, BUNDLE or BUNDLE:banner,list,sound,badge (what its willPresent returns; none = show nothing); repeatable.")
+    var foreground: [String] = []
+
     @Option(name: .customLong("drop-link-before-ack"), help: "For testing delivery guarantees: drop the link on this many pushes before answering them, as a device dying mid-delivery would.")
     var dropLinkBeforeAck = 0
 
@@ -65,6 +71,8 @@ struct DeviceCommand: AsyncParsableCommand {
             configuration.gatewayHost = gatewayHost
             configuration.devicePort = devicePort
             configuration.dropLinkBeforeAcknowledging = dropLinkBeforeAck
+            configuration.backgroundBudget = backgroundBudget > 0 ? .init(count: backgroundBudget, period: 3600) : nil
+            configuration.foreground = presentation
             configuration.dataDirectory = data.map { count > 1 ? URL(fileURLWithPath: $0).appendingPathComponent(deviceID).path : $0 }
             return DeviceHost(configuration: configuration, logger: logger)
         }
@@ -74,7 +82,22 @@ struct DeviceCommand: AsyncParsableCommand {
         try await group.run()
     }
 
+    /// `--foreground` as a table; a bare bundle ID means willPresent returns nothing.
+    var presentation: [String: Set<PresentationOption>] {
+        Dictionary(foreground.map { entry in
+            let parts = entry.split(separator: ":", maxSplits: 1).map(String.init)
+            let options = parts.count > 1 ? Set(parts[1].split(separator: ",").compactMap { PresentationOption(rawValue: String($0)) }) : []
+            return (parts[0], options)
+        }, uniquingKeysWith: { $1 })
+    }
+
     func validate() throws {
+        for entry in foreground {
+            let parts = entry.split(separator: ":", maxSplits: 1)
+            for option in parts.dropFirst().first?.split(separator: ",") ?? [] where PresentationOption(rawValue: String(option)) == nil {
+                throw ValidationError("--foreground options are banner, list, sound, badge; got \(option)")
+            }
+        }
         guard (1...10_000).contains(count) else { throw ValidationError("--count takes 1 to 10000") }
     }
 

@@ -22,6 +22,9 @@ struct DeviceLinkEndpoint {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    // A link silent for three heartbeat intervals is dead: DeviceLinkHandler closes it.
+                    try channel.pipeline.syncOperations.addHandler(
+                        IdleStateHandler(readTimeout: .milliseconds(Int64(services.heartbeatInterval * 3000))))
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
                     try channel.pipeline.syncOperations.addHandler(DeviceLinkHandler(services: services))
                 }

@@ -41,6 +41,11 @@ final class DeviceLinkHandler: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            fail(reason: "HeartbeatTimeout",
+                 "nothing arrived for three heartbeat intervals (\(services.heartbeatInterval * 3) s); reconnect", context: context)
+            return
+        }
         if event is ChannelShouldQuiesceEvent {
             fail(reason: "Shutdown", "the gateway is stopping; reconnect later", context: context)
             return

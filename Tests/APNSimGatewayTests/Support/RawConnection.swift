@@ -9,13 +9,18 @@ struct RawConnection: Sendable {
     let channel: any Channel
     private let received: ReceivedBytes
 
-    static func connect(port: Int, tls: (caFile: String, alpn: [String])? = nil) async throws -> RawConnection {
+    static func connect(port: Int, tls: (caFile: String, alpn: [String])? = nil,
+                        clientCertificate: (certificate: String, key: String)? = nil) async throws -> RawConnection {
         let received = ReceivedBytes()
         var sslContext: NIOSSLContext?
         if let tls {
             var configuration = TLSConfiguration.makeClientConfiguration()
             configuration.trustRoots = .file(tls.caFile)
             configuration.applicationProtocols = tls.alpn
+            if let clientCertificate {
+                configuration.certificateChain = try NIOSSLCertificate.fromPEMFile(clientCertificate.certificate).map { .certificate($0) }
+                configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: clientCertificate.key, format: .pem))
+            }
             sslContext = try NIOSSLContext(configuration: configuration)
         }
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// A value: ``receive(_:)`` takes a push and returns the receipts to send. Mutable-content pushes go through
 /// ``modifyContent`` first; the service-extension runtime (issue 4) plugs in there.
-public struct NotificationCenter: Sendable {
+public struct NotificationList: Sendable {
     public struct Displayed: Sendable, Hashable {
         public var deliveryID: String
         /// `apns-collapse-id` when the push had one, else its `apns-id` (iOS: the request identifier).
@@ -24,6 +24,25 @@ public struct NotificationCenter: Sendable {
     /// The seam for notification service extensions: given a mutable-content push's content, the content to show.
     public var modifyContent: @Sendable (NotificationContent, DeviceLinkMessage.Delivery) -> NotificationContent = { content, _ in content }
 
+    /// Apple: background pushes are throttled, "no more than two or three per hour" (reference
+    /// device-and-extension.md §4). apnsim wakes an app at most `count` times per `period`; further background
+    /// pushes are dropped with a reason. `nil` turns throttling off.
+    public var backgroundBudget: BackgroundBudget? = BackgroundBudget(count: 3, period: 3600)
+    private var backgroundWakes: [String: [Date]] = [:]
+
+    /// Apps in the foreground, with the options their `userNotificationCenter(_:willPresent:)` returns
+    /// (`banner`, `list`, `sound`, `badge`). An app absent here is in the background.
+    public var foreground: [String: Set<PresentationOption>] = [:]
+
+    public struct BackgroundBudget: Sendable, Hashable, Codable {
+        public var count: Int
+        public var period: TimeInterval
+        public init(count: Int, period: TimeInterval) {
+            self.count = count
+            self.period = period
+        }
+    }
+
     public init() {}
 
     /// Notifications of one thread of one app, newest first.
@@ -38,9 +57,9 @@ public struct NotificationCenter: Sendable {
     /// How many receipts are remembered for repeated pushes; the oldest go first.
     private static let rememberedReceipts = 10_000
 
-    public mutating func receive(_ delivery: DeviceLinkMessage.Delivery) -> [DeviceLinkMessage.Receipt] {
+    public mutating func receive(_ delivery: DeviceLinkMessage.Delivery, now: Date = Date()) -> [DeviceLinkMessage.Receipt] {
         if let receipt = answered[delivery.id] { return [receipt] }
-        let receipts = path(of: delivery)
+        let receipts = path(of: delivery, now: now)
         if let first = receipts.first {
             answered[delivery.id] = first
             answeredOrder.append(delivery.id)
@@ -51,7 +70,7 @@ public struct NotificationCenter: Sendable {
         return receipts
     }
 
-    private mutating func path(of delivery: DeviceLinkMessage.Delivery) -> [DeviceLinkMessage.Receipt] {
+    private mutating func path(of delivery: DeviceLinkMessage.Delivery, now: Date) -> [DeviceLinkMessage.Receipt] {
         let payload: PushPayload
         do {
             payload = try PushPayload(json: Array(delivery.payload.utf8))
@@ -70,6 +89,15 @@ public struct NotificationCenter: Sendable {
         }
         if delivery.pushType == .background || (payload.contentAvailable && !content.hasVisibleAlert && content.badge == nil
                                                   && content.sound == nil) {
+            if let budget = backgroundBudget {
+                let recent = (backgroundWakes[delivery.bundleID] ?? []).filter { now.timeIntervalSince($0) < budget.period }
+                guard recent.count < budget.count else {
+                    backgroundWakes[delivery.bundleID] = recent
+                    return [.init(id: delivery.id, outcome: .dropped, content: content,
+                                  detail: "background push throttled: \(budget.count) already woke the app in the last \(Int(budget.period)) s (Apple allows two or three an hour; apnsim device --background-budget changes it)")]
+                }
+                backgroundWakes[delivery.bundleID] = recent + [now]
+            }
             return [.init(id: delivery.id, outcome: .background, content: content,
                           detail: "the app was woken in the background; nothing is shown")]
         }
@@ -83,6 +111,10 @@ public struct NotificationCenter: Sendable {
             return [.init(id: delivery.id, outcome: .displayed, content: content,
                           detail: "no alert text: only the badge or sound changed")]
         }
+        if let options = foreground[delivery.bundleID], options.isDisjoint(with: [.banner, .list]) {
+            return [.init(id: delivery.id, outcome: .suppressed, content: content,
+                          detail: "the app is in the foreground and its willPresent handler returned no banner or list option")]
+        }
         var receipts: [DeviceLinkMessage.Receipt] = []
         let identifier = delivery.collapseID ?? delivery.apnsID
         if let index = displayed.firstIndex(where: { $0.bundleID == delivery.bundleID && $0.identifier == identifier }) {
@@ -95,4 +127,9 @@ public struct NotificationCenter: Sendable {
         receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content), at: 0)
         return receipts
     }
+}
+
+/// What an app in the foreground lets iOS present (`UNNotificationPresentationOptions`).
+public enum PresentationOption: String, Sendable, Hashable, Codable, CaseIterable {
+    case banner, list, sound, badge
 }

@@ -1,10 +1,11 @@
 import APNSimCore
 import APNSimDevice
+import Foundation
 import Testing
 
 /// The path each push takes on a device, without sockets.
 @Suite("Notification centre")
-struct NotificationCenterTests {
+struct NotificationListTests {
     static let token = DeviceToken(String(repeating: "cd", count: 32))!
 
     static func push(_ payload: String, type: PushType = .alert, collapseID: String? = nil, id: String,
@@ -15,7 +16,7 @@ struct NotificationCenterTests {
 
     @Test("An alert is displayed with its title, body, sound and thread")
     func alert() {
-        var center = NotificationCenter()
+        var center = NotificationList()
         let receipts = center.receive(Self.push(#"{"aps":{"alert":{"title":"T","body":"B"},"sound":"default","thread-id":"t1"}}"#, id: "1"))
         #expect(receipts.map(\.outcome) == [.displayed])
         #expect(receipts.first?.content?.title == "T")
@@ -25,7 +26,7 @@ struct NotificationCenterTests {
 
     @Test("A push with the collapse ID of a displayed one replaces it; other apps keep theirs")
     func collapse() {
-        var center = NotificationCenter()
+        var center = NotificationList()
         _ = center.receive(Self.push(#"{"aps":{"alert":"first"}}"#, collapseID: "score", id: "1"))
         _ = center.receive(Self.push(#"{"aps":{"alert":"other app"}}"#, collapseID: "score", id: "2", bundleID: "com.example.other"))
         let receipts = center.receive(Self.push(#"{"aps":{"alert":"second"}}"#, collapseID: "score", id: "3"))
@@ -36,7 +37,7 @@ struct NotificationCenterTests {
 
     @Test("Badge sets and 0 clears; a badge-only push shows no banner")
     func badge() {
-        var center = NotificationCenter()
+        var center = NotificationList()
         _ = center.receive(Self.push(#"{"aps":{"alert":"hi","badge":4}}"#, id: "1"))
         #expect(center.badges["com.example.app"] == 4)
         let receipts = center.receive(Self.push(#"{"aps":{"badge":0}}"#, id: "2"))
@@ -52,14 +53,14 @@ struct NotificationCenterTests {
         (#"{"aps":{"event":"update","content-state":{"score":1},"timestamp":1}}"#, PushType.liveactivity, DeliveryOutcome.liveactivity),
     ])
     func otherPaths(_ payload: String, _ type: PushType, _ outcome: DeliveryOutcome) {
-        var center = NotificationCenter()
+        var center = NotificationList()
         #expect(center.receive(Self.push(payload, type: type, id: "1")).map(\.outcome) == [outcome])
         #expect(center.displayed.isEmpty)
     }
 
     @Test("Mutable-content alerts pass through the extension seam; others do not")
     func seam() {
-        var center = NotificationCenter()
+        var center = NotificationList()
         center.modifyContent = { content, _ in
             var changed = content
             changed.body = (content.body ?? "") + " (modified)"
@@ -73,7 +74,7 @@ struct NotificationCenterTests {
 
     @Test("An unreadable payload is dropped with a reason")
     func unreadable() {
-        var center = NotificationCenter()
+        var center = NotificationList()
         let receipts = center.receive(Self.push("[1,2]", id: "1"))
         #expect(receipts.first?.outcome == .dropped)
         #expect(receipts.first?.detail?.isEmpty == false)
@@ -84,11 +85,53 @@ struct NotificationCenterTests {
 struct RepeatedPushTests {
     @Test("A push sent again (its ack was lost) gets the same receipt and is shown once")
     func resend() {
-        var center = NotificationCenter()
-        let push = NotificationCenterTests.push(#"{"aps":{"alert":"once"}}"#, id: "1")
+        var center = NotificationList()
+        let push = NotificationListTests.push(#"{"aps":{"alert":"once"}}"#, id: "1")
         let first = center.receive(push)
         let again = center.receive(push)
         #expect(first == again)
         #expect(center.displayed.count == 1)
+    }
+}
+
+@Suite("Notification centre: throttling and the foreground")
+struct ThrottlingAndForegroundTests {
+    static let background = #"{"aps":{"content-available":1}}"#
+
+    @Test("Background pushes wake an app at most the budget per period; the clock decides, not a sleep")
+    func throttling() {
+        var center = NotificationList()
+        center.backgroundBudget = .init(count: 3, period: 3600)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let outcomes = (0..<4).map { index in
+            center.receive(NotificationListTests.push(Self.background, type: .background, id: "b\(index)"),
+                           now: start.addingTimeInterval(Double(index) * 60)).first!.outcome
+        }
+        #expect(outcomes == [.background, .background, .background, .dropped])
+        let otherApp = center.receive(NotificationListTests.push(Self.background, type: .background, id: "o1", bundleID: "com.example.other"),
+                                      now: start.addingTimeInterval(300))
+        #expect(otherApp.first?.outcome == .background, "the budget is per app")
+        let later = center.receive(NotificationListTests.push(Self.background, type: .background, id: "b9"),
+                                   now: start.addingTimeInterval(3601))
+        #expect(later.first?.outcome == .background, "an hour after the first wake there is room again")
+
+        var unlimited = NotificationList()
+        unlimited.backgroundBudget = nil
+        let all = (0..<10).map { unlimited.receive(NotificationListTests.push(Self.background, type: .background, id: "u\($0)"), now: start) }
+        #expect(all.allSatisfy { $0.first?.outcome == .background })
+    }
+
+    @Test("An app in the foreground shows what its willPresent allows", arguments: [
+        ("", DeliveryOutcome.suppressed),
+        ("sound,badge", DeliveryOutcome.suppressed),
+        ("banner", DeliveryOutcome.displayed),
+        ("list", DeliveryOutcome.displayed),
+    ])
+    func foreground(_ options: String, _ outcome: DeliveryOutcome) {
+        var center = NotificationList()
+        center.foreground["com.example.app"] = Set(options.split(separator: ",").compactMap { PresentationOption(rawValue: String($0)) })
+        let receipts = center.receive(NotificationListTests.push(#"{"aps":{"alert":"hi"}}"#, id: "1"))
+        #expect(receipts.first?.outcome == outcome)
+        #expect(center.displayed.count == (outcome == .displayed ? 1 : 0))
     }
 }

@@ -1,0 +1,69 @@
+import APNSimCore
+import APNSimGateway
+import Foundation
+import Testing
+
+/// The gateway's end of the device link, driven byte by byte.
+@Suite("Device link")
+struct GatewayDeviceLinkTests {
+    static func messages(in bytes: [UInt8]) -> [DeviceLinkMessage] {
+        var reader = DeviceLinkFraming.Reader()
+        reader.append(bytes)
+        var found: [DeviceLinkMessage] = []
+        while let message = try? reader.next() { found.append(message) }
+        return found
+    }
+
+    static func connect(_ harness: GatewayHarness) async throws -> RawConnection {
+        try await RawConnection.connect(port: harness.endpoints.devicePort!, tls: (harness.pki.caFile, []),
+                                        clientCertificate: TestPKI.deviceIdentity)
+    }
+
+    @Test("A link silent for three heartbeat intervals is closed with HeartbeatTimeout; heartbeats are answered")
+    func heartbeatTimeout() async throws {
+        try await withGateway({ $0.heartbeatInterval = 0.1 }) { harness in
+            let raw = try await Self.connect(harness)
+            try await raw.send(DeviceLinkFraming.frame(.hello(.init(device: .init(id: "raw-1", name: "raw"))))
+                               + DeviceLinkFraming.frame(.heartbeat(.init(sequence: 7))))
+            let messages = Self.messages(in: await raw.bytesUntilClosed())
+            #expect(messages.contains(.heartbeatAck(.init(sequence: 7))))
+            guard case .error(let error)? = messages.last else {
+                Issue.record("expected an error message last, got \(messages)")
+                return
+            }
+            #expect(error.reason == "HeartbeatTimeout")
+        }
+    }
+
+    @Test("Bad first messages and bad frames get an error message, then the link closes", arguments: [
+        DeviceLinkFraming.frame(.register(.init(bundleID: "com.example.app", environment: .development, installation: "I"))),
+        DeviceLinkFraming.frame(.hello(.init(version: 99, device: .init(id: "raw-2", name: "raw")))),
+        [0, 0, 0, 5] + Array("hello".utf8),
+        [0x7F, 0, 0, 0],
+    ])
+    func badInput(_ bytes: [UInt8]) async throws {
+        try await withGateway { harness in
+            let raw = try await Self.connect(harness)
+            try await raw.send(bytes)
+            let messages = Self.messages(in: await raw.bytesUntilClosed())
+            guard case .error(let error)? = messages.last else {
+                Issue.record("expected an error message, got \(messages)")
+                return
+            }
+            #expect(!error.explanation.isEmpty)
+            try await BadInputTests.stillServes(harness)
+        }
+    }
+
+    @Test("A device without a device identity certificate is refused at the TLS handshake")
+    func noIdentity() async throws {
+        try await withGateway { harness in
+            let raw = try await RawConnection.connect(port: harness.endpoints.devicePort!, tls: (harness.pki.caFile, []))
+            try? await raw.send(DeviceLinkFraming.frame(.hello(.init(device: .init(id: "anonymous", name: "x")))))
+            let bytes = await raw.bytesUntilClosed()
+            #expect(Self.messages(in: bytes).isEmpty, "no device-link message without an identity")
+            let devices = try await ControlClient(port: harness.endpoints.controlPort).get("/v1/devices").json as? [Any]
+            #expect(devices?.isEmpty == true)
+        }
+    }
+}
