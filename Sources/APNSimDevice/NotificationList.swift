@@ -19,6 +19,8 @@ public struct NotificationList: Sendable {
 
     /// Newest first.
     public private(set) var displayed: [Displayed] = []
+    /// The Live Activity state per app (its latest `content-state`); absent when none is running.
+    public private(set) var activities: [String: JSONValue] = [:]
     /// The icon badge per app; absent means no badge.
     public private(set) var badges: [String: Int] = [:]
     /// The seam for notification service extensions: given a mutable-content push's content, the content to show.
@@ -82,8 +84,17 @@ public struct NotificationList: Sendable {
         case .voip, .pushtotalk:
             return [.init(id: delivery.id, outcome: .voip, content: content, detail: "delivered to the app's PushKit handler")]
         case .liveactivity:
+            // The activity's state: `content-state` replaces it on update, `end` ends it (ActivityKit).
             let event = payload.aps["event"]?.string ?? "update"
-            return [.init(id: delivery.id, outcome: .liveactivity, content: content, detail: "Live Activity \(event)")]
+            let state = payload.aps["content-state"]
+            if event == "end" {
+                activities[delivery.bundleID] = nil
+            } else if let state {
+                activities[delivery.bundleID] = state
+            }
+            let stateText = state.flatMap { try? String(decoding: JSONEncoder().encode($0), as: UTF8.self) } ?? "{}"
+            return [.init(id: delivery.id, outcome: .liveactivity, content: content,
+                          detail: "Live Activity \(event), content-state \(stateText)")]
         default:
             break
         }

@@ -53,7 +53,9 @@ public final class Gateway: Service, Sendable {
         world.update { world in
             for registration in saved.registrations {
                 world.tokens[registration.token] = .init(token: registration.token, bundleID: registration.bundleID,
-                                                         environment: registration.environment)
+                                                         environment: registration.environment,
+                                                         state: registration.unregisteredFrom == nil ? .active : .unregistered,
+                                                         invalidSince: registration.unregisteredFrom)
             }
         }
         self.tls = try TLSMaterial(configuration.tls)

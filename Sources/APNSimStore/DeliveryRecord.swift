@@ -74,7 +74,8 @@ public enum DeliveryEvent: Sendable {
     case receipt(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String?, at: Date)
     /// A device's app got a token.
     case registered(DeviceRegistration)
-    case unregistered(token: DeviceToken)
+    /// The app was removed; its token answers 410 from `at` on.
+    case unregistered(token: DeviceToken, at: Date)
     /// The gateway holds a push for a device: stored while it is offline (`slot` names the one-per-app place it
     /// occupies, replacing what was there) or sent and not yet acknowledged (`slot` nil).
     case held(HeldPush)
@@ -90,13 +91,20 @@ public struct DeviceRegistration: Sendable, Hashable, Codable, FetchableRecord, 
     public var device: DeviceDescriptor
     public var bundleID: String
     public var environment: APNsEnvironment
+    /// Set once the app is removed: from then on the token answers 410 `Unregistered`.
+    public var unregisteredFrom: Date?
 
-    public init(token: DeviceToken, device: DeviceDescriptor, bundleID: String, environment: APNsEnvironment) {
+    public init(token: DeviceToken, device: DeviceDescriptor, bundleID: String, environment: APNsEnvironment,
+                unregisteredFrom: Date? = nil) {
         self.token = token
         self.device = device
         self.bundleID = bundleID
         self.environment = environment
+        self.unregisteredFrom = unregisteredFrom
     }
+
+    public static let databaseDateDecodingStrategy = DatabaseDateDecodingStrategy.timeIntervalSince1970
+    public static let databaseDateEncodingStrategy = DatabaseDateEncodingStrategy.timeIntervalSince1970
 }
 
 /// A push the gateway holds for a device (see ``DeliveryEvent/held(_:)``).

@@ -73,6 +73,11 @@ public final class Store: Sendable {
                 table.column("delivery", .jsonText).notNull()
             }
         }
+        migrator.registerMigration("v4-unregistered-tokens") { db in
+            try db.alter(table: "device_registrations") { table in
+                table.add(column: "unregisteredFrom", .double)  // seconds since 1970; set when the app is removed
+            }
+        }
         return migrator
     }
 
@@ -119,8 +124,9 @@ public final class Store: Sendable {
                                    arguments: [at.timeIntervalSince1970, id])
                 case .registered(let registration):
                     try registration.insert(db, onConflict: .replace)
-                case .unregistered(let token):
-                    _ = try DeviceRegistration.deleteOne(db, key: token.hex)
+                case .unregistered(let token, let at):
+                    try db.execute(sql: "UPDATE device_registrations SET unregisteredFrom = ? WHERE token = ?",
+                                   arguments: [at.timeIntervalSince1970, token.hex])
                 case .held(let push):
                     if let slot = push.slot {
                         try db.execute(sql: "DELETE FROM held_pushes WHERE slot = ?", arguments: [slot])

@@ -135,3 +135,19 @@ struct ThrottlingAndForegroundTests {
         #expect(center.displayed.count == (outcome == .displayed ? 1 : 0))
     }
 }
+
+@Suite("Notification list: Live Activities")
+struct LiveActivityTests {
+    @Test("Updates replace the activity's content-state; end removes it")
+    func activityState() {
+        var list = NotificationList()
+        let update = list.receive(NotificationListTests.push(#"{"aps":{"event":"update","timestamp":1,"content-state":{"score":"2-1"}}}"#,
+                                                              type: .liveactivity, id: "1"))
+        #expect(update.first?.outcome == .liveactivity)
+        #expect(update.first?.detail?.contains(#""score":"2-1""#) == true)
+        #expect(list.activities["com.example.app"] == .object(["score": .string("2-1")]))
+        _ = list.receive(NotificationListTests.push(#"{"aps":{"event":"end","timestamp":2,"content-state":{"score":"3-1"}}}"#,
+                                                     type: .liveactivity, id: "2"))
+        #expect(list.activities["com.example.app"] == nil)
+    }
+}

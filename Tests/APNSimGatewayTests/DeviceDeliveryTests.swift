@@ -217,3 +217,51 @@ struct GatewayRestartTests {
         }
     }
 }
+
+extension GatewayRestartTests {
+    @Test("With a store file, a token whose app was removed still answers 410 after a restart")
+    func restartKeepsUnregisteredTokens() async throws {
+        let storePath = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: storePath) }
+        let token = try await withGateway(storePath: storePath) { harness in
+            try await withDevice(harness) { device in
+                let token = try #require(device.tokens["com.example.app"])
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                #expect(try await control.delete("/v1/devices/device-1/apps/com.example.app").status == 200)
+                return token
+            }
+        }
+        try await withGateway(storePath: storePath) { harness in
+            let gone = try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"x"}}"#,
+                                                          apnsID: UUID().uuidString)
+            #expect(gone.status == 410)
+            #expect(gone.reason == "Unregistered")
+        }
+    }
+}
+
+@Suite("Delivery to devices: expiry while offline")
+struct ExpiryTests {
+    @Test("A stored push whose apns-expiration passes while the device is offline is dropped, not delivered")
+    func expiredWhileOffline() async throws {
+        try await withGateway { harness in
+            let data = temporaryDirectory()
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let token = try #require(try await withDevice(harness, dataDirectory: data) { $0.tokens["com.example.app"] })
+            _ = try await DeviceProcessTests.devices(control) { $0.first?["online"] as? Bool == false }
+
+            let expiring = UUID().uuidString
+            let expiresAt = Int(harness.clock.now.timeIntervalSince1970) + 60
+            #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"stale soon"}}"#,
+                                                       apnsID: expiring, extra: [("apns-expiration", String(expiresAt))]).status == 200)
+            harness.clock.advance(by: 120)
+
+            try await withDevice(harness, dataDirectory: data) { device in
+                let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: expiring))
+                #expect(record["outcome"] as? String == "dropped")
+                #expect((record["detail"] as? String)?.contains("apns-expiration passed") == true)
+                #expect(device.displayed.isEmpty)
+            }
+        }
+    }
+}

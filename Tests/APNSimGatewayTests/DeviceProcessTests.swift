@@ -71,3 +71,31 @@ struct DeviceProcessTests {
         }
     }
 }
+
+@Suite("Device processes: every path")
+struct DeviceProcessPathTests {
+    @Test("Each push type takes its path in an apnsim device process", arguments: [
+        ("alert", "com.example.app", #"{"aps":{"alert":{"title":"T","body":"B"}}}"#, "displayed"),
+        ("background", "com.example.app", #"{"aps":{"content-available":1}}"#, "background"),
+        ("voip", "com.example.app.voip", #"{"aps":{},"caller":"Ada"}"#, "voip"),
+        ("liveactivity", "com.example.app.push-type.liveactivity", #"{"aps":{"timestamp":1,"event":"update","content-state":{}}}"#, "liveactivity"),
+    ])
+    func path(_ pushType: String, _ topic: String, _ payload: String, _ outcome: String) async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let device = try DeviceProcess.start(harness, id: "path-\(pushType)", data: temporaryDirectory())
+            defer { device.stop() }
+            let online = try await DeviceProcessTests.devices(control) { DeviceProcessTests.token($0, of: "path-\(pushType)") != nil }
+            let token = try #require(DeviceProcessTests.token(online, of: "path-\(pushType)"))
+            let apnsID = UUID().uuidString
+            let client = try await harness.connect()
+            let priority = pushType == "background" ? "5" : "10"
+            let response = try await client.send(.push(token: token, payload: payload, headers: harness.headers(
+                jwt: harness.jwt(), topic: topic, pushType: pushType, extra: [("apns-id", apnsID), ("apns-priority", priority)])))
+            await client.close()
+            #expect(response.status == 200, "\(response.bodyText)")
+            let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+            #expect(record["outcome"] as? String == outcome)
+        }
+    }
+}

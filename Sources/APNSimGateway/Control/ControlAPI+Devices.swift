@@ -85,7 +85,7 @@ extension ControlAPI {
             return ControlJSON.error("device \(device) has no registered \(bundleID)", status: .notFound)
         }
         let at = clock.now().addingTimeInterval(uninstallDelay)
-        devices.unregister(registration.token, device: device)
+        devices.unregister(registration.token, device: device, at: at)
         world.unregister(registration.token, at: at)
         devices.link(of: device)?.send(.uninstall(.init(bundleID: bundleID)))
         struct Removed: Encodable { var token: String; var unregisteredFrom: Date }

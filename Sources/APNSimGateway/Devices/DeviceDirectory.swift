@@ -57,7 +57,7 @@ final class DeviceDirectory: Sendable {
     /// Takes back what a previous run of the gateway left in the store.
     func restore(_ saved: (registrations: [DeviceRegistration], held: [HeldPush])) {
         state.withLock { state in
-            for registration in saved.registrations {
+            for registration in saved.registrations where registration.unregisteredFrom == nil {
                 let id = registration.device.id
                 state.devices[id, default: Device(descriptor: registration.device)].registrations[registration.token] =
                     .init(bundleID: registration.bundleID, environment: registration.environment, token: registration.token)
@@ -171,11 +171,12 @@ final class DeviceDirectory: Sendable {
         }
     }
 
-    func unregister(_ token: DeviceToken, device: String) {
+    /// The app of `token` was removed; its token answers 410 from `date` on (kept in the store for restarts).
+    func unregister(_ token: DeviceToken, device: String, at date: Date) {
         state.withLock { state in
-            state.devices[device]?.registrations[token] = nil
+            guard state.devices[device]?.registrations.removeValue(forKey: token) != nil else { return }
             if state.owners[token] == device { state.owners[token] = nil }
-            persist(.unregistered(token: token))
+            persist(.unregistered(token: token, at: date))
         }
     }
 

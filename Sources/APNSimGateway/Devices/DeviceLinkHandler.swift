@@ -79,8 +79,9 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         case .register(let registration):
             register(registration, session: session)
         case .unregister(let unregistration):
-            services.directory.unregister(unregistration.token, device: session.descriptor.id)
-            services.world.unregister(unregistration.token, at: services.clock.now() + services.uninstallDelay)
+            let at = services.clock.now() + services.uninstallDelay
+            services.directory.unregister(unregistration.token, device: session.descriptor.id, at: at)
+            services.world.unregister(unregistration.token, at: at)
         case .installRefused(let refused):
             services.installs.resolve(device: session.descriptor.id, bundleID: refused.bundleID, .refused(refused))
         case .ack(let ack):
