@@ -99,3 +99,52 @@ struct DeviceProcessPathTests {
         }
     }
 }
+
+@Suite("Device processes: the notification list")
+struct DeviceProcessListTests {
+    static func send(_ harness: GatewayHarness, token: String, payload: String, collapseID: String? = nil) async throws -> String {
+        let apnsID = UUID().uuidString
+        var extra: [(name: String, value: String)] = [("apns-id", apnsID)]
+        if let collapseID { extra.append(("apns-collapse-id", collapseID)) }
+        let client = try await harness.connect()
+        let response = try await client.send(.push(token: token, payload: payload, headers: harness.headers(jwt: harness.jwt(), extra: extra)))
+        await client.close()
+        #expect(response.status == 200)
+        return apnsID
+    }
+
+    @Test("In a device process: collapse-id replaces, and mutable content passes through unchanged")
+    func collapseAndMutableContent() async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let device = try DeviceProcess.start(harness, id: "list-1", data: temporaryDirectory())
+            defer { device.stop() }
+            let online = try await DeviceProcessTests.devices(control) { DeviceProcessTests.token($0, of: "list-1") != nil }
+            let token = try #require(DeviceProcessTests.token(online, of: "list-1"))
+            let first = try await Self.send(harness, token: token, payload: #"{"aps":{"alert":"1-0"}}"#, collapseID: "score")
+            _ = try await DeviceDeliveryTests.delivery(control, apnsID: first)
+            let second = try await Self.send(harness, token: token, payload: #"{"aps":{"alert":"2-0","mutable-content":1}}"#,
+                                             collapseID: "score")
+            let shown = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: second))
+            #expect(shown["outcome"] as? String == "displayed")
+            #expect((shown["content"] as? [String: Any])?["body"] as? String == "2-0")
+            let replaced = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: first))
+            #expect(replaced["outcome"] as? String == "replaced")
+        }
+    }
+
+    @Test("In a device process: an app in the foreground whose willPresent allows nothing shows nothing")
+    func foregroundSuppressed() async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let device = try DeviceProcess.start(harness, id: "list-2", data: temporaryDirectory(),
+                                                 extra: ["--foreground", "com.example.app"])
+            defer { device.stop() }
+            let online = try await DeviceProcessTests.devices(control) { DeviceProcessTests.token($0, of: "list-2") != nil }
+            let token = try #require(DeviceProcessTests.token(online, of: "list-2"))
+            let apnsID = try await Self.send(harness, token: token, payload: #"{"aps":{"alert":"hidden"}}"#)
+            let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+            #expect(record["outcome"] as? String == "suppressed")
+        }
+    }
+}
