@@ -51,11 +51,9 @@ public final class Gateway: Service, Sendable {
         let saved = try store.deviceState()
         devices.restore(saved)
         world.update { world in
-            for registration in saved.registrations {
-                world.tokens[registration.token] = .init(token: registration.token, bundleID: registration.bundleID,
-                                                         environment: registration.environment,
-                                                         state: registration.unregisteredFrom == nil ? .active : .unregistered,
-                                                         invalidSince: registration.unregisteredFrom)
+            for saved in saved.registrations {
+                let registered = DeviceLinkMessage.Registered(bundleID: saved.bundleID, environment: saved.environment, token: saved.token)
+                world.tokens[saved.token] = .init(registered, unregisteredFrom: saved.unregisteredFrom)
             }
         }
         self.tls = try TLSMaterial(configuration.tls)

@@ -6,24 +6,18 @@ import Synchronization
 /// after every batch.
 public final class DeliveryRecorder: Sendable {
     private let store: Store
-    private let buffer = Mutex<[DeliveryEvent]>([])
+    private let buffer = WriteBuffer<DeliveryEvent>()
     /// Readers waiting for the next batch, and how many batches have been applied (so a reader that looked
     /// before a batch landed does not wait for the one after it).
     private let waiting = Mutex<(generation: Int, waiters: [UUID: CheckedContinuation<Void, Never>])>((0, [:]))
-    private let wakeups: AsyncStream<Void>
-    private let wake: AsyncStream<Void>.Continuation
 
     public init(store: Store) {
         self.store = store
-        (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
+    /// Queues an event; cheap, callable from any thread.
     public func record(_ event: DeliveryEvent) {
-        let wasEmpty = buffer.withLock { events in
-            events.append(event)
-            return events.count == 1
-        }
-        if wasEmpty { wake.yield() }
+        buffer.append(event)
     }
 
     /// Held while a batch is taken and applied, so two flushes (the run loop's and a reader's) cannot apply
@@ -33,10 +27,7 @@ public final class DeliveryRecorder: Sendable {
     /// Applies everything queued so far, then wakes waiting readers.
     public func flush() throws {
         let events = try applying.withLock { _ in
-            let events = buffer.withLock { events in
-                defer { events.removeAll(keepingCapacity: true) }
-                return events
-            }
+            let events = buffer.take()
             try store.apply(events)
             return events
         }
@@ -72,13 +63,11 @@ public final class DeliveryRecorder: Sendable {
 
     /// Applies the buffer until ``finish()`` is called.
     public func run() async {
-        for await _ in wakeups {
-            try? flush()
-        }
-        try? flush()
+        await buffer.run { try? flush() }
     }
 
+    /// Ends ``run()`` after a last flush.
     public func finish() {
-        wake.finish()
+        buffer.finish()
     }
 }

@@ -77,6 +77,12 @@ public struct World: Sendable {
             case expired
         }
 
+        /// The record of a token a device registered; `unregisteredFrom` is set once its app was removed.
+        public init(_ registered: DeviceLinkMessage.Registered, unregisteredFrom: Date? = nil) {
+            self.init(token: registered.token, bundleID: registered.bundleID, environment: registered.environment,
+                      state: unregisteredFrom == nil ? .active : .unregistered, invalidSince: unregisteredFrom)
+        }
+
         public init(token: DeviceToken, bundleID: String, environment: APNsEnvironment, state: State = .active, invalidSince: Date? = nil) {
             self.token = token
             self.bundleID = bundleID

@@ -85,24 +85,15 @@ extension ControlAPI {
             return ControlJSON.error("device \(device) has no registered \(bundleID)", status: .notFound)
         }
         let at = clock.now().addingTimeInterval(uninstallDelay)
-        devices.unregister(registration.token, device: device, at: at)
-        world.unregister(registration.token, at: at)
+        devices.unregister(registration.token, device: device, at: at, in: world)
         devices.link(of: device)?.send(.uninstall(.init(bundleID: bundleID)))
         struct Removed: Encodable { var token: String; var unregisteredFrom: Date }
         return try ControlJSON.response(Removed(token: registration.token.hex, unregisteredFrom: at))
     }
 
     private func setOffline(_ device: String, _ offline: Bool) throws -> Response {
-        let now = clock.now()
-        guard let result = devices.setOffline(device, offline, now: now) else {
+        guard devices.setOffline(device, offline, now: clock.now()) else {
             return ControlJSON.error("no device \(device)", status: .notFound)
-        }
-        for id in result.arrival.expired {
-            deliveries.record(.receipt(id: id, outcome: .dropped, content: nil,
-                                       detail: "apns-expiration passed while the device was offline", at: now))
-        }
-        if let session = result.session {
-            for delivery in result.arrival.deliver { session.send(.push(delivery)) }
         }
         struct State: Encodable { var id: String; var online: Bool }
         return try ControlJSON.response(State(id: device, online: !offline))

@@ -96,10 +96,7 @@ struct ControlAPI: Sendable {
         // Devices that are still registered keep their tokens: a reset forgets what happened, not who is there.
         let registered = devices.devices.flatMap { $0.registrations.values }
         world.update { world in
-            for registration in registered {
-                world.tokens[registration.token] = .init(token: registration.token, bundleID: registration.bundleID,
-                                                         environment: registration.environment)
-            }
+            for registration in registered { world.tokens[registration.token] = .init(registration) }
         }
         return try ControlJSON.response(["status": "reset"])
     }

@@ -78,11 +78,11 @@ final class DeviceDirectory: Sendable {
 
     /// Where a routed push went.
     enum Routing: Sendable, Equatable {
-        case sent(device: String)
+        case sent
         /// Held for the device; `replacing` is the older push for the same app that this one displaced.
-        case stored(device: String, replacing: String?)
-        /// Offline and `apns-expiration: 0`, or a token no device owns.
-        case dropped(device: String?)
+        case stored(replacing: String?)
+        /// The device is offline and the push has `apns-expiration: 0`.
+        case dropped
     }
 
     var devices: [Device] {
@@ -93,46 +93,47 @@ final class DeviceDirectory: Sendable {
         state.withLock { $0.owners[token] }
     }
 
-    /// What a device gets when it comes online: pushes it never acknowledged first, then stored ones still
-    /// within their expiry; and the IDs of stored pushes that expired meanwhile.
-    typealias Arrival = (deliver: [DeviceLinkMessage.Delivery], expired: [String])
-
-    /// A device said hello on `session`. It is online unless it was taken offline on request.
-    func attach(_ session: DeviceSession, now: Date) -> Arrival {
-        state.withLock { state in
+    /// A device said hello on `session`. It is online unless it was taken offline on request; coming online,
+    /// it gets what waits for it (``arrive(_:in:now:)``).
+    func attach(_ session: DeviceSession, now: Date) {
+        let waiting = state.withLock { state -> [DeviceLinkMessage.Delivery] in
             let id = session.descriptor.id
             state.devices[id, default: Device(descriptor: session.descriptor)].descriptor = session.descriptor
             if state.devices[id]?.forcedOffline == true {
                 state.devices[id]?.parked = session
-                return ([], [])
+                return []
             }
             state.devices[id]?.session = session
             return arrive(id, in: &state, now: now)
         }
+        for delivery in waiting { session.send(.push(delivery)) }
     }
 
-    /// Takes a device offline (its link is parked) or back online (what waits for it is returned with the
-    /// session to send it on). `nil` when no such device exists.
-    func setOffline(_ id: String, _ offline: Bool, now: Date) -> (session: DeviceSession?, arrival: Arrival)? {
-        state.withLock { state in
+    /// Takes a device offline (its link is parked) or back online (and it gets what waits for it).
+    /// Returns `false` when no such device exists.
+    func setOffline(_ id: String, _ offline: Bool, now: Date) -> Bool {
+        let result = state.withLock { state -> (DeviceSession?, [DeviceLinkMessage.Delivery])? in
             guard var device = state.devices[id] else { return nil }
+            device.forcedOffline = offline
             if offline {
-                device.forcedOffline = true
-                if let session = device.session { device.parked = session }
+                device.parked = device.session ?? device.parked
                 device.session = nil
-                state.devices[id] = device
-                return (nil, ([], []))
+            } else {
+                device.session = device.parked ?? device.session
+                device.parked = nil
             }
-            device.forcedOffline = false
-            if let parked = device.parked { device.session = parked }
-            device.parked = nil
             state.devices[id] = device
-            guard let session = device.session else { return (nil, ([], [])) }
+            guard !offline, let session = device.session else { return (nil, []) }
             return (session, arrive(id, in: &state, now: now))
         }
+        guard let (session, waiting) = result else { return false }
+        for delivery in waiting { session?.send(.push(delivery)) }
+        return true
     }
 
-    private func arrive(_ id: String, in state: inout State, now: Date) -> Arrival {
+    /// What device `id` gets on coming online: pushes it never acknowledged first, then stored ones still within
+    /// their expiry. Stored pushes whose expiry passed are recorded as dropped.
+    private func arrive(_ id: String, in state: inout State, now: Date) -> [DeviceLinkMessage.Delivery] {
         let resend = state.unacknowledged.values.filter { $0.device == id }.sorted { $0.sequence < $1.sequence }.map(\.delivery)
         let waiting = state.pending.values.filter { $0.device == id }
         state.pending = state.pending.filter { $0.value.device != id }
@@ -143,8 +144,12 @@ final class DeviceDirectory: Sendable {
             state.holdUnacknowledged(delivery, device: id)
             persist(.held(HeldPush(id: delivery.id, device: id, slot: nil, expires: nil, delivery: delivery)))
         }
-        for id in expired { persist(.released(id: id)) }
-        return (resend + stored, expired)
+        for id in expired {
+            persist(.released(id: id))
+            persist(.receipt(id: id, outcome: .dropped, content: nil,
+                             detail: "apns-expiration passed while the device was offline", at: now))
+        }
+        return resend + stored
     }
 
     /// The link of `session` ended; its device is offline unless a newer link already replaced it.
@@ -171,13 +176,15 @@ final class DeviceDirectory: Sendable {
         }
     }
 
-    /// The app of `token` was removed; its token answers 410 from `date` on (kept in the store for restarts).
-    func unregister(_ token: DeviceToken, device: String, at date: Date) {
+    /// The app of `token` was removed: the device no longer owns it, and in `world` it answers 410 from `date`
+    /// on (kept in the store for restarts).
+    func unregister(_ token: DeviceToken, device: String, at date: Date, in world: WorldRegistry) {
         state.withLock { state in
             guard state.devices[device]?.registrations.removeValue(forKey: token) != nil else { return }
             if state.owners[token] == device { state.owners[token] = nil }
             persist(.unregistered(token: token, at: date))
         }
+        world.unregister(token, at: date)
     }
 
     /// The session of a device that is online, or parked offline, for messages that are not pushes.
@@ -198,18 +205,18 @@ final class DeviceDirectory: Sendable {
         }
     }
 
-    /// Sends `delivery` to the device that owns its token, or stores it while that device is offline.
-    func route(_ delivery: DeviceLinkMessage.Delivery, expiration: PushPlan.Expiration, now: Date) -> Routing {
+    /// Sends `delivery` to device `id` (the owner of its token, ``owner(of:)``), or stores it while that
+    /// device is offline.
+    func route(_ delivery: DeviceLinkMessage.Delivery, to id: String, expiration: PushPlan.Expiration, now: Date) -> Routing {
         let (routing, session) = state.withLock { state -> (Routing, DeviceSession?) in
-            guard let id = state.owners[delivery.token] else { return (.dropped(device: nil), nil) }
             if let session = state.devices[id]?.session {
                 state.holdUnacknowledged(delivery, device: id)
                 persist(.held(HeldPush(id: delivery.id, device: id, slot: nil, expires: nil, delivery: delivery)))
-                return (.sent(device: id), session)
+                return (.sent, session)
             }
             let expires: Date?
             switch expiration {
-            case .once: return (.dropped(device: id), nil)
+            case .once: return (.dropped, nil)
             case .storeByDefault: expires = now.addingTimeInterval(30 * 86_400)  // Apple: at most 30 days
             case .until(let date): expires = date
             }
@@ -217,7 +224,7 @@ final class DeviceDirectory: Sendable {
             let replaced = state.pending[slot]?.delivery.id
             state.pending[slot] = Held(device: id, delivery: delivery, expires: expires)
             persist(.held(HeldPush(id: delivery.id, device: id, slot: slot, expires: expires, delivery: delivery)))
-            return (.stored(device: id, replacing: replaced), nil)
+            return (.stored(replacing: replaced), nil)
         }
         session?.send(.push(delivery))
         return routing

@@ -12,14 +12,7 @@ struct DeviceLinkEndpoint {
     func bind(host: String, port: Int, group: any EventLoopGroup, quiesce: ServerQuiescingHelper) async throws -> any Channel {
         let services = self.services
         let sslContext = self.sslContext
-        return try await ServerBootstrap(group: group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
-                }
-            }
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        return try await Listener.bootstrap(group: group, quiesce: quiesce)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     // A link silent for three heartbeat intervals is dead: DeviceLinkHandler closes it.

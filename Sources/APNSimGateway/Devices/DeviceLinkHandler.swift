@@ -66,22 +66,15 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             let session = DeviceSession(descriptor: hello.device, channel: context.channel)
             self.session = session
             session.send(.welcome(.init(heartbeatInterval: services.heartbeatInterval)))
-            let now = services.clock.now()
-            let waiting = services.directory.attach(session, now: now)
-            for id in waiting.expired {
-                services.deliveries.record(.receipt(id: id, outcome: .dropped, content: nil,
-                                                    detail: "apns-expiration passed while the device was offline", at: now))
-            }
-            for delivery in waiting.deliver { session.send(.push(delivery)) }
+            services.directory.attach(session, now: services.clock.now())
             return
         }
         switch message {
         case .register(let registration):
             register(registration, session: session)
         case .unregister(let unregistration):
-            let at = services.clock.now() + services.uninstallDelay
-            services.directory.unregister(unregistration.token, device: session.descriptor.id, at: at)
-            services.world.unregister(unregistration.token, at: at)
+            services.directory.unregister(unregistration.token, device: session.descriptor.id,
+                                          at: services.clock.now() + services.uninstallDelay, in: services.world)
         case .installRefused(let refused):
             services.installs.resolve(device: session.descriptor.id, bundleID: refused.bundleID, .refused(refused))
         case .ack(let ack):
@@ -107,14 +100,14 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         let device = session.descriptor.id
         let token = services.tokens.token(device: device, bundleID: registration.bundleID,
                                           environment: registration.environment, installation: registration.installation)
+        let registered = DeviceLinkMessage.Registered(bundleID: registration.bundleID, environment: registration.environment,
+                                                      token: token)
         services.world.update { world in
             if world.apps[registration.bundleID] == nil, let team = registration.team {
                 world.apps[registration.bundleID] = .init(bundleID: registration.bundleID, team: team)
             }
-            world.tokens[token] = .init(token: token, bundleID: registration.bundleID, environment: registration.environment)
+            world.tokens[token] = .init(registered)
         }
-        let registered = DeviceLinkMessage.Registered(bundleID: registration.bundleID, environment: registration.environment,
-                                                      token: token)
         services.directory.register(registered, device: device)
         session.send(.registered(registered))
         services.installs.resolve(device: device, bundleID: registration.bundleID, .installed(token))

@@ -16,9 +16,5 @@ final class DeviceSession: Sendable {
         channel.writeAndFlush(channel.allocator.buffer(bytes: frame), promise: nil)
     }
 
-    func close() {
-        channel.close(promise: nil)
-    }
-
     var isSameLink: ObjectIdentifier { ObjectIdentifier(channel) }
 }

@@ -16,10 +16,10 @@ struct PushRouter: Sendable {
                                                   collapseID: plan.collapseID, payload: payload)
         deliveries.record(.accepted(DeliveryRecord(id: delivery.id, apnsId: apnsID, device: device, bundleID: plan.bundleID,
                                                    token: plan.token.hex, pushType: plan.pushType.rawValue, acceptedAt: now)))
-        switch directory.route(delivery, expiration: plan.expiration, now: now) {
+        switch directory.route(delivery, to: device, expiration: plan.expiration, now: now) {
         case .sent:
             break
-        case .stored(_, let replaced?):
+        case .stored(let replaced?):
             deliveries.record(.receipt(id: replaced, outcome: .dropped, content: nil,
                                        detail: "replaced by a newer push for the same app while the device was offline (APNs keeps one)",
                                        at: now))

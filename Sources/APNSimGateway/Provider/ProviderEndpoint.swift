@@ -19,15 +19,7 @@ struct ProviderEndpoint {
         let services = self.services
         let sslContext = self.sslContext
         let certificateCheck = self.certificateCheck
-        return try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 4096)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
-                }
-            }
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        return try await Listener.bootstrap(group: group, quiesce: quiesce)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let connection = ProviderConnection(environment: environment, services: services,

@@ -23,6 +23,9 @@ struct PushExchange {
         }
     }
 
+    /// The body as kept, as text (for the record and the device).
+    var bodyText: String { String(buffer: body) }
+
     /// Whether the body has crossed ``limit``.
     var isOversized: Bool { bodyBytes > limit }
 

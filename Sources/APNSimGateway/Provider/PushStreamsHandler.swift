@@ -152,13 +152,13 @@ final class PushStreamsHandler: ChannelInboundHandler {
     private func answer(_ exchange: PushExchange, rejection: Rejection?, streamID: HTTP2StreamID,
                         context: ChannelHandlerContext, written: EventLoopPromise<Void>? = nil) {
         let apnsID = exchange.head["apns-id"] ?? connection.responseIDs.upperCaseUUID()
-        record(exchange, apnsID: apnsID, rejection: rejection)
+        let payload = exchange.bodyText
+        record(exchange, apnsID: apnsID, payload: payload, rejection: rejection)
         // IDs are unique per response, so they stay out of the HPACK dynamic table: indexing them would only
         // evict useful entries and cost a table search per response.
         var headers = HPACKHeaders()
         guard let rejection else {
             if case .success(let plan) = exchange.verdict {
-                let payload = exchange.body.getString(at: exchange.body.readerIndex, length: exchange.body.readableBytes) ?? ""
                 connection.services.router.route(plan, apnsID: apnsID, payload: payload, now: exchange.receivedAt)
             }
             headers.add(name: ":status", value: "200")
@@ -186,7 +186,7 @@ final class PushStreamsHandler: ChannelInboundHandler {
         needsFlush = true
     }
 
-    private func record(_ exchange: PushExchange, apnsID: String, rejection: Rejection?) {
+    private func record(_ exchange: PushExchange, apnsID: String, payload: String, rejection: Rejection?) {
         let plan = try? exchange.verdict.get()
         var headers = [String: String](minimumCapacity: exchange.head.headers.count)
         for (name, value) in exchange.head.headers where headers[name] == nil {
@@ -205,7 +205,7 @@ final class PushStreamsHandler: ChannelInboundHandler {
             pushType: plan?.pushType.rawValue ?? exchange.head["apns-push-type"],
             apnsID: apnsID,
             headers: headers,
-            payload: exchange.body.getString(at: exchange.body.readerIndex, length: exchange.body.readableBytes),
+            payload: payload,
             payloadBytes: exchange.bodyBytes,
             status: rejection?.reason.status ?? 200,
             reason: rejection?.reason.rawValue,
