@@ -19,7 +19,7 @@ struct ConnectionTests {
     @Test("An idle connection gets GOAWAY {\"reason\":\"IdleTimeout\"} with the last stream it served, then is closed",
           .timeLimit(.minutes(1)))
     func idleTimeout() async throws {
-        try await withGateway({ $0.connection.idleTimeout = .milliseconds(300) }) { harness in
+        try await withGateway({ $0.connection.idleTimeout = .seconds(1) }) { harness in
             let client = try await harness.connect()
             let response = try await client.send(.push(token: TestWorld.devToken, payload: GatewayHarness.alert,
                                                        headers: harness.headers(jwt: harness.jwt())))
