@@ -129,13 +129,22 @@ let package = Package(
                 "APNSimCore", "APNSimGateway", "APNSimStore", "APNSimProvider", "APNSimDevice",
                 "apnsim",  // built for the tests that start real device processes
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            // Seeded mutation of every decoder of outside input, 100,000 inputs each: none may trap.
+            name: "APNSimFuzzTests",
+            dependencies: ["APNSimCore", "APNSimProvider", "APNSimDevice", "APNSimGateway",
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(

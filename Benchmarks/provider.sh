@@ -4,6 +4,7 @@
 # on this machine with the same certificate, in the same run. Prints both rates and apnsim's ratio to nginx.
 #
 # Usage: Benchmarks/provider.sh [REQUESTS]      (from anywhere; default 200000 requests per run)
+#        APNSIM_BIN=PATH Benchmarks/provider.sh   (measure that binary instead of building this tree)
 # Needs: h2load (Debian nghttp2-client), nginx (Debian nginx-light), openssl; installs them with apt if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,9 +24,13 @@ command -v h2load >/dev/null || need+=(nghttp2-client)
 command -v nginx >/dev/null || need+=(nginx-light)
 if (( ${#need[@]} > 0 )); then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null; fi
 
-echo "building apnsim (release)…"
-swift build -c release --product apnsim 2>&1 | tail -1
-apnsim=$(swift build -c release --show-bin-path)/apnsim
+if [[ -n "${APNSIM_BIN:-}" ]]; then
+  apnsim=$APNSIM_BIN   # an apnsim built elsewhere, such as the previous commit's, to compare in the same session
+else
+  echo "building apnsim (release)…"
+  swift build -c release --product apnsim 2>&1 | tail -1
+  apnsim=$(swift build -c release --show-bin-path)/apnsim
+fi
 
 # One valid token for the whole run, made by Apple's openssl recipe (DER signature).
 b64url() { openssl base64 -e -A | tr -- '+/' '-_' | tr -d =; }

@@ -69,10 +69,11 @@ public final class Gateway: Service, Sendable {
     public func run(onReady: @escaping @Sendable (Endpoints) async -> Void) async throws {
         let group = MultiThreadedEventLoopGroup.singleton
         let quiesce = ServerQuiescingHelper(group: group)
+        let commits = store.isFile && configuration.durableAnswers ? CommitPoint(sends: recorder, deliveries: deliveries) : nil
         let services = GatewayServices(
             validator: PushValidator(configuration: configuration.validator), world: world, recorder: recorder,
             clock: configuration.clock, policy: configuration.connection, tokenSession: configuration.tokenSession,
-            faults: faults, router: PushRouter(directory: devices, deliveries: deliveries))
+            faults: faults, router: PushRouter(directory: devices, deliveries: deliveries), commits: commits, logger: logger)
         let certificateCheck = ProviderCertificateCheck(roots: tls.providerRoots, clock: configuration.clock)
 
         var ports: [APNsEnvironment: Int] = [:]
@@ -128,6 +129,7 @@ public final class Gateway: Service, Sendable {
         try await withThrowingDiscardingTaskGroup { tasks in
             tasks.addTask { await self.recorder.run() }
             tasks.addTask { await self.deliveries.run() }
+            if let commits { tasks.addTask { await commits.run() } }
             let controlGroup = ServiceGroup(configuration: .init(services: [app], logger: logger))
             tasks.addTask { try await controlGroup.run() }
             tasks.addTask {
@@ -140,6 +142,7 @@ public final class Gateway: Service, Sendable {
             let done = group.next().makePromise(of: Void.self)
             quiesce.initiateShutdown(promise: done)
             try? await done.futureResult.get()
+            commits?.finish()
             recorder.finish()
             deliveries.finish()
             await controlGroup.triggerGracefulShutdown()

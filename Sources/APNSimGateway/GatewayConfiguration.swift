@@ -20,6 +20,9 @@ public struct GatewayConfiguration: Sendable {
     public var uninstallDelay: TimeInterval = 0
     /// Seconds between device-link heartbeats.
     public var heartbeatInterval = 15.0
+    /// With a store file: answer 200 only once the push is committed to it, so a crash loses no accepted push.
+    /// Off, answers go out at once and the last few hundred milliseconds of accepted pushes can be lost to a kill.
+    public var durableAnswers = true
 
     /// PEM files: the gateway's certificate chain and key, and the CA that provider client certificates must chain to.
     public var tls: TLSFiles
@@ -65,6 +68,9 @@ public struct GatewayConfiguration: Sendable {
         public var idleTimeout: Duration = .seconds(3600)
         /// A connection that has not finished its TLS handshake and HTTP/2 preface by then is closed.
         public var handshakeTimeout: Duration = .seconds(10)
+        /// On shutdown, how long requests already in flight get to finish after GOAWAY `{"reason":"Shutdown"}`
+        /// before their connection is closed anyway.
+        public var shutdownGrace: Duration = .seconds(5)
         public var headerTableSize = 4096
         public var maxHeaderListSize = 8000
         public var initialWindowSize = 65535

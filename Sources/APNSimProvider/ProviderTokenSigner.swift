@@ -35,7 +35,7 @@ public struct ProviderTokenSigner: Sendable {
     /// A token as Apple's documentation builds it: header `{"alg":"ES256","kid":…}`, claims `{"iss":…,"iat":…}`.
     public func token(issuedAt: Date, format: SignatureFormat = .raw) -> String {
         sign(header: #"{"alg":"ES256","kid":"\#(keyID)"}"#,
-             claims: #"{"iss":"\#(teamID)","iat":\#(Int(issuedAt.timeIntervalSince1970))}"#, format: format)
+             claims: #"{"iss":"\#(teamID)","iat":\#(Int64(saturating: issuedAt.timeIntervalSince1970))}"#, format: format)
     }
 
     /// Signs arbitrary header and claims JSON exactly as given (for tests of what the gateway tolerates).

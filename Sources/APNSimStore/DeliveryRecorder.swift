@@ -63,7 +63,7 @@ public final class DeliveryRecorder: Sendable {
 
     /// Applies the buffer until ``finish()`` is called.
     public func run() async {
-        await buffer.run { try? flush() }
+        await buffer.run(gathering: .milliseconds(2)) { try? flush() }
     }
 
     /// Ends ``run()`` after a last flush.

@@ -10,12 +10,24 @@ public final class Store: Sendable {
     /// - Parameter path: a SQLite file, created if absent; `nil` keeps everything in memory.
     public init(path: String? = nil) throws {
         if let path {
-            database = try DatabaseQueue(path: path)
+            // Write-ahead logging with synchronous=NORMAL: a commit is in the file (the OS has it) when it returns,
+            // so a killed process loses nothing committed; only a power cut can lose the last commits, which is
+            // not what a simulator's record guards against, and a full fsync per commit would cost most of the speed.
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+            database = try DatabaseQueue(path: path, configuration: configuration)
         } else {
             database = try DatabaseQueue()
         }
+        self.isFile = path != nil
         try Self.migrator.migrate(database)
     }
+
+    /// Whether the record is kept in a file (and so survives the process).
+    public let isFile: Bool
 
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

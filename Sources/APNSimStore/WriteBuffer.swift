@@ -29,8 +29,16 @@ final class WriteBuffer<Element: Sendable>: Sendable {
     }
 
     /// Calls `drain` whenever items arrive, until ``finish()``; then once more for the last of them.
-    func run(_ drain: () -> Void) async {
-        for await _ in wakeups { drain() }
+    ///
+    /// After each drain it lets `gathering` pass before the next, so a trickle of items (one request per round
+    /// trip, as on a connection held to one stream) is written in batches too: a wake-up and a transaction per
+    /// item cost more than answering the request did. Readers that need everything call their recorder's
+    /// `flush()` first, so the pause delays no answer.
+    func run(gathering: Duration = .zero, _ drain: () -> Void) async {
+        for await _ in wakeups {
+            drain()
+            if gathering > .zero { try? await Task.sleep(for: gathering) }
+        }
         drain()
     }
 

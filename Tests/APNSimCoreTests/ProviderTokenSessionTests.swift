@@ -56,6 +56,37 @@ struct ProviderTokenSessionTests {
         var session = ProviderTokenSession()
         #expect(session.authorize(header, environment: .development, keys: Self.keys, now: Self.start).failureReason == reason)
     }
+
+    /// Each of these trapped the gateway ("Double value cannot be converted to Int") or, for NaN, never expired.
+    @Test("An iat that is not a time is InvalidProviderToken and names the value", arguments: [
+        ("1e19", "1e+19"), ("-1e300", "-1e+300"), (#""inf""#, #""inf""#), (#""-inf""#, #""-inf""#), (#""nan""#, #""nan""#),
+        (#""1e19""#, #""1e19""#), ("-5", "-5.0"), (#""0x10""#, #""0x10""#), ("253402300800", "253402300800.0"),
+        (#""99999999999999999999999""#, #""99999999999999999999999""#), ("{}", "(neither a number nor a string)"),
+    ])
+    func iatOutOfRange(_ iat: String, _ shown: String) {
+        var session = ProviderTokenSession()
+        let jwt = ProviderTokenSigner(key: Self.teamKey, keyID: "KEY0000001", teamID: "TEAM000001")
+            .sign(header: #"{"alg":"ES256","kid":"KEY0000001"}"#, claims: #"{"iss":"TEAM000001","iat":\#(iat)}"#)
+        let result = session.authorize("bearer " + jwt, environment: .development, keys: Self.keys, now: Self.start)
+        guard case .failure(let rejection) = result else {
+            Issue.record("iat \(iat) was accepted")
+            return
+        }
+        #expect(rejection.reason == .invalidProviderToken)
+        #expect(rejection.explanation.contains("iat \(shown) is not a time"), "\(rejection.explanation)")
+    }
+
+    @Test("An iat in range but old is ExpiredProviderToken; 0 and a fraction are read as times")
+    func iatInRange() {
+        for (iat, reason) in [("0", RejectionReason.expiredProviderToken), (#""0""#, .expiredProviderToken),
+                              ("\(Self.start.timeIntervalSince1970 - 0.5)", nil), (#""\#(Int(Self.start.timeIntervalSince1970))""#, nil)] {
+            var session = ProviderTokenSession()
+            let jwt = ProviderTokenSigner(key: Self.teamKey, keyID: "KEY0000001", teamID: "TEAM000001")
+                .sign(header: #"{"alg":"ES256","kid":"KEY0000001"}"#, claims: #"{"iss":"TEAM000001","iat":\#(iat)}"#)
+            #expect(session.authorize("bearer " + jwt, environment: .development, keys: Self.keys, now: Self.start).failureReason == reason,
+                    "iat \(iat)")
+        }
+    }
 }
 
 extension Result where Failure == Rejection {

@@ -42,9 +42,13 @@ public struct ProviderToken: Sendable, Hashable {
         guard let teamID = claims.iss, !teamID.isEmpty else {
             return .failure(.init("the JWT claims have no \"iss\" (your 10-character Team ID)"))
         }
-        guard let issuedAt = claims.iat?.date else {
+        guard let iat = claims.iat else {
             return .failure(.init("the JWT claims have no \"iat\" in epoch seconds (a number, or a string of digits)"))
         }
+        guard let seconds = iat.seconds, EpochSeconds.range.contains(seconds) else {
+            return .failure(.init("the JWT's iat \(iat.text) is not a time: APNs wants epoch seconds, a whole number from 0 to \(Int64(EpochSeconds.range.upperBound)) (the years 1970 to 9999)"))
+        }
+        let issuedAt = Date(timeIntervalSince1970: seconds)
         let input = Data(compact.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         return .success(ProviderToken(compact: compact, algorithm: algorithm, keyID: keyID, teamID: teamID,
                                       issuedAt: issuedAt, signingInput: input, signature: signature))
@@ -73,16 +77,33 @@ public struct ProviderToken: Sendable, Hashable {
     }
 
     /// `iat` as a JSON number or, as APNSwift sends it, a string of digits.
-    private struct EpochSeconds: Decodable {
-        var date: Date?
+    ///
+    /// Apple says only "epoch seconds". apnsim accepts a finite number (fractions allowed: some JWT libraries send
+    /// them) or a string of ASCII digits, within ``range``; anything else (`1e19`, `-1e300`, `"inf"`, `"nan"`, a
+    /// negative time) makes the token `InvalidProviderToken`, with the value in the explanation. A time within
+    /// the range but over an hour old stays `ExpiredProviderToken`.
+    struct EpochSeconds: Decodable {
+        /// 1970-01-01 to 9999-12-31T23:59:59Z.
+        static let range: ClosedRange<Double> = 0...253_402_300_799
+
+        /// The value, when it is a finite number or a string of digits.
+        var seconds: Double?
+        /// The value as it was sent, for the explanation.
+        var text: String
+
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let seconds = try? container.decode(Double.self) {
-                date = Date(timeIntervalSince1970: seconds)
-            } else if let text = try? container.decode(String.self), let seconds = Double(text.trimmingSpacesAndTabs) {
-                date = Date(timeIntervalSince1970: seconds)
+            if let number = try? container.decode(Double.self) {
+                seconds = number.isFinite ? number : nil
+                text = "\(number)"
+            } else if let string = try? container.decode(String.self) {
+                let digits = string.trimmingSpacesAndTabs
+                let allDigits = !digits.isEmpty && digits.utf8.count <= 20 && digits.utf8.allSatisfy { (0x30...0x39).contains($0) }
+                seconds = allDigits ? Double(digits) : nil
+                text = "\"\(string.prefix(40))\""
             } else {
-                date = nil
+                seconds = nil
+                text = "(neither a number nor a string)"
             }
         }
     }

@@ -99,12 +99,12 @@ public struct ProviderTokenSession: Sendable {
         if let expired = expiry(of: token.issuedAt, now: now) { return .failure(expired) }
         if token.issuedAt.timeIntervalSince(now) > configuration.futureIssueTolerance {
             return .failure(Rejection(.invalidProviderToken,
-                "the token's iat \(Int(token.issuedAt.timeIntervalSince1970)) is \(Int(token.issuedAt.timeIntervalSince(now))) s in the future; check the provider's clock"))
+                "the token's iat \(Int64(saturating: token.issuedAt.timeIntervalSince1970)) is \(Int64(saturating: token.issuedAt.timeIntervalSince(now))) s in the future; check the provider's clock"))
         }
         if let current, now.timeIntervalSince(current.acceptedAt) < configuration.minimumRefreshInterval {
-            let waited = Int(now.timeIntervalSince(current.acceptedAt))
+            let waited = Int64(saturating: now.timeIntervalSince(current.acceptedAt))
             return .failure(Rejection(.tooManyProviderTokenUpdates,
-                "a new token came \(waited) s after the previous one on this connection; reuse a token for at least \(Int(configuration.minimumRefreshInterval / 60)) minutes"))
+                "a new token came \(waited) s after the previous one on this connection; reuse a token for at least \(Int64(saturating: configuration.minimumRefreshInterval / 60)) minutes"))
         }
 
         let grant = Grant(teamID: key.team, keyID: key.id, topics: key.topics)
@@ -120,6 +120,6 @@ public struct ProviderTokenSession: Sendable {
         let age = now.timeIntervalSince(issuedAt)
         guard age > configuration.tokenLifetime else { return nil }
         return Rejection(.expiredProviderToken,
-            "the token was issued \(Int(age / 60)) minutes ago; tokens last \(Int(configuration.tokenLifetime / 60)) minutes, so sign a new one")
+            "the token was issued \(Int64(saturating: age / 60)) minutes ago; tokens last \(Int64(saturating: configuration.tokenLifetime / 60)) minutes, so sign a new one")
     }
 }

@@ -19,7 +19,7 @@ public struct Rejection: Hashable, Sendable, Error, CustomStringConvertible {
     /// The JSON error body Apple sends: `{"reason":"…"}`, plus `"timestamp"` in milliseconds for 410.
     public var responseBody: String {
         if reason.status == 410 {
-            let millis = Int64(((invalidSince ?? Date(timeIntervalSince1970: 0)).timeIntervalSince1970 * 1000).rounded())
+            let millis = Int64(saturating: ((invalidSince ?? Date(timeIntervalSince1970: 0)).timeIntervalSince1970 * 1000).rounded())
             return #"{"reason":"\#(reason.rawValue)","timestamp":\#(millis)}"#
         }
         return #"{"reason":"\#(reason.rawValue)"}"#

@@ -49,22 +49,25 @@ extension ControlAPI {
         var team: String?
     }
 
+    /// The manifest a `POST /v1/devices/{id}/apps` body describes.
+    static func manifest(from body: Data, world: WorldRegistry, now: Date) throws(ControlAPIError) -> AppManifest {
+        if let full = try? JSONDecoder().decode(AppManifest.self, from: body) { return full }
+        guard let short = try? JSONDecoder().decode(InstallRequest.self, from: body) else {
+            throw ControlAPIError("give {\"bundleID\", \"environment\", \"team\"} or a whole app manifest with a profile")
+        }
+        guard let team = short.team ?? world.read({ $0.apps[short.bundleID]?.team }) else {
+            throw ControlAPIError("\(short.bundleID) is not in the world; give its team")
+        }
+        return .signed(bundleID: short.bundleID, team: team, environment: short.environment ?? .development, now: now)
+    }
+
     private func install(_ request: Request, device: String) async throws -> Response {
         let body = try await request.body.collect(upTo: 1 << 20)
         let manifest: AppManifest
-        if let full = try? JSONDecoder().decode(AppManifest.self, from: Data(body.readableBytesView)) {
-            manifest = full
-        } else {
-            let short: InstallRequest
-            do {
-                short = try JSONDecoder().decode(InstallRequest.self, from: Data(body.readableBytesView))
-            } catch {
-                return ControlJSON.error("give {\"bundleID\", \"environment\", \"team\"} or a whole app manifest with a profile")
-            }
-            guard let team = short.team ?? world.read({ $0.apps[short.bundleID]?.team }) else {
-                return ControlJSON.error("\(short.bundleID) is not in the world; give its team")
-            }
-            manifest = .signed(bundleID: short.bundleID, team: team, environment: short.environment ?? .development, now: clock.now())
+        do {
+            manifest = try Self.manifest(from: Data(body.readableBytesView), world: world, now: clock.now())
+        } catch {
+            return ControlJSON.error(error.description)
         }
         guard let link = devices.link(of: device) else {
             return ControlJSON.error("device \(device) is not connected; start it first (apnsim device --id \(device))", status: .conflict)
@@ -102,29 +105,11 @@ extension ControlAPI {
     /// Deliveries, oldest first. With `wait=SECONDS` the answer waits (up to 60 s) until at least one matching
     /// delivery has its receipt, so a test can send and then ask, with no sleep in between.
     private func deliveryRecords(_ request: Request) async throws -> Response {
-        let query = request.uri.queryParameters
-        var filter = DeliveryFilter()
-        filter.device = query["device"].map(String.init)
-        filter.token = query["token"].map(String.init)
-        filter.bundleID = query["bundle"].map(String.init)
-        filter.apnsId = query["apnsId"].map(String.init)
-        if let after = query["after"] {
-            guard let date = ControlJSON.date(String(after)) else {
-                return ControlJSON.error("after must be an ISO-8601 time or milliseconds since 1970")
-            }
-            filter.after = date
-        }
-        if let limit = query["limit"] {
-            guard let value = Int(limit), value > 0 else { return ControlJSON.error("limit must be a positive number") }
-            filter.limit = value
-        }
-        var wait: Duration = .zero
-        if let text = query["wait"] {
-            guard let seconds = Double(text), seconds >= 0, seconds <= 60 else {
-                return ControlJSON.error("wait must be a number of seconds from 0 to 60")
-            }
-            wait = .milliseconds(Int(seconds * 1000))
-            filter.completedOnly = true
+        let (filter, wait): (DeliveryFilter, Duration)
+        do {
+            (filter, wait) = try ControlQuery.deliveryFilter(request.queryValues)
+        } catch {
+            return ControlJSON.error(error.description)
         }
         let deadline = ContinuousClock.now + wait
         while true {

@@ -52,23 +52,11 @@ struct ControlAPI: Sendable {
     }
 
     private func sends(_ request: Request) throws -> Response {
-        let query = request.uri.queryParameters
-        var filter = SendFilter()
-        filter.token = query["token"].map(String.init)
-        filter.topic = query["topic"].map(String.init)
-        if let status = query["status"] {
-            guard let value = Int(status) else { return ControlJSON.error("status must be a number such as 400") }
-            filter.status = value
-        }
-        if let since = query["since"] {
-            guard let date = ControlJSON.date(String(since)) else {
-                return ControlJSON.error("since must be an ISO-8601 time or milliseconds since 1970")
-            }
-            filter.since = date
-        }
-        if let limit = query["limit"] {
-            guard let value = Int(limit), value > 0 else { return ControlJSON.error("limit must be a positive number") }
-            filter.limit = value
+        let filter: SendFilter
+        do {
+            filter = try ControlQuery.sendFilter(request.queryValues)
+        } catch {
+            return ControlJSON.error(error.description)
         }
         try recorder.flush()
         return try ControlJSON.response(try store.sends(matching: filter))
@@ -99,5 +87,14 @@ struct ControlAPI: Sendable {
             for registration in registered { world.tokens[registration.token] = .init(registration) }
         }
         return try ControlJSON.response(["status": "reset"])
+    }
+}
+
+extension Request {
+    /// The query parameters, the first value of each name.
+    var queryValues: [String: String] {
+        var values: [String: String] = [:]
+        for (name, value) in uri.queryParameters where values[String(name)] == nil { values[String(name)] = String(value) }
+        return values
     }
 }

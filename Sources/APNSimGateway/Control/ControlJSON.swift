@@ -23,14 +23,21 @@ enum ControlJSON {
     /// Decodes a request body, turning decoding failures into a sentence.
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = 1 << 20) async throws -> T {
         let buffer = try await request.body.collect(upTo: limit)
+        return try decode(T.self, from: Data(buffer.readableBytesView))
+    }
+
+    /// Decodes a body already read; every failure is a ``ControlAPIError`` with a sentence naming the field.
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(ControlAPIError) -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+            return try JSONDecoder().decode(T.self, from: data)
         } catch let DecodingError.keyNotFound(key, context) {
             throw ControlAPIError("missing field \"\(key.stringValue)\" at \(path(context))")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
             throw ControlAPIError("wrong type at \(path(context)): \(context.debugDescription)")
         } catch let DecodingError.dataCorrupted(context) {
             throw ControlAPIError("\(context.debugDescription) at \(path(context))")
+        } catch {
+            throw ControlAPIError("the body is not the JSON expected: \(error)")
         }
     }
 
@@ -41,7 +48,11 @@ enum ControlJSON {
 
     /// `since` and similar query values: ISO-8601, or milliseconds since 1970.
     static func date(_ text: String) -> Date? {
-        if let millis = Double(text) { return Date(timeIntervalSince1970: millis / 1000) }
+        if let millis = Double(text) {
+            // Finite and within the years 0001-9999, so no later conversion of it can trap.
+            guard millis.isFinite, abs(millis) < 253_402_300_800_000 else { return nil }
+            return Date(timeIntervalSince1970: millis / 1000)
+        }
         if let date = try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) {
             return date
         }

@@ -1,6 +1,7 @@
 import APNSimCore
 import APNSimStore
 import Foundation
+import Logging
 
 /// The shared, thread-safe parts every provider connection uses.
 struct GatewayServices: Sendable {
@@ -12,4 +13,7 @@ struct GatewayServices: Sendable {
     var tokenSession: ProviderTokenSession.Configuration
     var faults: FaultInjector
     var router: PushRouter
+    /// Set when the store is a file: accepted pushes are answered only once committed.
+    var commits: CommitPoint?
+    var logger: Logger
 }

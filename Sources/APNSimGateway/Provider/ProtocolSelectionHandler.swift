@@ -79,8 +79,11 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
         // PushStreamsHandler answers streams from their frames.
         do {
             let sync = context.pipeline.syncOperations
-            try sync.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: connectionConfiguration), position: .last)
-            try sync.addHandler(ProviderConnectionHandler(connection: connection), position: .last)
+            let watch = ProtocolErrorWatch(connection: connection)
+            try sync.addHandler(ProtocolErrorWatch.Rewriter(watch: watch), position: .last)
+            try sync.addHandler(NIOHTTP2Handler(mode: .server, frameDelegate: watch, connectionConfiguration: connectionConfiguration),
+                                position: .last)
+            try sync.addHandler(ProviderConnectionHandler(connection: connection, watch: watch), position: .last)
             try sync.addHandler(PushStreamsHandler(connection: connection), position: .last)
         } catch {
             context.close(promise: nil)
@@ -103,8 +106,14 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
 }
 
 extension TimeAmount {
+    /// `duration` in NIO's nanoseconds, saturating at about 292 years rather than trapping on a huge setting.
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else {
+            self = .nanoseconds(seconds < 0 ? .min : .max)
+            return
+        }
+        self = .nanoseconds(nanoseconds.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue)
     }
 }

@@ -1,4 +1,5 @@
 import APNSimCore
+import Logging
 import APNSimStore
 import Foundation
 import NIOCore
@@ -13,6 +14,10 @@ import NIOHTTP2
 /// that crosses the limit is answered at once (413, or the head's rejection if there was one) and the stream
 /// is reset, so a 10 MB body costs at most one flow-control window of reading. Answers written while a batch of
 /// frames is read go out with one flush when the batch ends.
+///
+/// With a store file, a push is durable before its 200 goes out: the 200s of a read batch wait, unwritten, until
+/// the store has committed everything recorded so far (``CommitPoint``), so a gateway killed at any moment has
+/// recorded every push it accepted. Rejections go out at once: there is nothing of theirs to lose.
 final class PushStreamsHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
@@ -20,6 +25,12 @@ final class PushStreamsHandler: ChannelInboundHandler {
     private let connection: ProviderConnection
     private var exchanges: [HTTP2StreamID: PushExchange] = [:]
     private var needsFlush = false
+    /// 200s of the current read batch, waiting for the store to commit (store files only).
+    private var awaitingCommit: [(frame: HTTP2Frame, written: EventLoopPromise<Void>?)] = []
+    /// Batches of 200s handed to the store and not yet written.
+    private var commitsPending = 0
+    /// Set after a graceful GOAWAY: close once nothing is in flight.
+    private var draining = false
     /// The connection-level receive window (RFC 9113 §6.9.2: 65,535 at the start, and apnsim keeps it there).
     /// Without a stream multiplexer nothing else replenishes it; see ``replenish(_:context:)``.
     private static let connectionWindow = 65_535
@@ -62,15 +73,52 @@ final class PushStreamsHandler: ChannelInboundHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        if !awaitingCommit.isEmpty, let commits = connection.services.commits {
+            let answers = awaitingCommit
+            awaitingCommit.removeAll()
+            commitsPending += 1
+            let loopBound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+            commits.afterCommit { result in
+                loopBound.eventLoop.execute {
+                    let (handler, context) = loopBound.value
+                    handler.committed(answers, result: result, context: context)
+                }
+            }
+        }
         if needsFlush {
             needsFlush = false
             context.flush()
         }
+        closeIfDrained(context: context)
         context.fireChannelReadComplete()
+    }
+
+    /// The store holds every push of `answers`: their 200s go out now.
+    private func committed(_ answers: [(frame: HTTP2Frame, written: EventLoopPromise<Void>?)], result: Result<Void, any Error>,
+                           context: ChannelHandlerContext) {
+        commitsPending -= 1
+        if case .failure(let error) = result {
+            // The pushes were accepted and routed; only their record is missing. Say so loudly, answer as decided.
+            connection.services.logger.error("the store could not commit accepted pushes", metadata: ["error": "\(error)"])
+        }
+        for answer in answers { context.write(wrapOutboundOut(answer.frame), promise: answer.written) }
+        context.flush()
+        closeIfDrained(context: context)
+    }
+
+    /// After a graceful GOAWAY, closes the connection once every request in flight has its answer written.
+    private func closeIfDrained(context: ChannelHandlerContext) {
+        guard draining, exchanges.isEmpty, awaitingCommit.isEmpty, commitsPending == 0 else { return }
+        draining = false
+        context.close(promise: nil)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
+        case is ProviderConnectionHandler.DrainThenClose:
+            draining = true
+            closeIfDrained(context: context)
+            return
         case let closed as StreamClosedEvent:
             exchanges[closed.streamID] = nil
         case let window as NIOHTTP2WindowUpdatedEvent where window.streamID == .rootStream:
@@ -167,8 +215,12 @@ final class PushStreamsHandler: ChannelInboundHandler {
                 // Development only, lower case, as in Apple's traces (reference §4.1).
                 headers.add(name: "apns-unique-id", value: connection.responseIDs.lowerCaseUUID(), indexing: .nonIndexable)
             }
-            write(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true))),
-                  context: context, promise: written)
+            let frame = HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))
+            if connection.services.commits != nil {
+                awaitingCommit.append((frame, written))
+            } else {
+                write(frame, context: context, promise: written)
+            }
             return
         }
         headers.add(name: ":status", value: String(rejection.reason.status))

@@ -51,6 +51,15 @@ struct GatewayHarness: Sendable {
 func withGateway<T: Sendable>(_ configure: @Sendable (inout GatewayConfiguration) -> Void = { _ in },
                               world: World = TestWorld.make(), storePath: String? = nil,
                               _ body: @escaping @Sendable (GatewayHarness) async throws -> T) async throws -> T {
+    let (gateway, clock) = try makeTestGateway(configure, world: world, storePath: storePath)
+    return try await gateway.withRunning { endpoints in
+        try await body(GatewayHarness(endpoints: endpoints, clock: clock, gateway: gateway))
+    }
+}
+
+/// A gateway on ephemeral ports with the test PKI and a manual clock, not yet running.
+func makeTestGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void = { _ in }, world: World = TestWorld.make(),
+                     storePath: String? = nil) throws -> (Gateway, ManualClock) {
     let pki = TestPKI.shared
     let clock = ManualClock(Date())
     var configuration = GatewayConfiguration(tls: .init(certificateChain: pki.tls.chain, privateKey: pki.tls.key,
@@ -63,7 +72,5 @@ func withGateway<T: Sendable>(_ configure: @Sendable (inout GatewayConfiguration
     var logger = Logger(label: "apnsim.gateway.test")
     logger.logLevel = .warning
     let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store(path: storePath), logger: logger)
-    return try await gateway.withRunning { endpoints in
-        try await body(GatewayHarness(endpoints: endpoints, clock: clock, gateway: gateway))
-    }
+    return (gateway, clock)
 }

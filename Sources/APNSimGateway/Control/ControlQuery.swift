@@ -1,0 +1,56 @@
+import APNSimCore
+import APNSimStore
+import Foundation
+
+/// The query strings of the control API's reads, parsed without the server: every bad value is a sentence
+/// naming the parameter, and nothing in a query can trap (the fuzz tests feed these directly).
+enum ControlQuery {
+    /// `GET /v1/sends?token=&topic=&status=&since=&limit=`.
+    static func sendFilter(_ query: [String: String]) throws(ControlAPIError) -> SendFilter {
+        var filter = SendFilter()
+        filter.token = query["token"]
+        filter.topic = query["topic"]
+        if let status = query["status"] {
+            guard let value = Int(status) else { throw ControlAPIError("status must be a number such as 400; got \(status)") }
+            filter.status = value
+        }
+        if let since = query["since"] {
+            guard let date = ControlJSON.date(since) else {
+                throw ControlAPIError("since must be an ISO-8601 time or milliseconds since 1970; got \(since)")
+            }
+            filter.since = date
+        }
+        if let limit = query["limit"] { filter.limit = try positive(limit, name: "limit") }
+        return filter
+    }
+
+    /// `GET /v1/deliveries?device=&token=&bundle=&apnsId=&after=&limit=&wait=`: the filter and how long to wait.
+    static func deliveryFilter(_ query: [String: String]) throws(ControlAPIError) -> (DeliveryFilter, wait: Duration) {
+        var filter = DeliveryFilter()
+        filter.device = query["device"]
+        filter.token = query["token"]
+        filter.bundleID = query["bundle"]
+        filter.apnsId = query["apnsId"]
+        if let after = query["after"] {
+            guard let date = ControlJSON.date(after) else {
+                throw ControlAPIError("after must be an ISO-8601 time or milliseconds since 1970; got \(after)")
+            }
+            filter.after = date
+        }
+        if let limit = query["limit"] { filter.limit = try positive(limit, name: "limit") }
+        var wait: Duration = .zero
+        if let text = query["wait"] {
+            guard let seconds = Double(text), seconds >= 0, seconds <= 60 else {
+                throw ControlAPIError("wait must be a number of seconds from 0 to 60; got \(text)")
+            }
+            wait = .milliseconds(Int64(saturating: seconds * 1000))
+            filter.completedOnly = true
+        }
+        return (filter, wait)
+    }
+
+    private static func positive(_ text: String, name: String) throws(ControlAPIError) -> Int {
+        guard let value = Int(text), value > 0 else { throw ControlAPIError("\(name) must be a positive whole number; got \(text)") }
+        return value
+    }
+}

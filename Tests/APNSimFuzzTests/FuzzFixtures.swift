@@ -1,0 +1,32 @@
+import APNSimCore
+import APNSimProvider
+import Foundation
+
+/// The inputs every fuzz test starts from: the sandbox world as `apnsim up` loads it, and its committed key.
+enum FuzzFixtures {
+    /// The package root, found from this file's path (tests run from any directory).
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static let sandboxPath = root.appendingPathComponent("Scenarios/sandbox.yaml").path
+
+    static let world: World = {
+        do { return try WorldFile.load(path: sandboxPath) } catch { fatalError("the sandbox world does not load: \(error)") }
+    }()
+
+    static let signer: ProviderTokenSigner = {
+        do {
+            let p8 = try String(contentsOf: root.appendingPathComponent("Certs/AuthKey_SIMKEY0001.p8"), encoding: .utf8)
+            return try ProviderTokenSigner(p8: p8, keyID: "SIMKEY0001", teamID: "SIMTEAM001")
+        } catch {
+            fatalError("Certs/AuthKey_SIMKEY0001.p8 does not load: \(error)")
+        }
+    }()
+
+    /// A fixed time, so every run validates the same inputs against the same clock.
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// A valid token for ``now``.
+    static let jwt = signer.token(issuedAt: now)
+
+    static let developmentToken = "4a1159f70e8ea285a838979ff0918a664380fb5d614d952dfe10fa5a4cee141a"
+}
