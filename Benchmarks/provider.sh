@@ -3,12 +3,18 @@
 # release build of apnsim (full validation and recording on), then the same load to nginx serving HTTP/2 + TLS
 # on this machine with the same certificate, in the same run. Prints both rates and apnsim's ratio to nginx.
 #
-# Usage: Benchmarks/provider.sh [REQUESTS]      (from anywhere; default 200000 requests per run)
+# Usage: Benchmarks/provider.sh [REQUESTS] [--store]   (from anywhere; default 200000 requests per run)
+#        --store: the gateway keeps its record in a SQLite file, and answers 200 only once a push is committed to it
 #        APNSIM_BIN=PATH Benchmarks/provider.sh   (measure that binary instead of building this tree)
 # Needs: h2load (Debian nghttp2-client), nginx (Debian nginx-light), openssl; installs them with apt if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-requests=${1:-200000}
+source Benchmarks/lib.sh
+requests=200000
+store_flag=()
+for argument in "$@"; do
+  if [[ "$argument" == --store ]]; then store_flag=(--store STORE); else requests=$argument; fi
+done
 connections=10
 streams=100
 dev_port=${APNSIM_BENCH_PORT:-22197}
@@ -18,33 +24,13 @@ work=$(mktemp -d)
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-
-need=()
-command -v h2load >/dev/null || need+=(nghttp2-client)
-command -v nginx >/dev/null || need+=(nginx-light)
-if (( ${#need[@]} > 0 )); then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null; fi
-
-if [[ -n "${APNSIM_BIN:-}" ]]; then
-  apnsim=$APNSIM_BIN   # an apnsim built elsewhere, such as the previous commit's, to compare in the same session
-else
-  echo "building apnsim (release)…"
-  swift build -c release --product apnsim 2>&1 | tail -1
-  apnsim=$(swift build -c release --show-bin-path)/apnsim
-fi
+need nghttp2-client:h2load nginx-light:nginx openssl:openssl
+apnsim=$(release_apnsim)
+(( ${#store_flag[@]} > 0 )) && store_flag=(--store "$work/store.sqlite")
 
 # One valid token for the whole run, made by Apple's openssl recipe (DER signature).
-b64url() { openssl base64 -e -A | tr -- '+/' '-_' | tr -d =; }
-header=$(printf '{"alg":"ES256","kid":"SIMKEY0001"}' | b64url)
-claims=$(printf '{"iss":"SIMTEAM001","iat":%d}' "$(date +%s)" | b64url)
-signature=$(printf '%s.%s' "$header" "$claims" | openssl dgst -binary -sha256 -sign Certs/AuthKey_SIMKEY0001.p8 | b64url)
-jwt="$header.$claims.$signature"
+jwt=$(provider_jwt)
 printf '{"aps":{"alert":{"title":"bench","body":"a push from h2load"},"badge":1}}' > "$work/payload.json"
-
-wait_for() { # wait_for WHAT COMMAND… — polls until the command succeeds, or fails the run with WHAT's log
-  local what=$1; shift
-  for _ in $(seq 100); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  echo "$what did not start:" >&2; cat "$work/$what".* >&2 2>/dev/null || true; exit 1
-}
 
 load() { # load URL -> prints requests per second
   h2load -n "$requests" -c "$connections" -m "$streams" -d "$work/payload.json" \
@@ -57,9 +43,10 @@ load() { # load URL -> prints requests per second
 }
 
 # apnsim: the sandbox world, in-memory store (every push recorded).
-"$apnsim" gateway --development-port "$dev_port" --production-port 0 --control-port "$control_port" --device-port 0 >"$work/apnsim.log" 2>&1 &
+"$apnsim" gateway --development-port "$dev_port" --production-port 0 --control-port "$control_port" --device-port 0 \
+  "${store_flag[@]}" >"$work/apnsim.log" 2>&1 &
 pids+=($!)
-wait_for apnsim curl -sf "http://127.0.0.1:$control_port/v1/health"
+wait_for apnsim 10 curl -sf "http://127.0.0.1:$control_port/v1/health"
 token=$(curl -sf "http://127.0.0.1:$control_port/v1/tokens" | python3 -c "import json,sys; print(next(t['token'] for t in json.load(sys.stdin) if t['environment']=='development' and t['state']=='active'))")
 
 # nginx: same certificate, HTTP/2 over TLS, answering 200 to the same POSTs.
@@ -83,7 +70,7 @@ http {
 NGINX
 nginx -p "$work" -c "$work/nginx.conf" -g 'daemon off;' 2>"$work/nginx.log" &
 pids+=($!)
-wait_for nginx curl -sfk --http2 -o /dev/null -X POST "https://127.0.0.1:$nginx_port/3/device/x"
+wait_for nginx 10 curl -sfk --http2 -o /dev/null -X POST "https://127.0.0.1:$nginx_port/3/device/x"
 
 echo "warming up…"
 requests_saved=$requests; requests=20000
@@ -98,6 +85,7 @@ nginx_rate=$(load "https://127.0.0.1:$nginx_port/3/device/$token")
 recorded=$(curl -sf "http://127.0.0.1:$control_port/v1/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["sends"])')
 
 echo
-printf 'apnsim   %10.0f pushes/s  (validated and recorded: %s sends in the store)\n' "$apnsim_rate" "$recorded"
+printf 'apnsim   %10.0f pushes/s  (validated and recorded: %s sends in the record%s)\n' "$apnsim_rate" "$recorded" \
+  "$( (( ${#store_flag[@]} > 0 )) && echo ", a store file, 200 after commit")"
 printf 'nginx    %10.0f requests/s\n' "$nginx_rate"
 python3 -c "print('ratio    %10.2f  (apnsim / nginx; goal >= 0.45)' % ($apnsim_rate / $nginx_rate))"

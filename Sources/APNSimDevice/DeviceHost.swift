@@ -26,15 +26,22 @@ public final class DeviceHost: Sendable {
         var installations: Installations
         var tokens: [String: DeviceToken] = [:]
         var refusals: [String: InstallCheck.Refusal] = [:]
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
         var linkDropsLeft: Int
         /// The apps on the device: the configured ones, then whatever the gateway installs or removes.
         var apps: [AppManifest]
     }
 
-    public init(configuration: DeviceHostConfiguration, logger: Logger = Logger(label: "apnsim.device")) {
+    /// The TLS context of the device link, when the caller shares one among many hosts (``makeTLSContext(_:)``).
+    private let sharedTLSContext: NIOSSLContext?
+
+    /// - Parameter tlsContext: a context made once by ``makeTLSContext(_:)`` for many hosts in one process (each
+    ///   context holds its certificates and an OpenSSL context, tens of kilobytes); `nil` makes one at ``run()``.
+    public init(configuration: DeviceHostConfiguration, logger: Logger = Logger(label: "apnsim.device"),
+                tlsContext: NIOSSLContext? = nil) {
         self.configuration = configuration
         self.logger = logger
+        self.sharedTLSContext = tlsContext
         var center = NotificationList()
         center.backgroundBudget = configuration.backgroundBudget
         center.foreground = configuration.foreground
@@ -51,12 +58,21 @@ public final class DeviceHost: Sendable {
     /// What the device shows, newest first.
     public var displayed: [NotificationList.Displayed] { state.withLock { $0.center.displayed } }
 
-    /// Returns once every app that installs has its token.
+    /// Returns once every app that installs has its token, or when the task is cancelled.
     public func waitUntilRegistered() async {
-        await withCheckedContinuation { continuation in
-            state.withLock { state in
-                if Self.allRegistered(state, apps: state.apps) { continuation.resume() } else { state.waiters.append(continuation) }
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                state.withLock { state in
+                    if Self.allRegistered(state, apps: state.apps) || Task.isCancelled {
+                        continuation.resume()
+                    } else {
+                        state.waiters[id] = continuation
+                    }
+                }
             }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 
@@ -68,12 +84,12 @@ public final class DeviceHost: Sendable {
     private static func takeWaitersIfRegistered(_ state: inout State, apps: [AppManifest]) -> [CheckedContinuation<Void, Never>] {
         guard allRegistered(state, apps: apps) else { return [] }
         defer { state.waiters.removeAll() }
-        return state.waiters
+        return Array(state.waiters.values)
     }
 
     /// Keeps the device link up until the task is cancelled.
     public func run() async throws {
-        let sslContext = try makeSSLContext()
+        let sslContext = try sharedTLSContext ?? Self.makeTLSContext(configuration.tls)
         var backoff: Duration = .milliseconds(100)
         while !Task.isCancelled {
             do {
@@ -91,8 +107,8 @@ public final class DeviceHost: Sendable {
         }
     }
 
-    private func makeSSLContext() throws -> NIOSSLContext {
-        let files = configuration.tls
+    /// The device link's TLS context: trust the gateway's CA, present the device identity.
+    public static func makeTLSContext(_ files: DeviceHostConfiguration.TLSFiles) throws -> NIOSSLContext {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
         tls.trustRoots = .file(files.ca)
@@ -110,6 +126,7 @@ public final class DeviceHost: Sendable {
         // The gateway certificate names localhost and 127.0.0.1; an IP address is checked against the latter.
         let serverName = host.contains(where: \.isLetter) ? host : nil
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(3))  // a black-holed gateway must not hold a stopping device for NIO's default 10 s
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connect(host: host, port: configuration.devicePort) { channel in
                 channel.eventLoop.makeCompletedFuture {

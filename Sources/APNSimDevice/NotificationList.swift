@@ -18,7 +18,13 @@ public struct NotificationList: Sendable {
     }
 
     /// Newest first.
-    public private(set) var displayed: [Displayed] = []
+    public var displayed: [Displayed] { shown.reversed() }
+    /// What is shown, oldest first (appending is cheap), at most ``displayedLimit`` after each push.
+    private var shown: [Displayed] = []
+    /// How many notifications the list keeps; older ones leave it, as a device's Notification Center does not keep
+    /// everything forever. Apple publishes no number; apnsim keeps the newest 1,000 per device, so a device under a
+    /// long load stays within its memory (the gateway's record keeps each delivery either way).
+    public var displayedLimit = 1_000
     /// The Live Activity state per app (its latest `content-state`); absent when none is running.
     public private(set) var activities: [String: JSONValue] = [:]
     /// The icon badge per app; absent means no badge.
@@ -65,8 +71,11 @@ public struct NotificationList: Sendable {
         if let first = receipts.first {
             answered[delivery.id] = first
             answeredOrder.append(delivery.id)
-            if answeredOrder.count > Self.rememberedReceipts {
-                answered[answeredOrder.removeFirst()] = nil
+            if answeredOrder.count > Self.rememberedReceipts + Self.rememberedReceipts / 4 {
+                // A quarter at a time, so forgetting costs nothing per push.
+                let forgotten = answeredOrder.count - Self.rememberedReceipts
+                for id in answeredOrder[..<forgotten] { answered[id] = nil }
+                answeredOrder.removeFirst(forgotten)
             }
         }
         return receipts
@@ -128,13 +137,15 @@ public struct NotificationList: Sendable {
         }
         var receipts: [DeviceLinkMessage.Receipt] = []
         let identifier = delivery.collapseID ?? delivery.apnsID
-        if let index = displayed.firstIndex(where: { $0.bundleID == delivery.bundleID && $0.identifier == identifier }) {
-            let old = displayed.remove(at: index)
+        if let index = shown.lastIndex(where: { $0.bundleID == delivery.bundleID && $0.identifier == identifier }) {
+            let old = shown.remove(at: index)
             receipts.append(.init(id: old.deliveryID, outcome: .replaced, content: old.content,
                                   detail: "replaced by a newer notification with apns-collapse-id \(identifier)"))
         }
-        displayed.insert(Displayed(deliveryID: delivery.id, identifier: identifier, bundleID: delivery.bundleID, content: content),
-                         at: 0)
+        shown.append(Displayed(deliveryID: delivery.id, identifier: identifier, bundleID: delivery.bundleID, content: content))
+        if shown.count > displayedLimit + displayedLimit / 4 {
+            shown.removeFirst(shown.count - displayedLimit)  // a quarter of the limit at a time
+        }
         receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content), at: 0)
         return receipts
     }

@@ -43,8 +43,8 @@ public final class Gateway: Service, Sendable {
         self.configuration = configuration
         self.world = world
         self.store = store
-        self.recorder = SendRecorder(store: store)
-        let deliveries = DeliveryRecorder(store: store)
+        self.recorder = try SendRecorder(store: store, limits: configuration.records, clock: configuration.clock)
+        let deliveries = try DeliveryRecorder(store: store, limits: configuration.records, clock: configuration.clock)
         self.deliveries = deliveries
         self.devices = DeviceDirectory(persist: { deliveries.record($0) })
         // What a previous run left in a store file: registrations (and so their tokens) and held pushes.
@@ -67,6 +67,10 @@ public final class Gateway: Service, Sendable {
 
     /// Serves until the task is cancelled or a graceful shutdown begins; `onReady` runs once every listener is bound.
     public func run(onReady: @escaping @Sendable (Endpoints) async -> Void) async throws {
+        if !ControlAccess.isLoopback(configuration.controlHost), configuration.controlToken == nil {
+            throw GatewayError("the control API would listen on \(configuration.controlHost) for anyone who can reach it: "
+                               + "give it a token (--control-token) or keep it on 127.0.0.1")
+        }
         let group = MultiThreadedEventLoopGroup.singleton
         let quiesce = ServerQuiescingHelper(group: group)
         let commits = store.isFile && configuration.durableAnswers ? CommitPoint(sends: recorder, deliveries: deliveries) : nil
@@ -112,7 +116,7 @@ public final class Gateway: Service, Sendable {
                                  uninstallDelay: configuration.uninstallDelay)
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
-            router: control.makeRouter(),
+            router: control.makeRouter(token: configuration.controlToken),
             configuration: .init(address: .hostname(configuration.controlHost, port: configuration.controlPort),
                                  serverName: "apnsim"),
             onServerRunning: { channel in

@@ -1,4 +1,5 @@
 import APNSimCore
+import APNSimStore
 import Foundation
 
 /// Everything a gateway needs to run. Defaults are the ports users type (DESIGN.md); tests set every port to 0.
@@ -10,6 +11,9 @@ public struct GatewayConfiguration: Sendable {
     /// Control API port (HTTP, JSON under `/v1`).
     public var controlPort = 8197
     public var controlHost = "127.0.0.1"
+    /// Required of every control-API request (`Authorization: Bearer <token>`) when set; the control API refuses to
+    /// listen on a non-loopback ``controlHost`` without one.
+    public var controlToken: String?
     /// The device link's port (Apple's device port is 5223); `nil` runs no device link.
     public var devicePort: Int? = 5223
     /// Device tokens are derived from this secret (``TokenIssuer``), so a restarted gateway gives devices the
@@ -23,6 +27,8 @@ public struct GatewayConfiguration: Sendable {
     /// With a store file: answer 200 only once the push is committed to it, so a crash loses no accepted push.
     /// Off, answers go out at once and the last few hundred milliseconds of accepted pushes can be lost to a kill.
     public var durableAnswers = true
+    /// How many sends and deliveries the record keeps, and for how long (the oldest go first).
+    public var records = RecordLimits()
 
     /// PEM files: the gateway's certificate chain and key, and the CA that provider client certificates must chain to.
     public var tls: TLSFiles

@@ -12,12 +12,31 @@ final class ConnectionEvents: Sendable {
         var goAway: GoAwayFrame?
         var goAwayWaiters: [EventLoopPromise<GoAwayFrame?>] = []
         var pingWaiters: [EventLoopPromise<Void>] = []
+        var closeReason: String?
+        var firstFrames: [String] = []
     }
     private let state = Mutex(State())
 
     let firstSettings = Waiter()
 
     var settings: [HTTP2SettingsParameter: Int] { state.withLock { $0.settings } }
+
+    /// Why the connection ended, once it has: an error, a GOAWAY, or the server closing it.
+    var closeReason: String? { state.withLock { $0.closeReason } }
+
+    /// The first frames the server sent, as ``FrameTrace`` saw them.
+    var firstFrames: [String] { state.withLock { $0.firstFrames } }
+
+    func received(frame: String) {
+        state.withLock { $0.firstFrames.append(frame) }
+    }
+
+    /// Notes the first reason the connection is ending.
+    func ending(because reason: String) {
+        state.withLock { state in
+            if state.closeReason == nil { state.closeReason = reason }
+        }
+    }
 
     func received(settings: HTTP2Settings) {
         state.withLock { state in
@@ -107,6 +126,7 @@ final class ConnectionEventsHandler: ChannelInboundHandler {
             events.received(settings: settings)
         case .goAway(let lastStreamID, let errorCode, let opaqueData):
             let debug = opaqueData.map { String(buffer: $0) } ?? ""
+            events.ending(because: "the server sent GOAWAY \(debug)")
             events.received(goAway: GoAwayFrame(lastStreamID: Int(lastStreamID), errorCode: UInt32(errorCode.networkCode),
                                                 debugData: debug))
         case .ping(_, ack: true):
@@ -117,11 +137,14 @@ final class ConnectionEventsHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        events.ending(because: events.settings.isEmpty ? "the server closed the connection before HTTP/2 began (during or just after the TLS handshake)"
+                                                       : "the server closed the connection")
         events.firstSettings.fire()
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        events.ending(because: "\(error)")
         context.close(promise: nil)
     }
 }

@@ -56,22 +56,21 @@ public final class ProviderClient: Sendable {
         let sslContext = try NIOSSLContext(configuration: tls)
         let events = ConnectionEvents()
         let serverHostname = configuration.serverHostname
+        // Everything is set up in the initializer, before the channel is active, so no byte of the server's can
+        // arrive ahead of the handler that must read it.
         let (channel, multiplexer) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+            .connect(host: configuration.host, port: configuration.port) { channel in
+                channel.eventLoop.makeCompletedFuture { () -> (any Channel, NIOHTTP2Handler.StreamMultiplexer) in
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+                    try sync.addHandler(FrameTrace(events: events))
+                    let multiplexer = try sync.configureHTTP2Pipeline(
+                        mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()
+                    ) { stream in stream.eventLoop.makeSucceededVoidFuture() }
+                    try sync.addHandler(ConnectionEventsHandler(events: events))
+                    return (channel, multiplexer)
                 }
             }
-            .connect(host: configuration.host, port: configuration.port)
-            .flatMapThrowing { channel -> (any Channel, NIOHTTP2Handler.StreamMultiplexer) in
-                let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                    mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()
-                ) { stream in stream.eventLoop.makeSucceededVoidFuture() }
-                try channel.pipeline.syncOperations.addHandler(ConnectionEventsHandler(events: events))
-                return (channel, multiplexer)
-            }
-            .get()
         let client = ProviderClient(channel: channel, multiplexer: multiplexer, events: events)
         try await events.firstSettings.futureResult(on: channel.eventLoop).get()
         return client
@@ -91,6 +90,11 @@ public final class ProviderClient: Sendable {
             // No stream, so no collector to complete the promise (the connection closed, or the server refused
             // another stream): complete it here, or NIO reports a leaked promise.
             promise.fail(error)
+            if let reason = events.closeReason {
+                let frames = events.firstFrames
+                throw ProviderClientError("the connection closed before the request could be sent: \(reason)"
+                                          + (frames.isEmpty ? "; the server had sent no HTTP/2 frame" : "; the server had sent \(frames.joined(separator: ", "))"))
+            }
             throw error
         }
         var headers = HPACKHeaders()

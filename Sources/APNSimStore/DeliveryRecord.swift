@@ -36,8 +36,10 @@ public struct DeliveryRecord: Codable, Sendable, Hashable, FetchableRecord, Pers
         self.acceptedAt = acceptedAt
     }
 
-    public static let databaseDateDecodingStrategy = DatabaseDateDecodingStrategy.timeIntervalSince1970
-    public static let databaseDateEncodingStrategy = DatabaseDateEncodingStrategy.timeIntervalSince1970
+    /// Dates as seconds since 1970, as the raw SQL of the store compares them (`acceptedAt > ?`, `DELETE … < ?`).
+    /// GRDB 7 reads this function only; the static properties earlier versions read were ignored, so files written
+    /// before this fix hold text dates, which GRDB's default decoding still reads.
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
 }
 
 extension DeliveryOutcome: DatabaseValueConvertible {}
@@ -103,8 +105,10 @@ public struct DeviceRegistration: Sendable, Hashable, Codable, FetchableRecord, 
         self.unregisteredFrom = unregisteredFrom
     }
 
-    public static let databaseDateDecodingStrategy = DatabaseDateDecodingStrategy.timeIntervalSince1970
-    public static let databaseDateEncodingStrategy = DatabaseDateEncodingStrategy.timeIntervalSince1970
+    /// Dates as seconds since 1970, as the raw SQL of the store compares them (`acceptedAt > ?`, `DELETE … < ?`).
+    /// GRDB 7 reads this function only; the static properties earlier versions read were ignored, so files written
+    /// before this fix hold text dates, which GRDB's default decoding still reads.
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
 }
 
 /// A push the gateway holds for a device (see ``DeliveryEvent/held(_:)``).
@@ -124,6 +128,8 @@ public struct HeldPush: Sendable, Hashable, Codable, FetchableRecord, Persistabl
         self.delivery = delivery
     }
 
-    public static let databaseDateDecodingStrategy = DatabaseDateDecodingStrategy.timeIntervalSince1970
-    public static let databaseDateEncodingStrategy = DatabaseDateEncodingStrategy.timeIntervalSince1970
+    /// Dates as seconds since 1970, as the raw SQL of the store compares them (`acceptedAt > ?`, `DELETE … < ?`).
+    /// GRDB 7 reads this function only; the static properties earlier versions read were ignored, so files written
+    /// before this fix hold text dates, which GRDB's default decoding still reads.
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
 }

@@ -1,3 +1,4 @@
+import APNSimCore
 import Foundation
 import Synchronization
 
@@ -11,8 +12,27 @@ public final class DeliveryRecorder: Sendable {
     /// before a batch landed does not wait for the one after it).
     private let waiting = Mutex<(generation: Int, waiters: [UUID: CheckedContinuation<Void, Never>])>((0, [:]))
 
-    public init(store: Store) {
+    private let retention: Retention
+
+    /// - Parameters:
+    ///   - limits: how many deliveries to keep, and for how long (``RecordLimits``).
+    ///   - clock: what "now" is for ``RecordLimits/maximumAge``.
+    public init(store: Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system) throws {
         self.store = store
+        self.retention = Retention(limit: limits.deliveries, maximumAge: limits.maximumAge, clock: clock,
+                                   count: try store.deliveryCounts().total) { keeping, before in
+            try store.trimDeliveries(keeping: keeping, before: before)
+        }
+    }
+
+    /// Deliveries dropped to keep within the limits since the recorder started.
+    public var dropped: Int { retention.dropped }
+
+    /// Forgets every delivery record.
+    public func deleteAll() throws {
+        try flush()
+        try store.deleteAllDeliveries()
+        retention.emptied()
     }
 
     /// Queues an event; cheap, callable from any thread.
@@ -29,6 +49,7 @@ public final class DeliveryRecorder: Sendable {
         let events = try applying.withLock { _ in
             let events = buffer.take()
             try store.apply(events)
+            try retention.added(events.count { if case .accepted = $0 { true } else { false } })
             return events
         }
         guard !events.isEmpty else { return }

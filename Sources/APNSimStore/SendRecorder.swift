@@ -1,3 +1,4 @@
+import APNSimCore
 import Foundation
 import Synchronization
 
@@ -6,9 +7,27 @@ import Synchronization
 public final class SendRecorder: Sendable {
     private let store: Store
     private let buffer = WriteBuffer<SendRecord>()
+    private let retention: Retention
 
-    public init(store: Store) {
+    /// - Parameters:
+    ///   - limits: how many sends to keep, and for how long (``RecordLimits``).
+    ///   - clock: what "now" is for ``RecordLimits/maximumAge``.
+    public init(store: Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system) throws {
         self.store = store
+        self.retention = Retention(limit: limits.sends, maximumAge: limits.maximumAge, clock: clock,
+                                   count: try store.sendCount()) { keeping, before in
+            try store.trimSends(keeping: keeping, before: before)
+        }
+    }
+
+    /// Sends dropped to keep within the limits since the recorder started.
+    public var dropped: Int { retention.dropped }
+
+    /// Forgets every recorded send.
+    public func deleteAll() throws {
+        try flush()
+        try store.deleteAllSends()
+        retention.emptied()
     }
 
     /// Queues a record; cheap, callable from any thread.
@@ -18,7 +37,7 @@ public final class SendRecorder: Sendable {
 
     /// Writes everything queued so far. Call before reading the store so reads see every answered request.
     public func flush() throws {
-        try store.insertSends { buffer.take() }
+        try retention.added(try store.insertSends { buffer.take() })
     }
 
     /// Drains the buffer until ``finish()`` is called.

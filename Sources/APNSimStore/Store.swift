@@ -93,14 +93,45 @@ public final class Store: Sendable {
         return migrator
     }
 
-    /// Inserts a batch in one transaction. `prepare` runs inside the write, so batches taken from a buffer there
-    /// land in the order they were taken.
-    func insertSends(_ prepare: () -> [SendRecord]) throws {
+    /// Inserts a batch in one transaction and returns its size. `prepare` runs inside the write, so batches taken
+    /// from a buffer there land in the order they were taken.
+    @discardableResult
+    func insertSends(_ prepare: () -> [SendRecord]) throws -> Int {
         try database.write { db in
             let insert = try db.cachedStatement(sql: Self.insertSQL)
-            for record in prepare() {
+            let records = prepare()
+            for record in records {
                 try record.insert(with: insert, in: db)
             }
+            return records.count
+        }
+    }
+
+    /// Deletes all but the newest `keeping` sends, and those received before `before`; returns how many went.
+    func trimSends(keeping: Int?, before: Date?) throws -> Int {
+        try trim(table: "sends", order: "id", time: "receivedAt", keeping: keeping, before: before)
+    }
+
+    /// Deletes all but the newest `keeping` deliveries, and those accepted before `before`; returns how many went.
+    func trimDeliveries(keeping: Int?, before: Date?) throws -> Int {
+        try trim(table: "deliveries", order: "rowid", time: "acceptedAt", keeping: keeping, before: before)
+    }
+
+    /// One `DELETE` for the count (everything up to the row `keeping` places from the newest by `order`) and one
+    /// for the age (`time` in seconds since 1970), in one transaction.
+    private func trim(table: String, order: String, time: String, keeping: Int?, before: Date?) throws -> Int {
+        try database.write { db in
+            var removed = 0
+            if let keeping {
+                try db.execute(sql: "DELETE FROM \(table) WHERE \(order) <= (SELECT \(order) FROM \(table) ORDER BY \(order) DESC LIMIT 1 OFFSET ?)",
+                               arguments: [keeping])
+                removed += db.changesCount
+            }
+            if let before {
+                try db.execute(sql: "DELETE FROM \(table) WHERE \(time) < ?", arguments: [before.timeIntervalSince1970])
+                removed += db.changesCount
+            }
+            return removed
         }
     }
 

@@ -3,8 +3,8 @@ import APNSimDevice
 import ArgumentParser
 import Foundation
 import Logging
+import NIOSSL
 import ServiceLifecycle
-import UnixSignals
 
 /// `apnsim device`: one simulated device in this process, linked to a gateway, until Ctrl-C.
 struct DeviceCommand: AsyncParsableCommand {
@@ -58,10 +58,19 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "warning"
 
+    @Flag(name: .customLong("stop-when-stdin-closes"), help: "Stop when standard input ends: apnsim up starts devices this way, so they end with it however it ends.")
+    var stopWhenStdinCloses = false
+
     func run() async throws {
         var logger = Logger(label: "apnsim.device")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
         let manifests = try apps.map { try Self.manifest($0, team: team) }
+        let tlsContext: NIOSSLContext
+        do {
+            tlsContext = try DeviceHost.makeTLSContext(.certsDirectory(certs))
+        } catch {
+            throw ValidationError("\(error)")
+        }
         let hosts = (1...max(count, 1)).map { number -> DeviceHost in
             let deviceID = count > 1 ? "\(id)-\(number)" : id
             var configuration = DeviceHostConfiguration(
@@ -74,12 +83,11 @@ struct DeviceCommand: AsyncParsableCommand {
             configuration.backgroundBudget = backgroundBudget > 0 ? .init(count: backgroundBudget, period: 3600) : nil
             configuration.foreground = presentation
             configuration.dataDirectory = data.map { count > 1 ? URL(fileURLWithPath: $0).appendingPathComponent(deviceID).path : $0 }
-            return DeviceHost(configuration: configuration, logger: logger)
+            return DeviceHost(configuration: configuration, logger: logger, tlsContext: tlsContext)
         }
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: DeviceService(hosts: hosts), successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        try await ProcessLife.run([DeviceService(hosts: hosts)], name: count > 1 ? "device \(id)-1…\(count)" : "device \(id)",
+                                  logger: logger, stopWhenStdinCloses: stopWhenStdinCloses,
+                                  started: "started, linking to \(gatewayHost):\(devicePort)")
     }
 
     /// `--foreground` as a table; a bare bundle ID means willPresent returns nothing.
@@ -115,14 +123,19 @@ struct DeviceCommand: AsyncParsableCommand {
 private struct DeviceService: Service {
     let hosts: [DeviceHost]
 
+    /// Everything, the wait for tokens included, is cancelled on graceful shutdown: a device that never reaches its
+    /// gateway must stop on Ctrl-C as promptly as one that did.
     func run() async throws {
+        try await cancelWhenGracefulShutdown { try await runHosts() }
+    }
+
+    private func runHosts() async throws {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             for host in hosts {
-                tasks.addTask {
-                    try await cancelWhenGracefulShutdown { try await host.run() }
-                }
+                tasks.addTask { try await host.run() }
                 tasks.addTask {
                     await host.waitUntilRegistered()
+                    guard !Task.isCancelled else { return }
                     let id = host.configuration.device.id
                     for (bundleID, token) in host.tokens.sorted(by: { $0.key < $1.key }) {
                         Console.say("device \(id): \(bundleID) registered, token \(token.hex)")

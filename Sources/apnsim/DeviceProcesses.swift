@@ -6,6 +6,9 @@ import Synchronization
 /// The device processes `apnsim up` starts from the world's `devices:`, one `apnsim device` each.
 final class DeviceProcesses: Sendable {
     private let processes = Mutex<[Process]>([])
+    /// Each device's standard input. This process never writes to them and never closes them: they close when it
+    /// ends, however it ends, and each device stops then (`--stop-when-stdin-closes`), so none is left orphaned.
+    private let lifelines = Mutex<[Pipe]>([])
 
     /// Starts one process per declared device; each keeps its data under `dataRoot/<id>`.
     func start(_ devices: [World.DeviceSpec], world: World, devicePort: Int, certs: String, dataRoot: String) throws {
@@ -14,7 +17,7 @@ final class DeviceProcesses: Sendable {
         }
         for device in devices {
             let team = device.apps.lazy.compactMap { world.apps[$0.bundleID]?.team }.first ?? "SIMTEAM001"
-            var arguments = ["device", "--id", device.id, "--name", device.name, "--team", team,
+            var arguments = ["device", "--stop-when-stdin-closes", "--id", device.id, "--name", device.name, "--team", team,
                              "--device-port", String(devicePort), "--certs", certs,
                              "--data", URL(fileURLWithPath: dataRoot).appendingPathComponent(device.id).path]
             if let model = device.model { arguments += ["--model", model] }
@@ -24,8 +27,11 @@ final class DeviceProcesses: Sendable {
             process.executableURL = executable
             process.arguments = arguments
             process.standardOutput = FileHandle.nullDevice
+            let lifeline = Pipe()
+            process.standardInput = lifeline
             try process.run()
             processes.withLock { $0.append(process) }
+            lifelines.withLock { $0.append(lifeline) }
         }
     }
 

@@ -14,15 +14,17 @@ struct GatewayCommand: AsyncParsableCommand {
     func run() async throws {
         let gateway = try options.makeGateway()
         let certs = options.certs
-        try await runUntilSignalled(gateway, logger: options.logger) { endpoints in
+        let service = GatewayService(gateway: gateway) { endpoints in
             Console.say("""
             apnsim gateway ready
               development (sandbox) provider API  \(endpoints.url(.development))
               production provider API             \(endpoints.url(.production))
               control API                         http://\(gateway.configuration.controlHost):\(endpoints.controlPort)/v1
+              device link                         \(endpoints.devicePort.map { "\(endpoints.host):\($0) (TLS)" } ?? "off")
               CA to trust                         \(certs)/ca.pem
             """)
         }
+        try await ProcessLife.run([service], name: "gateway", logger: options.logger)
     }
 }
 

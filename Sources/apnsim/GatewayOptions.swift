@@ -27,6 +27,9 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("control-host"), help: "Address the control API binds to.")
     var controlHost = "127.0.0.1"
 
+    @Option(name: .customLong("control-token"), help: "Require Authorization: Bearer TOKEN on every control-API request; needed to bind --control-host beyond loopback.")
+    var controlToken: String?
+
     @Option(name: .customLong("device-port"), help: "Device link port (simulated devices connect here, TLS); 0 picks one.")
     var devicePort = 5223
 
@@ -45,6 +48,21 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("max-streams"), help: "MAX_CONCURRENT_STREAMS once a connection is authenticated.")
     var maxStreams = 1000
 
+    @Option(name: .customLong("initial-token-streams"), help: "MAX_CONCURRENT_STREAMS of a token-auth connection until a request carries a valid token (Apple: 1).")
+    var initialTokenStreams = 1
+
+    @Option(name: .customLong("max-sends"), help: "Provider requests the record keeps, newest first; 0 keeps all.")
+    var maxSends = 100_000
+
+    @Option(name: .customLong("max-deliveries"), help: "Deliveries the record keeps, newest first; 0 keeps all.")
+    var maxDeliveries = 100_000
+
+    @Option(name: .customLong("max-record-age"), help: "Seconds a send or delivery is kept; 0 keeps them whatever their age.")
+    var maxRecordAge = 0.0
+
+    @Flag(name: .customLong("answer-before-commit"), help: "With --store: answer 200 without waiting for the store to commit the push (faster; a crash can lose the last ones).")
+    var answerBeforeCommit = false
+
     @Flag(name: .customLong("accept-unknown-tokens"), help: "Accept pushes to tokens the world does not know, instead of BadDeviceToken.")
     var acceptUnknownTokens = false
 
@@ -56,6 +74,26 @@ struct GatewayOptions: ParsableArguments {
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "warning"
+
+    func validate() throws {
+        let streams = 1...Int(Int32.max)
+        guard streams.contains(maxStreams) else { throw ValidationError("--max-streams takes 1 to \(Int32.max); got \(maxStreams)") }
+        guard streams.contains(initialTokenStreams) else {
+            throw ValidationError("--initial-token-streams takes 1 to \(Int32.max); got \(initialTokenStreams)")
+        }
+        guard maxSends >= 0, maxDeliveries >= 0 else { throw ValidationError("--max-sends and --max-deliveries take 0 (keep all) or more") }
+        guard maxRecordAge.isFinite, maxRecordAge >= 0 else {
+            throw ValidationError("--max-record-age takes a number of seconds, 0 (no limit) or more; got \(maxRecordAge)")
+        }
+        guard idleTimeout > 0 else { throw ValidationError("--idle-timeout takes a positive number of seconds; got \(idleTimeout)") }
+        guard uninstallDelay.isFinite, uninstallDelay >= 0 else {
+            throw ValidationError("--uninstall-delay takes a number of seconds, 0 or more; got \(uninstallDelay)")
+        }
+        for (name, port) in [("--development-port", developmentPort), ("--production-port", productionPort),
+                             ("--control-port", controlPort), ("--device-port", devicePort)] where !(0...65535).contains(port) {
+            throw ValidationError("\(name) takes 0 to 65535; got \(port)")
+        }
+    }
 
     var logger: Logger {
         var logger = Logger(label: "apnsim")
@@ -70,11 +108,17 @@ struct GatewayOptions: ParsableArguments {
         configuration.ports = [.development: developmentPort, .production: productionPort]
         configuration.controlPort = controlPort
         configuration.controlHost = controlHost
+        configuration.controlToken = controlToken
         configuration.devicePort = devicePort
         configuration.tokenSecret = tokenSecret
         configuration.uninstallDelay = uninstallDelay
         configuration.connection.idleTimeout = .seconds(idleTimeout)
         configuration.connection.maxConcurrentStreams = maxStreams
+        configuration.connection.initialTokenStreams = initialTokenStreams
+        configuration.durableAnswers = !answerBeforeCommit
+        configuration.records.sends = maxSends > 0 ? maxSends : nil
+        configuration.records.deliveries = maxDeliveries > 0 ? maxDeliveries : nil
+        configuration.records.maximumAge = maxRecordAge > 0 ? maxRecordAge : nil
         configuration.validator.acceptUnknownDeviceTokens = acceptUnknownTokens
         configuration.validator.rejectBackgroundPriority10 = !allowBackgroundPriority10
         configuration.validator.rejectMalformedPayload = !acceptMalformedPayloads

@@ -22,7 +22,7 @@ struct UpCommand: AsyncParsableCommand {
         let world = gateway.world.snapshot
         let processes = DeviceProcesses()
         defer { processes.stop() }
-        try await runUntilSignalled(gateway, logger: options.logger) { endpoints in
+        let service = GatewayService(gateway: gateway) { endpoints in
             do {
                 try processes.start(world.devices, world: world, devicePort: endpoints.devicePort ?? options.devicePort,
                                     certs: certs, dataRoot: data)
@@ -34,6 +34,7 @@ struct UpCommand: AsyncParsableCommand {
             }
             Console.say(Self.banner(endpoints: endpoints, gateway: gateway, certs: certs))
         }
+        try await ProcessLife.run([service], name: "up", logger: options.logger)
     }
 
     static func banner(endpoints: Gateway.Endpoints, gateway: Gateway, certs: String) -> String {

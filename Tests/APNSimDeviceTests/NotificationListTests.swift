@@ -17,7 +17,7 @@ struct NotificationListTests {
     @Test("An alert is displayed with its title, body, sound and thread")
     func alert() {
         var center = NotificationList()
-        let receipts = center.receive(Self.push(#"{"aps":{"alert":{"title":"T","body":"B"},"sound":"default","thread-id":"t1"}}"#, id: "1"))
+        let receipts = center.receive(NotificationListTests.push(#"{"aps":{"alert":{"title":"T","body":"B"},"sound":"default","thread-id":"t1"}}"#, id: "1"))
         #expect(receipts.map(\.outcome) == [.displayed])
         #expect(receipts.first?.content?.title == "T")
         #expect(center.displayed.map(\.deliveryID) == ["1"])
@@ -27,9 +27,9 @@ struct NotificationListTests {
     @Test("A push with the collapse ID of a displayed one replaces it; other apps keep theirs")
     func collapse() {
         var center = NotificationList()
-        _ = center.receive(Self.push(#"{"aps":{"alert":"first"}}"#, collapseID: "score", id: "1"))
-        _ = center.receive(Self.push(#"{"aps":{"alert":"other app"}}"#, collapseID: "score", id: "2", bundleID: "com.example.other"))
-        let receipts = center.receive(Self.push(#"{"aps":{"alert":"second"}}"#, collapseID: "score", id: "3"))
+        _ = center.receive(NotificationListTests.push(#"{"aps":{"alert":"first"}}"#, collapseID: "score", id: "1"))
+        _ = center.receive(NotificationListTests.push(#"{"aps":{"alert":"other app"}}"#, collapseID: "score", id: "2", bundleID: "com.example.other"))
+        let receipts = center.receive(NotificationListTests.push(#"{"aps":{"alert":"second"}}"#, collapseID: "score", id: "3"))
         #expect(receipts.map(\.outcome) == [.displayed, .replaced])
         #expect(receipts.last?.id == "1")
         #expect(center.displayed.map(\.deliveryID) == ["3", "2"])
@@ -38,9 +38,9 @@ struct NotificationListTests {
     @Test("Badge sets and 0 clears; a badge-only push shows no banner")
     func badge() {
         var center = NotificationList()
-        _ = center.receive(Self.push(#"{"aps":{"alert":"hi","badge":4}}"#, id: "1"))
+        _ = center.receive(NotificationListTests.push(#"{"aps":{"alert":"hi","badge":4}}"#, id: "1"))
         #expect(center.badges["com.example.app"] == 4)
-        let receipts = center.receive(Self.push(#"{"aps":{"badge":0}}"#, id: "2"))
+        let receipts = center.receive(NotificationListTests.push(#"{"aps":{"badge":0}}"#, id: "2"))
         #expect(center.badges["com.example.app"] == nil)
         #expect(receipts.first?.outcome == .displayed)
         #expect(center.displayed.count == 1, "no banner for a badge-only push")
@@ -54,7 +54,7 @@ struct NotificationListTests {
     ])
     func otherPaths(_ payload: String, _ type: PushType, _ outcome: DeliveryOutcome) {
         var center = NotificationList()
-        #expect(center.receive(Self.push(payload, type: type, id: "1")).map(\.outcome) == [outcome])
+        #expect(center.receive(NotificationListTests.push(payload, type: type, id: "1")).map(\.outcome) == [outcome])
         #expect(center.displayed.isEmpty)
     }
 
@@ -66,16 +66,16 @@ struct NotificationListTests {
             changed.body = (content.body ?? "") + " (modified)"
             return changed
         }
-        let modified = center.receive(Self.push(#"{"aps":{"alert":"hi","mutable-content":1}}"#, id: "1"))
+        let modified = center.receive(NotificationListTests.push(#"{"aps":{"alert":"hi","mutable-content":1}}"#, id: "1"))
         #expect(modified.first?.content?.body == "hi (modified)")
-        let plain = center.receive(Self.push(#"{"aps":{"alert":"hi"}}"#, id: "2"))
+        let plain = center.receive(NotificationListTests.push(#"{"aps":{"alert":"hi"}}"#, id: "2"))
         #expect(plain.first?.content?.body == "hi")
     }
 
     @Test("An unreadable payload is dropped with a reason")
     func unreadable() {
         var center = NotificationList()
-        let receipts = center.receive(Self.push("[1,2]", id: "1"))
+        let receipts = center.receive(NotificationListTests.push("[1,2]", id: "1"))
         #expect(receipts.first?.outcome == .dropped)
         #expect(receipts.first?.detail?.isEmpty == false)
     }
@@ -149,5 +149,20 @@ struct LiveActivityTests {
         _ = list.receive(NotificationListTests.push(#"{"aps":{"event":"end","timestamp":2,"content-state":{"score":"3-1"}}}"#,
                                                      type: .liveactivity, id: "2"))
         #expect(list.activities["com.example.app"] == nil)
+    }
+
+    @Test("The list keeps at most its limit, newest first, and still replaces by collapse ID")
+    func bounded() {
+        var center = NotificationList()
+        center.displayedLimit = 8
+        for number in 0..<50 {
+            _ = center.receive(NotificationListTests.push(#"{"aps":{"alert":"n"}}"#, id: "\(number)"))
+            #expect(center.displayed.count <= 10)
+        }
+        #expect(center.displayed.first?.deliveryID == "49")
+        #expect(center.displayed.count >= 8)
+        let receipts = center.receive(NotificationListTests.push(#"{"aps":{"alert":"n"}}"#, collapseID: "c", id: "50"))
+            + center.receive(NotificationListTests.push(#"{"aps":{"alert":"n"}}"#, collapseID: "c", id: "51"))
+        #expect(receipts.map(\.outcome) == [.displayed, .displayed, .replaced])
     }
 }

@@ -25,8 +25,10 @@ enum FuzzFixtures {
     /// A fixed time, so every run validates the same inputs against the same clock.
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    /// A valid token for ``now``.
-    static let jwt = signer.token(issuedAt: now)
+    /// A valid token for ``now``, signed once with `Certs/AuthKey_SIMKEY0001.p8` by Apple's openssl recipe (a DER
+    /// signature) and kept as text: ECDSA signatures are randomized, and a fuzz corpus must be the same every run.
+    static let jwt = "eyJhbGciOiJFUzI1NiIsImtpZCI6IlNJTUtFWTAwMDEifQ.eyJpc3MiOiJTSU1URUFNMDAxIiwiaWF0IjoxODAwMDAwMDAwfQ."
+        + "MEQCIGmg-yW1ohRnwRl5xFS6F5ZAh_QHMsjYdRqRR-9CuusGAiAtw5z9_mQvfWc3HKeeTP9-GROSXml8T9BhciUM8M0Ggw"
 
     static let developmentToken = "4a1159f70e8ea285a838979ff0918a664380fb5d614d952dfe10fa5a4cee141a"
 }

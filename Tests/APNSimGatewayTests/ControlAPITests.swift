@@ -1,6 +1,7 @@
 import APNSimCore
 import APNSimGateway
 import APNSimProvider
+import APNSimStore
 import Crypto
 import Foundation
 import Testing
@@ -10,6 +11,35 @@ import Testing
 struct ControlAPITests {
     static func push(_ harness: GatewayHarness, _ client: ProviderClient, token: String = TestWorld.devToken, jwt: String) async throws -> ProviderResponse {
         try await client.send(.push(token: token, payload: GatewayHarness.alert, headers: harness.headers(jwt: jwt)))
+    }
+
+    @Test("With a record limit the oldest sends go and health counts them")
+    func recordLimit() async throws {
+        try await withGateway({ $0.records.sends = 10 }) { harness in
+            let client = try await harness.connect()
+            let jwt = harness.jwt()
+            for _ in 0..<40 { #expect(try await Self.push(harness, client, jwt: jwt).status == 200) }
+            let health = try #require(try await ControlClient(port: harness.endpoints.controlPort).get("/v1/health").json as? [String: Any])
+            let kept = try #require(health["sends"] as? Int)
+            #expect(kept <= 11)
+            #expect(kept + (health["droppedSends"] as? Int ?? -1) == 40)
+            #expect(health["droppedDeliveries"] as? Int == 0)
+            await client.close()
+        }
+    }
+
+    @Test("Bad query values are a 400 with a sentence naming the value", arguments: [
+        "/v1/sends?limit=0", "/v1/sends?limit=99999999999999999999", "/v1/sends?status=abc", "/v1/sends?since=1e400",
+        "/v1/deliveries?wait=nan", "/v1/deliveries?wait=1e300", "/v1/deliveries?after=inf", "/v1/deliveries?limit=-1",
+    ])
+    func badQueries(_ path: String) async throws {
+        try await withGateway { harness in
+            let answer = try await ControlClient(port: harness.endpoints.controlPort).get(path)
+            #expect(answer.status == 400)
+            let error = try #require((answer.json as? [String: Any])?["error"] as? String)
+            let value = String(path.split(separator: "=").last!)
+            #expect(error.contains("got \(value)"), "\(error)")
+        }
     }
 
     @Test("health, sends with filters, reset")

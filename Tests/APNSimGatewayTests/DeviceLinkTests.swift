@@ -21,7 +21,8 @@ struct GatewayDeviceLinkTests {
 
     @Test("A link silent for three heartbeat intervals is closed with HeartbeatTimeout; heartbeats are answered")
     func heartbeatTimeout() async throws {
-        try await withGateway({ $0.heartbeatInterval = 0.1 }) { harness in
+        // One second: three intervals must outlast a TLS handshake on a loaded test run (0.1 s did not, once in a full run).
+        try await withGateway({ $0.heartbeatInterval = 1 }) { harness in
             let raw = try await Self.connect(harness)
             try await raw.send(DeviceLinkFraming.frame(.hello(.init(device: .init(id: "raw-1", name: "raw"))))
                                + DeviceLinkFraming.frame(.heartbeat(.init(sequence: 7))))

@@ -17,7 +17,7 @@ struct StoreTests {
     @Test("Sends come back newest first and every filter narrows them")
     func filters() throws {
         let store = try Store()
-        let recorder = SendRecorder(store: store)
+        let recorder = try SendRecorder(store: store)
         recorder.record(Self.record(token: "aa", status: 200, at: 100))
         recorder.record(Self.record(token: "bb", topic: "com.example.other", status: 400, at: 200))
         recorder.record(Self.record(token: "aa", status: 410, at: 300))
@@ -38,7 +38,7 @@ struct StoreTests {
     @Test("A record keeps every field through the database, headers with quotes and control characters, NUL bytes, empty and absent values included")
     func roundTrip() throws {
         let store = try Store()
-        let recorder = SendRecorder(store: store)
+        let recorder = try SendRecorder(store: store)
         var original = Self.record(status: 400)
         original.headers["x-odd"] = "quote \" backslash \\ tab \t bell \u{07} ünïcödé 🚀"
         original.headers["x-empty"] = ""
@@ -64,7 +64,7 @@ struct StoreTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         do {
             let store = try Store(path: path)
-            let recorder = SendRecorder(store: store)
+            let recorder = try SendRecorder(store: store)
             recorder.record(Self.record(token: "cc"))
             try recorder.flush()
         }
@@ -80,7 +80,7 @@ struct StoreTests {
     @Test("The recorder writes what was queued before finish, in order")
     func recorderDrainsOnFinish() async throws {
         let store = try Store()
-        let recorder = SendRecorder(store: store)
+        let recorder = try SendRecorder(store: store)
         for second in 0..<50 { recorder.record(Self.record(at: TimeInterval(second))) }
         recorder.finish()
         await recorder.run()

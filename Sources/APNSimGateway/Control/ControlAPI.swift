@@ -17,8 +17,9 @@ struct ControlAPI: Sendable {
     let installs: InstallWaiters
     let uninstallDelay: TimeInterval
 
-    func makeRouter() -> Router<BasicRequestContext> {
+    func makeRouter(token: String?) -> Router<BasicRequestContext> {
         let router = Router()
+        if let token { router.add(middleware: ControlAccess(token: token)) }
         let v1 = router.group("v1")
         v1.get("health") { _, _ in try self.health() }
         v1.get("sends") { request, _ in try self.sends(request) }
@@ -42,13 +43,17 @@ struct ControlAPI: Sendable {
             var deliveries: Int
             /// Deliveries with an outcome (displayed, background, … or dropped).
             var completedDeliveries: Int
+            /// Records dropped, oldest first, to keep within the gateway's record limits (`--max-sends` and friends).
+            var droppedSends: Int
+            var droppedDeliveries: Int
         }
         try recorder.flush()
         try deliveries.flush()
         let ports = Dictionary(uniqueKeysWithValues: providerPorts.map { ($0.key.rawValue, $0.value) })
         let counts = try store.deliveryCounts()
         return try ControlJSON.response(Health(providerPorts: ports, sends: try store.sendCount(), deliveries: counts.total,
-                                               completedDeliveries: counts.completed))
+                                               completedDeliveries: counts.completed, droppedSends: recorder.dropped,
+                                               droppedDeliveries: deliveries.dropped))
     }
 
     private func sends(_ request: Request) throws -> Response {
@@ -75,11 +80,9 @@ struct ControlAPI: Sendable {
 
     private func reset() throws -> Response {
         faults.clear()
-        try recorder.flush()
-        try store.deleteAllSends()
+        try recorder.deleteAll()
         devices.releaseAll()
-        try deliveries.flush()
-        try store.deleteAllDeliveries()
+        try deliveries.deleteAll()
         world.reset()
         // Devices that are still registered keep their tokens: a reset forgets what happened, not who is there.
         let registered = devices.devices.flatMap { $0.registrations.values }

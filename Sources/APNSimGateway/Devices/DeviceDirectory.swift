@@ -145,9 +145,10 @@ final class DeviceDirectory: Sendable {
             persist(.held(HeldPush(id: delivery.id, device: id, slot: nil, expires: nil, delivery: delivery)))
         }
         for id in expired {
-            persist(.released(id: id))
+            // The outcome first, then the release, so no commit between them can leave a push with neither.
             persist(.receipt(id: id, outcome: .dropped, content: nil,
                              detail: "apns-expiration passed while the device was offline", at: now))
+            persist(.released(id: id))
         }
         return resend + stored
     }

@@ -1,3 +1,4 @@
+import APNSimCore
 import NIOCore
 import NIOExtras
 import NIOPosix
@@ -17,7 +18,7 @@ struct DeviceLinkEndpoint {
                 channel.eventLoop.makeCompletedFuture {
                     // A link silent for three heartbeat intervals is dead: DeviceLinkHandler closes it.
                     try channel.pipeline.syncOperations.addHandler(
-                        IdleStateHandler(readTimeout: .milliseconds(Int64(services.heartbeatInterval * 3000))))
+                        IdleStateHandler(readTimeout: .milliseconds(Int64(saturating: services.heartbeatInterval * 3000))))
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
                     try channel.pipeline.syncOperations.addHandler(DeviceLinkHandler(services: services))
                 }

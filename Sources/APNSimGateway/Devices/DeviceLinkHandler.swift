@@ -77,13 +77,15 @@ final class DeviceLinkHandler: ChannelInboundHandler {
                                           at: services.clock.now() + services.uninstallDelay, in: services.world)
         case .installRefused(let refused):
             services.installs.resolve(device: session.descriptor.id, bundleID: refused.bundleID, .refused(refused))
+        // What the device said is recorded before the push stops being held: a gateway killed between the two then
+        // sends the push again (the device answers with the same receipt) instead of losing its outcome.
         case .ack(let ack):
-            services.directory.acknowledge(ack.id)
             services.deliveries.record(.acknowledged(id: ack.id, at: services.clock.now()))
+            services.directory.acknowledge(ack.id)
         case .receipt(let receipt):
-            services.directory.acknowledge(receipt.id)
             services.deliveries.record(.receipt(id: receipt.id, outcome: receipt.outcome, content: receipt.content,
                                                 detail: receipt.detail, at: services.clock.now()))
+            services.directory.acknowledge(receipt.id)
         case .heartbeat(let beat):
             session.send(.heartbeatAck(beat))
         case .heartbeatAck:

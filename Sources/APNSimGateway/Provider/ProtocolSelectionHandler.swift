@@ -1,4 +1,5 @@
 import APNSimCore
+import Logging
 import NIOCore
 import NIOHTTP2
 import NIOSSL
@@ -27,7 +28,11 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
 
     func handlerAdded(context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let connection = self.connection
         handshakeTimer = context.eventLoop.scheduleTask(in: .init(connection.services.policy.handshakeTimeout)) {
+            connection.services.logger.notice("provider connection closed: TLS handshake and HTTP/2 preface not done in time",
+                                              metadata: ["peer": "\(connection.remoteAddress)",
+                                                         "timeout": "\(connection.services.policy.handshakeTimeout)"])
             loopBound.value.close(promise: nil)
         }
     }
@@ -66,6 +71,8 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // Garbage instead of a TLS hello, a reset mid-handshake: nothing to answer, just let go.
+        connection.services.logger.notice("provider connection closed before HTTP/2 began",
+                                          metadata: ["peer": "\(connection.remoteAddress)", "error": "\(error)"])
         context.close(promise: nil)
     }
 

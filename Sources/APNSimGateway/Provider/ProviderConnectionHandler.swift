@@ -68,6 +68,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             return
         }
         // TLS and I/O errors: the connection is unusable.
+        connection.services.logger.notice("provider connection closed on an error",
+                                          metadata: ["peer": "\(connection.remoteAddress)", "error": "\(error)"])
         context.close(promise: nil)
     }
 

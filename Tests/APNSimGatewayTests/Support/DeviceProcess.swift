@@ -3,36 +3,21 @@ import Foundation
 
 /// An `apnsim device` process: the same binary users run, started against a test gateway.
 struct DeviceProcess {
-    let process: Process
-
-    /// The `apnsim` executable SwiftPM built beside this test bundle.
-    static var executable: URL {
-        get throws {
-            let directory = Bundle.main.executableURL?.deletingLastPathComponent()
-                ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            for candidate in [directory, directory.deletingLastPathComponent()] {
-                let url = candidate.appendingPathComponent("apnsim")
-                if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-            }
-            throw DeviceProcessError(description: "no apnsim executable next to \(directory.path); build it with swift build")
-        }
-    }
+    let process: ApnsimProcess
 
     static func start(_ harness: GatewayHarness, id: String, data: String, extra: [String] = []) throws -> DeviceProcess {
+        try start(devicePort: harness.endpoints.devicePort!, id: id, data: data, extra: extra)
+    }
+
+    static func start(devicePort: Int, id: String, data: String, extra: [String] = []) throws -> DeviceProcess {
         _ = TestPKI.deviceIdentity  // writes device.pem and device-key.pem into the test PKI folder
-        let process = Process()
-        process.executableURL = try executable
-        process.arguments = ["device", "--id", id, "--device-port", String(harness.endpoints.devicePort!),
-                             "--certs", harness.pki.directory.path, "--data", data] + extra
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        return DeviceProcess(process: process)
+        return DeviceProcess(process: try ApnsimProcess(["device", "--id", id, "--device-port", String(devicePort),
+                                                         "--certs", TestPKI.shared.directory.path, "--data", data] + extra))
     }
 
     /// Stops the process as Ctrl-C would and waits for it.
     func stop() {
-        if process.isRunning { process.interrupt() }
-        process.waitUntilExit()
+        process.stop()
     }
 
     struct DeviceProcessError: Error, CustomStringConvertible { var description: String }

@@ -1,0 +1,46 @@
+# Shared by the scripts in Benchmarks/: source it after `cd` to the package root.
+# Gives: need TOOL... (installs Debian packages), release_apnsim (path of the release binary, or $APNSIM_BIN),
+# provider_jwt (a token by Apple's openssl recipe), wait_for WHAT CMD..., rss_mib PID, cpu_seconds PID, stamp.
+
+need() { # need PACKAGE:COMMAND… — installs the Debian packages whose command is missing
+  local missing=()
+  for pair in "$@"; do command -v "${pair#*:}" >/dev/null || missing+=("${pair%%:*}"); done
+  if (( ${#missing[@]} > 0 )); then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null; fi
+}
+
+release_apnsim() { # prints the path of the apnsim to measure: $APNSIM_BIN, or this tree's release build
+  if [[ -n "${APNSIM_BIN:-}" ]]; then echo "$APNSIM_BIN"; return; fi
+  echo "building apnsim (release)…" >&2
+  swift build -c release --product apnsim 2>&1 | tail -1 >&2
+  echo "$(swift build -c release --show-bin-path)/apnsim"
+}
+
+provider_jwt() { # a provider token for SIMKEY0001, signed now with Certs/AuthKey_SIMKEY0001.p8 (DER signature)
+  local header claims signature
+  b64url() { openssl base64 -e -A | tr -- '+/' '-_' | tr -d =; }
+  header=$(printf '{"alg":"ES256","kid":"SIMKEY0001"}' | b64url)
+  claims=$(printf '{"iss":"SIMTEAM001","iat":%d}' "$(date +%s)" | b64url)
+  signature=$(printf '%s.%s' "$header" "$claims" | openssl dgst -binary -sha256 -sign Certs/AuthKey_SIMKEY0001.p8 | b64url)
+  echo "$header.$claims.$signature"
+}
+
+wait_for() { # wait_for WHAT SECONDS COMMAND… — polls every 0.1 s until the command succeeds, or fails the run
+  local what=$1 seconds=$2; shift 2
+  for _ in $(seq $((seconds * 10))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  echo "$what did not happen within $seconds s" >&2; exit 1
+}
+
+rss_mib() { # resident memory of a process in MiB (Linux and macOS ps)
+  ps -o rss= -p "$1" | awk '{printf "%.0f", $1 / 1024}'
+}
+
+cpu_seconds() { # user + system CPU time of a process so far, in seconds (/proc on Linux: 10 ms steps; else ps: 1 s)
+  if [[ -r /proc/$1/stat ]]; then
+    awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$1/stat"
+  else
+    ps -o time= -p "$1" | awk '{d=0; t=$1; if (index(t, "-")) {split(t, a, "-"); d=a[1]; t=a[2]}
+                                n=split(t, p, ":"); s=0; for (i=1; i<=n; i++) s = s*60 + p[i]; print d*86400 + s}'
+  fi
+}
+
+stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }

@@ -1,0 +1,33 @@
+import Crypto
+import Foundation
+import Hummingbird
+
+/// Who may use the control API. It changes the world and reads every push, so it listens on loopback unless told
+/// otherwise, and anywhere else only with a token: `--control-token`, sent as `Authorization: Bearer <token>`.
+struct ControlAccess: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    /// The SHA-256 of the token, so requests are compared in constant time whatever their length.
+    private let tokenDigest: SHA256.Digest
+
+    init(token: String) {
+        tokenDigest = SHA256.hash(data: Data(token.utf8))
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") else {
+            return ControlJSON.error("the control API needs the header Authorization: Bearer <the gateway's --control-token>",
+                                     status: .unauthorized)
+        }
+        let sent = SHA256.hash(data: Data(authorization.dropFirst(7).trimmingCharacters(in: .whitespaces).utf8))
+        guard sent == tokenDigest else {
+            return ControlJSON.error("the bearer token is not this gateway's --control-token", status: .unauthorized)
+        }
+        return try await next(request, context)
+    }
+
+    /// Whether `host` is a loopback address (or name), where the control API may listen without a token.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+}

@@ -1,0 +1,187 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import APNSimCore
+import APNSimGateway
+import APNSimProvider
+import Foundation
+import Logging
+import ServiceLifecycle
+import Testing
+
+/// Every `apnsim` process stops on SIGINT and SIGTERM within two seconds, whatever it is doing, and says so; and
+/// no device outlives the `apnsim up` that started it.
+@Suite("Process stops")
+struct ProcessStopTests {
+    static let signals: [Int32] = [SIGINT, SIGTERM]
+    static let deadline: Duration = .seconds(2)
+
+    static func name(_ signal: Int32) -> String { signal == SIGINT ? "SIGINT" : "SIGTERM" }
+
+    /// Sends `signal` and checks the process is gone within ``deadline`` and said why and that it stopped.
+    static func expectStops(_ process: ApnsimProcess, on signal: Int32, _ state: String) async throws {
+        process.signal(signal)
+        let took = await process.exitTime(within: deadline)
+        #expect(took != nil, "\(state): still running \(deadline) after \(name(signal))")
+        let printed = process.printed
+        #expect(printed.contains("\(name(signal)) received, stopping"), "\(state): printed \(printed)")
+        #expect(printed.contains(": stopped"), "\(state): printed \(printed)")
+    }
+
+    @Test("A device that cannot reach its gateway stops", .timeLimit(.minutes(1)), arguments: signals, [1, 100])
+    func connecting(_ signal: Int32, count: Int) async throws {
+        let device = try DeviceProcess.start(devicePort: try await unusedPort(), id: "nowhere", data: temporaryDirectory(),
+                                             extra: ["--count", String(count)])
+        _ = try await device.process.waitForOutput("started, linking to")
+        try await Self.expectStops(device.process, on: signal, "connecting, \(count) device(s)")
+    }
+
+    @Test("A device whose gateway went away (reconnecting with back-off) stops", .timeLimit(.minutes(1)), arguments: signals)
+    func reconnecting(_ signal: Int32) async throws {
+        let (gateway, _) = try makeTestGateway()
+        let device = try await gateway.withRunning { endpoints in
+            let device = try DeviceProcess.start(devicePort: endpoints.devicePort!, id: "orphan", data: temporaryDirectory())
+            _ = try await device.process.waitForOutput("registered, token")
+            return device
+        }
+        // The gateway is gone; the device is retrying.
+        try await Self.expectStops(device.process, on: signal, "reconnecting")
+    }
+
+    @Test("A device stops in the middle of a stream of pushes", .timeLimit(.minutes(1)), arguments: signals)
+    func midDelivery(_ signal: Int32) async throws {
+        try await withGateway { harness in
+            let device = try DeviceProcess.start(harness, id: "busy", data: temporaryDirectory())
+            let line = try await device.process.waitForOutput("registered, token")
+            let token = try #require(line.split(separator: " ").last.map(String.init)?.trimmingCharacters(in: .whitespacesAndNewlines))
+            let client = try await harness.connect()
+            let jwt = harness.jwt()
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask {
+                    while !Task.isCancelled {
+                        _ = try? await client.send(.push(token: token, payload: GatewayHarness.alert, headers: harness.headers(jwt: jwt)))
+                    }
+                }
+                // Pushes are arriving at the device: the first one is displayed.
+                _ = try await control.get("/v1/deliveries?token=\(token)&wait=10")
+                try await Self.expectStops(device.process, on: signal, "mid-delivery")
+                tasks.cancelAll()
+            }
+            await client.close()
+        }
+    }
+
+    @Test("A device stops while an app is being installed on it", .timeLimit(.minutes(1)), arguments: signals)
+    func midInstall(_ signal: Int32) async throws {
+        try await withGateway { harness in
+            let device = try DeviceProcess.start(harness, id: "installing", data: temporaryDirectory())
+            _ = try await device.process.waitForOutput("registered, token")
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask {
+                    for number in 0..<1000 where !Task.isCancelled {
+                        _ = try? await control.post("/v1/devices/installing/apps",
+                                                    #"{"bundleID":"com.example.app\#(number)","team":"SIMTEAM001"}"#)
+                    }
+                }
+                try await Self.expectStops(device.process, on: signal, "mid-install")
+                tasks.cancelAll()
+            }
+        }
+    }
+
+    @Test("The gateway stops with provider connections open and pushes in flight", .timeLimit(.minutes(1)), arguments: signals)
+    func gatewayUnderLoad(_ signal: Int32) async throws {
+        let gateway = try ApnsimProcess(["gateway", "--development-port", "0", "--production-port", "0", "--control-port", "0",
+                                         "--device-port", "0", "--store", temporaryDirectory() + ".sqlite", "--log-level", "notice"])
+        let banner = try await gateway.waitForOutput("CA to trust")
+        let port = try #require(Self.port(after: "development (sandbox) provider API  https://127.0.0.1:", in: banner))
+        let client: ProviderClient
+        do {
+            client = try await ProviderClient.connect(.init(host: "127.0.0.1", port: port, caFile: "Certs/ca.pem"))
+        } catch {
+            Issue.record("cannot connect to the gateway process: \(error); it printed:\n\(gateway.printed)")
+            gateway.signal(SIGKILL)
+            return
+        }
+        let signer = try ProviderTokenSigner(p8: String(contentsOfFile: "Certs/AuthKey_SIMKEY0001.p8", encoding: .utf8),
+                                             keyID: "SIMKEY0001", teamID: "SIMTEAM001")
+        let headers = [("authorization", "bearer \(signer.token(issuedAt: Date()))"), ("apns-topic", "com.example.app")]
+        let token = "4a1159f70e8ea285a838979ff0918a664380fb5d614d952dfe10fa5a4cee141a"
+        #expect(try await client.send(.push(token: token, payload: GatewayHarness.alert, headers: headers)).status == 200)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for _ in 0..<8 {
+                tasks.addTask {
+                    while !Task.isCancelled, (try? await client.send(.push(token: token, payload: GatewayHarness.alert, headers: headers))) != nil {}
+                }
+            }
+            try await Self.expectStops(gateway, on: signal, "gateway under load")
+            tasks.cancelAll()
+        }
+        await client.close()
+    }
+
+    @Test("apnsim up stops with its devices on a signal, and its devices stop when it is killed", .timeLimit(.minutes(1)),
+          arguments: [SIGINT, SIGTERM, SIGKILL])
+    func upAndItsDevices(_ signal: Int32) async throws {
+        let up = try ApnsimProcess(["up", "--development-port", "0", "--production-port", "0", "--control-port", "0",
+                                    "--device-port", "0", "--data", temporaryDirectory(), "--certs", "Certs"])
+        _ = try await up.waitForOutput("Ctrl-C stops everything.")
+        let devices = Self.children(of: up.pid)
+        #expect(devices.count == 2, "the sandbox world's two devices: \(devices)")
+        if signal == SIGKILL {
+            up.signal(SIGKILL)
+            #expect(await up.exitTime(within: Self.deadline) != nil)
+        } else {
+            try await Self.expectStops(up, on: signal, "apnsim up")
+        }
+        for device in devices {
+            #expect(await Self.waitUntilGone(device, within: Self.deadline), "device process \(device) outlived apnsim up (\(Self.name(signal)))")
+            kill(device, SIGKILL)  // an orphan must not outlive the test either (it would hold swift test's output open)
+        }
+    }
+
+    // MARK: - Helpers
+
+    static func port(after prefix: String, in text: String) -> Int? {
+        guard let range = text.range(of: prefix) else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    /// Child process IDs, from `pgrep -P` (Linux and macOS).
+    static func children(of pid: Int32) -> [Int32] {
+        let pgrep = Process()
+        pgrep.executableURL = URL(fileURLWithPath: "/usr/bin/pgrep")
+        pgrep.arguments = ["-P", String(pid)]
+        let pipe = Pipe()
+        pgrep.standardOutput = pipe
+        try? pgrep.run()
+        pgrep.waitUntilExit()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return text.split(whereSeparator: \.isNewline).compactMap { Int32($0) }
+    }
+
+    /// Whether process `pid` has ended (a zombie waiting for its new parent to reap it counts as ended).
+    static func waitUntilGone(_ pid: Int32, within timeout: Duration) async -> Bool {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < timeout {
+            if kill(pid, 0) != 0 || isZombie(pid) { return true }
+            try? await Task.sleep(for: .milliseconds(20))  // another process's exit: nothing to await
+        }
+        return false
+    }
+
+    static func isZombie(_ pid: Int32) -> Bool {
+        let ps = Process()
+        ps.executableURL = URL(fileURLWithPath: "/bin/ps")
+        ps.arguments = ["-o", "stat=", "-p", String(pid)]
+        let pipe = Pipe()
+        ps.standardOutput = pipe
+        try? ps.run()
+        ps.waitUntilExit()
+        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).hasPrefix("Z")
+    }
+}

@@ -1,0 +1,177 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// The `apnsim` binary as users run it, as a child process of the test, with what it prints collected so a test
+/// can wait for a line instead of sleeping.
+final class ApnsimProcess: Sendable {
+    let process: Process
+    private let output = Output()
+
+    /// The `apnsim` executable SwiftPM built beside this test bundle.
+    static var executable: URL {
+        get throws {
+            let directory = Bundle.main.executableURL?.deletingLastPathComponent()
+                ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            for candidate in [directory, directory.deletingLastPathComponent()] {
+                let url = candidate.appendingPathComponent("apnsim")
+                if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+            }
+            throw ProcessTestError("no apnsim executable next to \(directory.path); build it with swift build")
+        }
+    }
+
+    /// Starts `apnsim ARGUMENTS…`; with `stdinPipe`, standard input is a pipe this test holds open.
+    init(_ arguments: [String], stdinPipe: Pipe? = nil) throws {
+        process = Process()
+        process.executableURL = try Self.executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe  // logs too, so a failure shows them
+        if let stdinPipe { process.standardInput = stdinPipe }
+        try process.run()
+        // A thread of its own reads the output until the end: Foundation's readabilityHandler crashed libdispatch's
+        // manager thread once in a few hundred process starts on Linux (a stress run of the whole suite caught it).
+        let output = self.output
+        let reading = pipe.fileHandleForReading
+        Thread.detachNewThread {
+            while true {
+                let data = reading.availableData
+                if data.isEmpty { break }
+                output.append(data)
+            }
+            output.closed()
+        }
+    }
+
+    /// No test leaves a process behind, even one that fails half-way: a child still running would keep `swift test`
+    /// waiting on the output it inherited.
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Everything printed so far.
+    var printed: String { output.text }
+
+    /// Waits until the output contains `text` (or `timeout` passes, which throws).
+    func waitForOutput(_ text: String, timeout: Duration = .seconds(30)) async throws -> String {
+        try await output.wait(timeout: timeout) { $0.contains(text) }
+    }
+
+    /// Waits until `check` holds for the output (or `timeout` passes, which throws).
+    func waitForOutput(timeout: Duration = .seconds(30), until check: @escaping @Sendable (String) -> Bool) async throws -> String {
+        try await output.wait(timeout: timeout, until: check)
+    }
+
+    func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// How long the process took to exit after this call, or `nil` when it still runs after `timeout`
+    /// (it is then killed, so no test leaves a process behind).
+    func exitTime(within timeout: Duration) async -> Duration? {
+        let start = ContinuousClock.now
+        while process.isRunning {
+            if ContinuousClock.now - start > timeout {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                return nil
+            }
+            try? await Task.sleep(for: .milliseconds(10))  // polling a child's exit: there is no event to await
+        }
+        return ContinuousClock.now - start
+    }
+
+    /// Stops the process as Ctrl-C would and waits for it.
+    func stop() {
+        if process.isRunning { process.interrupt() }
+        process.waitUntilExit()
+    }
+
+    private final class Output: Sendable {
+        private struct Waiter {
+            var check: @Sendable (String) -> Bool
+            var continuation: CheckedContinuation<String?, Never>
+        }
+        private struct State {
+            var data = Data()
+            var closed = false
+            var waiters: [UUID: Waiter] = [:]
+        }
+        private let state = Mutex(State())
+
+        var text: String { state.withLock { String(decoding: $0.data, as: UTF8.self) } }
+
+        func append(_ data: Data) {
+            let ready = state.withLock { state -> [(CheckedContinuation<String?, Never>, String)] in
+                state.data.append(data)
+                let text = String(decoding: state.data, as: UTF8.self)
+                let met = state.waiters.filter { $0.value.check(text) }
+                for id in met.keys { state.waiters[id] = nil }
+                return met.values.map { ($0.continuation, text) }
+            }
+            for (continuation, text) in ready { continuation.resume(returning: text) }
+        }
+
+        func closed() {
+            let waiting = state.withLock { state in
+                state.closed = true
+                defer { state.waiters.removeAll() }
+                return Array(state.waiters.values)
+            }
+            for waiter in waiting { waiter.continuation.resume(returning: nil) }
+        }
+
+        /// The output once `check` holds for it; `nil` if the process closed its output first or `timeout` passed.
+        func wait(timeout: Duration, until check: @escaping @Sendable (String) -> Bool) async throws -> String {
+            let id = UUID()
+            let found = await withTaskGroup(of: String?.self) { group in
+                group.addTask {
+                    await withCheckedContinuation { continuation in
+                        let now = self.state.withLock { state -> String?? in
+                            let text = String(decoding: state.data, as: UTF8.self)
+                            if check(text) { return .some(text) }
+                            if state.closed { return .some(nil) }
+                            state.waiters[id] = Waiter(check: check, continuation: continuation)
+                            return nil
+                        }
+                        if let now { continuation.resume(returning: now) }
+                    }
+                }
+                group.addTask {
+                    try? await Task.sleep(for: timeout)
+                    self.state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: nil)
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                self.state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: nil)
+                return first
+            }
+            guard let found else { throw ProcessTestError("the process did not print what was expected; it printed:\n\(text)") }
+            return found
+        }
+    }
+}
+
+struct ProcessTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A TCP port nothing listens on: the kernel picks a free one for a moment, and it is released at once.
+func unusedPort() async throws -> Int {
+    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+    let port = channel.localAddress?.port ?? 0
+    try await channel.close()
+    return port
+}

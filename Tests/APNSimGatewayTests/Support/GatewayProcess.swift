@@ -1,0 +1,44 @@
+import APNSimProvider
+import Foundation
+
+/// `apnsim gateway` as its own process on ephemeral ports, with the committed `Certs/` and sandbox world (tests run
+/// from the package root), and a provider token signed with the committed key.
+struct GatewayProcess {
+    let process: ApnsimProcess
+    let providerPort: Int
+    let controlPort: Int
+    let devicePort: Int
+
+    var control: ControlClient { ControlClient(port: controlPort) }
+
+    static func start(store: String? = nil, devicePort: Int = 0, extra: [String] = []) async throws -> GatewayProcess {
+        var arguments = ["gateway", "--development-port", "0", "--production-port", "0", "--control-port", "0",
+                         "--device-port", String(devicePort), "--log-level", "notice"]
+        if let store { arguments += ["--store", store] }
+        let process = try ApnsimProcess(arguments + extra)
+        let banner = try await process.waitForOutput("CA to trust")
+        guard let provider = ProcessStopTests.port(after: "development (sandbox) provider API  https://127.0.0.1:", in: banner),
+              let control = ProcessStopTests.port(after: "control API                         http://127.0.0.1:", in: banner),
+              let device = ProcessStopTests.port(after: "device link                         127.0.0.1:", in: banner) else {
+            throw ProcessTestError("the gateway's banner lacks a port:\n\(banner)")
+        }
+        return GatewayProcess(process: process, providerPort: provider, controlPort: control, devicePort: device)
+    }
+
+    func connect() async throws -> ProviderClient {
+        try await ProviderClient.connect(.init(host: "127.0.0.1", port: providerPort, caFile: "Certs/ca.pem"))
+    }
+
+    /// A provider token signed with `Certs/AuthKey_SIMKEY0001.p8`; one per connection (a new one within 20 minutes
+    /// is TooManyProviderTokenUpdates).
+    static func jwt() throws -> String {
+        let signer = try ProviderTokenSigner(p8: String(contentsOfFile: "Certs/AuthKey_SIMKEY0001.p8", encoding: .utf8),
+                                             keyID: "SIMKEY0001", teamID: "SIMTEAM001")
+        return signer.token(issuedAt: Date())
+    }
+
+    /// The headers of a token-auth alert push.
+    static func headers(jwt: String, apnsID: String) -> [(name: String, value: String)] {
+        [("authorization", "bearer \(jwt)"), ("apns-topic", "com.example.app"), ("apns-push-type", "alert"), ("apns-id", apnsID)]
+    }
+}
