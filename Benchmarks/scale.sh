@@ -14,7 +14,7 @@ control=${APNSIM_BENCH_CONTROL_PORT:-28397}
 device_port=${APNSIM_BENCH_DEVICE_PORT:-25397}
 work=$(mktemp -d)
 pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"' EXIT
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$work"' EXIT
 need nghttp2-client:h2load openssl:openssl
 ulimit -n "$(ulimit -Hn)"   # a connection per device on each side
 apnsim=$(release_apnsim)

@@ -3,7 +3,8 @@
 # sampling both processes' memory every 10 s. Prints each sample, then start, end and peak per process. With the
 # record limits on (100,000 sends and deliveries by default), memory should level off once the record is full.
 #
-# Usage: Benchmarks/soak.sh [SECONDS] [PUSHES_PER_SECOND]   (default 600 s at 2,000/s; APNSIM_BIN=PATH measures that binary)
+# Usage: Benchmarks/soak.sh [SECONDS] [PUSHES_PER_SECOND]   (default 600 s at 2,000/s; APNSIM_BIN=PATH measures that
+# binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Benchmarks/lib.sh
@@ -16,7 +17,7 @@ control=${APNSIM_BENCH_CONTROL_PORT:-28497}
 device_port=${APNSIM_BENCH_DEVICE_PORT:-25497}
 work=$(mktemp -d)
 pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"' EXIT
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$work"' EXIT
 need nghttp2-client:h2load openssl:openssl
 apnsim=$(release_apnsim)
 

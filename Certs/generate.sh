@@ -44,8 +44,8 @@ extendedKeyUsage = serverAuth
 subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1, DNS:api.sandbox.push.apple.com, DNS:api.development.push.apple.com, DNS:api.push.apple.com
 authorityKeyIdentifier = keyid
 
-# Apple's APNs certificate extensions (reference §5.4): an environment marker (value NULL) and the topic list,
-# a SEQUENCE of topic strings each followed by a SEQUENCE naming its type.
+# Apple's APNs certificate extensions (Apple, "Establishing a certificate-based connection to APNs"): an environment
+# marker (value NULL) and the topic list, a SEQUENCE of topic strings each followed by a SEQUENCE naming its type.
 [provider_development_ext]
 basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature

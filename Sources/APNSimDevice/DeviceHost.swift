@@ -26,7 +26,8 @@ public final class DeviceHost: Sendable {
         var installations: Installations
         var tokens: [String: DeviceToken] = [:]
         var refusals: [String: InstallCheck.Refusal] = [:]
-        var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+        /// What to call once every app has a token or a refusal.
+        var waiters: [UUID: @Sendable () -> Void] = [:]
         var linkDropsLeft: Int
         /// The apps on the device: the configured ones, then whatever the gateway installs or removes.
         var apps: [AppManifest]
@@ -67,13 +68,24 @@ public final class DeviceHost: Sendable {
                     if Self.allRegistered(state, apps: state.apps) || Task.isCancelled {
                         continuation.resume()
                     } else {
-                        state.waiters[id] = continuation
+                        state.waiters[id] = { continuation.resume() }
                     }
                 }
             }
         } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+            state.withLock { $0.waiters.removeValue(forKey: id) }?()
         }
+    }
+
+    /// Calls `body` once every app that installs has its token (at once if they have), without a task to wait in:
+    /// a process running thousands of devices reports each this way.
+    public func whenRegistered(_ body: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if Self.allRegistered(state, apps: state.apps) { return true }
+            state.waiters[UUID()] = body
+            return false
+        }
+        if now { body() }
     }
 
     private static func allRegistered(_ state: State, apps: [AppManifest]) -> Bool {
@@ -81,7 +93,7 @@ public final class DeviceHost: Sendable {
     }
 
     /// The waiters to resume, once every app has a token or a refusal.
-    private static func takeWaitersIfRegistered(_ state: inout State, apps: [AppManifest]) -> [CheckedContinuation<Void, Never>] {
+    private static func takeWaitersIfRegistered(_ state: inout State, apps: [AppManifest]) -> [@Sendable () -> Void] {
         guard allRegistered(state, apps: apps) else { return [] }
         defer { state.waiters.removeAll() }
         return Array(state.waiters.values)
@@ -112,6 +124,10 @@ public final class DeviceHost: Sendable {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
         tls.trustRoots = .file(files.ca)
+        // The device link is apnsim's own protocol, so it need not offer BoringSSL's default hybrid post-quantum
+        // key share: X25519 alone keeps each handshake's key material near 100 bytes instead of about 10 KB, which
+        // is what 10,000 devices connecting at once add up to (Benchmarks/scale.sh).
+        tls.curves = [.x25519]
         do {
             tls.certificateChain = try NIOSSLCertificate.fromPEMFile(files.certificate).map { .certificate($0) }
             tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: files.privateKey, format: .pem))
@@ -121,53 +137,29 @@ public final class DeviceHost: Sendable {
         return try NIOSSLContext(configuration: tls)
     }
 
+    /// One device link, until the gateway closes it (returns), it breaks (throws), or the task is cancelled.
     private func runLink(sslContext: NIOSSLContext) async throws {
         let host = configuration.gatewayHost
         // The gateway certificate names localhost and 127.0.0.1; an IP address is checked against the latter.
         let serverName = host.contains(where: \.isLetter) ? host : nil
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let hello = DeviceLinkMessage.hello(.init(device: configuration.device))
+        let heartbeatInterval = configuration.heartbeatInterval
+        let (channel, ended) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(3))  // a black-holed gateway must not hold a stopping device for NIO's default 10 s
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connect(host: host, port: configuration.devicePort) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    let link = DeviceLinkClientHandler(hello: hello, heartbeatInterval: heartbeatInterval,
+                                                       eventLoop: channel.eventLoop) { [self] in try handle($0) }
                     try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
-                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    try channel.pipeline.syncOperations.addHandler(link)
+                    return (channel, link.ended)
                 }
             }
-        try await channel.executeThenClose { inbound, outbound in
-            @Sendable func send(_ bytes: [UInt8]) async throws {
-                try await outbound.write(ByteBuffer(bytes: bytes))
-            }
-            try await send(DeviceLinkFraming.frame(.hello(.init(device: configuration.device))))
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask {
-                    // Heartbeats on a timer, so the gateway can tell a silent device from a dead one.
-                    var sequence = 0
-                    while true {
-                        try await Task.sleep(for: self.configuration.heartbeatInterval)
-                        sequence += 1
-                        try await send(DeviceLinkFraming.frame(.heartbeat(.init(sequence: sequence))))
-                    }
-                }
-                tasks.addTask {
-                    var reader = DeviceLinkFraming.Reader()
-                    for try await bytes in inbound {
-                        reader.append(bytes.readableBytesView)
-                        // Answers to everything in one read go out together, in one write and flush.
-                        var replies: [UInt8] = []
-                        while let message = try reader.next() {
-                            if case .error(let error) = message {
-                                throw DeviceError("the gateway ended the link: \(error.reason): \(error.explanation)")
-                            }
-                            for reply in try self.handle(message) { replies += DeviceLinkFraming.frame(reply) }
-                        }
-                        if !replies.isEmpty { try await send(replies) }
-                    }
-                }
-                // The link is over when the gateway closes it (the reading task ends) or a write fails.
-                try await tasks.next()
-                tasks.cancelAll()
-            }
+        try await withTaskCancellationHandler {
+            try await ended.get()
+        } onCancel: {
+            channel.close(promise: nil)
         }
     }
 
@@ -176,18 +168,18 @@ public final class DeviceHost: Sendable {
         let now = configuration.clock.now()
         switch message {
         case .welcome:
-            let (registrations, waiters) = state.withLock { state -> ([DeviceLinkMessage], [CheckedContinuation<Void, Never>]) in
+            let (registrations, waiters) = state.withLock { state -> ([DeviceLinkMessage], [@Sendable () -> Void]) in
                 let registrations = state.apps.map { install($0, state: &state, now: now) }
                 return (registrations, Self.takeWaitersIfRegistered(&state, apps: state.apps))
             }
-            for waiter in waiters { waiter.resume() }
+            for waiter in waiters { waiter() }
             return registrations
         case .registered(let registered):
-            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            let waiters = state.withLock { state -> [@Sendable () -> Void] in
                 state.tokens[registered.bundleID] = registered.token
                 return Self.takeWaitersIfRegistered(&state, apps: state.apps)
             }
-            for waiter in waiters { waiter.resume() }
+            for waiter in waiters { waiter() }
             return []
         case .push(let delivery):
             let receipts = try state.withLock { state -> [DeviceLinkMessage.Receipt] in

@@ -1,10 +1,11 @@
 import APNSimCore
 import Foundation
 
-/// What one simulated device shows, and the path each push takes through it (reference
-/// device-and-extension.md §4): alerts are displayed, a push with the `apns-collapse-id` of a displayed one
-/// replaces it, `thread-id` groups, `badge` sets the icon badge (0 clears it), background pushes wake the app
-/// and show nothing, VoIP pushes go to PushKit, Live Activity pushes update the activity.
+/// What one simulated device shows, and the path each push takes through it (Apple, "Generating a remote notification",
+/// https://developer.apple.com/documentation/usernotifications/generating-a-remote-notification): alerts are displayed,
+/// a push with the `apns-collapse-id` of a displayed one replaces it, `thread-id` groups, `badge` sets the icon badge
+/// (0 clears it), background pushes wake the app and show nothing, VoIP pushes go to PushKit, Live Activity pushes
+/// update the activity.
 ///
 /// A value: ``receive(_:)`` takes a push and returns the receipts to send. Mutable-content pushes go through
 /// ``modifyContent`` first; the service-extension runtime (issue 4) plugs in there.
@@ -32,9 +33,10 @@ public struct NotificationList: Sendable {
     /// The seam for notification service extensions: given a mutable-content push's content, the content to show.
     public var modifyContent: @Sendable (NotificationContent, DeviceLinkMessage.Delivery) -> NotificationContent = { content, _ in content }
 
-    /// Apple: background pushes are throttled, "no more than two or three per hour" (reference
-    /// device-and-extension.md §4). apnsim wakes an app at most `count` times per `period`; further background
-    /// pushes are dropped with a reason. `nil` turns throttling off.
+    /// Apple: background pushes are throttled, "no more than two or three per hour" ("Pushing background updates to
+    /// your App", https://developer.apple.com/documentation/usernotifications/pushing-background-updates-to-your-app).
+    /// apnsim wakes an app at most `count` times per `period`; further background pushes are dropped with a reason.
+    /// `nil` turns throttling off.
     public var backgroundBudget: BackgroundBudget? = BackgroundBudget(count: 3, period: 3600)
     private var backgroundWakes: [String: [Date]] = [:]
 
@@ -62,8 +64,11 @@ public struct NotificationList: Sendable {
     /// answered with the same receipt and not shown twice.
     private var answered: [String: DeviceLinkMessage.Receipt] = [:]
     private var answeredOrder: [String] = []
-    /// How many receipts are remembered for repeated pushes; the oldest go first.
-    private static let rememberedReceipts = 10_000
+    /// How many receipts are remembered for repeated pushes; the oldest go first. The gateway sends a push again
+    /// only when its receipt did not reach the record (a link that broke with the receipt in flight, a gateway
+    /// killed before its commit), so the repeats are at most the pushes of one broken link. 1,000 is far above that
+    /// and keeps a device under steady load at about half a megabyte of receipts (Benchmarks/soak.sh).
+    private static let rememberedReceipts = 1_000
 
     public mutating func receive(_ delivery: DeviceLinkMessage.Delivery, now: Date = Date()) -> [DeviceLinkMessage.Receipt] {
         if let receipt = answered[delivery.id] { return [receipt] }

@@ -19,8 +19,10 @@ public struct GatewayConfiguration: Sendable {
     /// Device tokens are derived from this secret (``TokenIssuer``), so a restarted gateway gives devices the
     /// tokens they had.
     public var tokenSecret = TokenIssuer.defaultSecret
-    /// Seconds after an app is removed before its token answers 410 `Unregistered`. Apple delays this on a
-    /// fuzzy schedule (reference device-and-extension.md §4); apnsim's default is at once, so tests need no wait.
+    /// Seconds after an app is removed before its token answers 410 `Unregistered`. Apple delays this on a schedule
+    /// it does not publish ("Handling notification responses from APNs",
+    /// https://developer.apple.com/documentation/usernotifications/handling-notification-responses-from-apns);
+    /// apnsim's default is at once, so tests need no wait.
     public var uninstallDelay: TimeInterval = 0
     /// Seconds between device-link heartbeats.
     public var heartbeatInterval = 15.0
@@ -62,14 +64,15 @@ public struct GatewayConfiguration: Sendable {
         }
     }
 
-    /// How provider connections behave at the HTTP/2 level (reference §1.3–1.6).
+    /// How provider connections behave at the HTTP/2 level (Apple, "Establishing a connection to APNs";
+    /// SETTINGS values as provider libraries observe them, since Apple publishes none).
     public struct ConnectionPolicy: Sendable, Hashable {
         /// MAX_CONCURRENT_STREAMS once a connection is authenticated (observed 1000).
         public var maxConcurrentStreams = 1000
         /// MAX_CONCURRENT_STREAMS on a new token-auth connection until a request carries a valid token (observed 1).
         public var initialTokenStreams = 1
         /// A connection with no inbound bytes for this long gets GOAWAY `{"reason":"IdleTimeout"}` and is closed.
-        /// Apple does not publish its value (reference §8 q1); one hour matches Apple's advice to PING after an
+        /// Apple does not publish its value; one hour matches Apple's advice to PING after an
         /// hour of idleness. Any inbound frame, PING included, counts as activity.
         public var idleTimeout: Duration = .seconds(3600)
         /// A connection that has not finished its TLS handshake and HTTP/2 preface by then is closed.

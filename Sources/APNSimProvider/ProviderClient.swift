@@ -56,8 +56,9 @@ public final class ProviderClient: Sendable {
         let sslContext = try NIOSSLContext(configuration: tls)
         let events = ConnectionEvents()
         let serverHostname = configuration.serverHostname
-        // Everything is set up in the initializer, before the channel is active, so no byte of the server's can
-        // arrive ahead of the handler that must read it.
+        // Everything is set up in the initializer, on the event loop before the connection starts, so no byte of the
+        // server's can arrive ahead of the handler that must read it. (A callback on the future `connect` returns is
+        // attached too late when the calling task is descheduled: ConnectionSetupTests.)
         let (channel, multiplexer) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: configuration.host, port: configuration.port) { channel in
                 channel.eventLoop.makeCompletedFuture { () -> (any Channel, NIOHTTP2Handler.StreamMultiplexer) in

@@ -123,7 +123,7 @@ struct DeviceCommand: AsyncParsableCommand {
 private struct DeviceService: Service {
     let hosts: [DeviceHost]
 
-    /// Everything, the wait for tokens included, is cancelled on graceful shutdown: a device that never reaches its
+    /// Every link, connecting or connected, is cancelled on graceful shutdown: a device that never reaches its
     /// gateway must stop on Ctrl-C as promptly as one that did.
     func run() async throws {
         try await cancelWhenGracefulShutdown { try await runHosts() }
@@ -132,20 +132,21 @@ private struct DeviceService: Service {
     private func runHosts() async throws {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             for host in hosts {
+                host.whenRegistered { report(host) }
                 tasks.addTask { try await host.run() }
-                tasks.addTask {
-                    await host.waitUntilRegistered()
-                    guard !Task.isCancelled else { return }
-                    let id = host.configuration.device.id
-                    for (bundleID, token) in host.tokens.sorted(by: { $0.key < $1.key }) {
-                        Console.say("device \(id): \(bundleID) registered, token \(token.hex)")
-                    }
-                    for (bundleID, refusal) in host.refusals.sorted(by: { $0.key < $1.key }) {
-                        Console.say("device \(id): \(bundleID) not installed: \(refusal)")
-                    }
-                }
             }
             try await tasks.waitForAll()
+        }
+    }
+
+    /// Each app's token, or why it did not install.
+    private func report(_ host: DeviceHost) {
+        let id = host.configuration.device.id
+        for (bundleID, token) in host.tokens.sorted(by: { $0.key < $1.key }) {
+            Console.say("device \(id): \(bundleID) registered, token \(token.hex)")
+        }
+        for (bundleID, refusal) in host.refusals.sorted(by: { $0.key < $1.key }) {
+            Console.say("device \(id): \(bundleID) not installed: \(refusal)")
         }
     }
 }

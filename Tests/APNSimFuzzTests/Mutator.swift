@@ -89,9 +89,12 @@ struct FuzzTally: CustomStringConvertible {
     var tried = 0
     var accepted = 0
     var rejected = 0
+    /// Inputs that end inside a frame, so the reader waits for more bytes (a stream decoder only).
+    var incomplete = 0
 
     var description: String {
-        "fuzz \(name): \(tried) mutated inputs, \(accepted) accepted, \(rejected) refused with a sentence, no trap"
+        let waiting = incomplete > 0 ? ", \(incomplete) incomplete (waiting for more bytes)" : ""
+        return "fuzz \(name): \(tried) mutated inputs, \(accepted) accepted, \(rejected) refused with a sentence\(waiting), no trap"
     }
 }
 

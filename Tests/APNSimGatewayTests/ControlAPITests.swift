@@ -54,6 +54,7 @@ struct ControlAPITests {
             let jwt = harness.jwt()
             #expect(try await Self.push(harness, client, jwt: jwt).status == 200)
             #expect(try await Self.push(harness, client, token: TestWorld.goneToken, jwt: jwt).status == 410)
+            harness.clock.advance(by: 1.5)
             #expect(try await Self.push(harness, client, token: TestWorld.devToken.uppercased(), jwt: jwt).status == 200)
 
             let all = try #require(try await control.get("/v1/sends").json as? [[String: Any]])
@@ -67,6 +68,11 @@ struct ControlAPITests {
             #expect((gone.first?["explanation"] as? String)?.isEmpty == false)
             #expect((gone.first?["headers"] as? [String: String])?["authorization"]?.hasSuffix(".<signature>") == true,
                     "the JWT signature is not kept")
+            // Times are RFC 3339 in UTC with milliseconds, and a time given back in that form filters.
+            let receivedAt = try #require(all.first?["receivedAt"] as? String)
+            #expect(receivedAt.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/) != nil, "got \(receivedAt)")
+            let sinceNewest = try #require(try await control.get("/v1/sends?since=\(receivedAt)").json as? [[String: Any]])
+            #expect(sinceNewest.count == 1, "only the push sent 1.5 s after the others")
             let limited = try #require(try await control.get("/v1/sends?limit=1").json as? [[String: Any]])
             #expect(limited.count == 1)
             let future = Int((Date().timeIntervalSince1970 + 3600) * 1000)

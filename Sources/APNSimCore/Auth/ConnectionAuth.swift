@@ -1,5 +1,5 @@
 /// How a provider connection authenticates, decided once at the TLS handshake: a client certificate means
-/// certificate auth, none means token auth (reference §1.2).
+/// certificate auth, none means token auth (Apple, "Establishing a connection to APNs").
 public enum ConnectionAuth: Sendable {
     /// Token auth: the session tracks the connection's team, key and current token.
     case token(ProviderTokenSession)

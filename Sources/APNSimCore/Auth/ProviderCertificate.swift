@@ -1,8 +1,8 @@
 import SwiftASN1
 import X509
 
-/// What APNs reads from a provider's client certificate (reference §5.4): the environments it may push to and
-/// the topics it may push on.
+/// What APNs reads from a provider's client certificate (Apple, "Establishing a certificate-based connection to APNs"):
+/// the environments it may push to and the topics it may push on.
 public struct ProviderCertificate: Sendable, Hashable {
     /// The subject, for explanations.
     public var subject: String

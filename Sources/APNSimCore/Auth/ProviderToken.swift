@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// A provider authentication token (JWT) as APNs reads it (reference §5.1).
+/// A provider authentication token (JWT) as APNs reads it (Apple, "Establishing a token-based connection to APNs").
 ///
 /// Lenient where real clients differ and APNs accepts: the signature may be raw `r‖s` (64 bytes, JWS) or DER
 /// (openssl, Java); `iat` may be a number or a string of digits; extra header fields, extra claims and

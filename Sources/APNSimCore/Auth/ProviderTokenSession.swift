@@ -1,8 +1,8 @@
 import Foundation
 
-/// The token-auth state of one provider connection, as APNs keeps it (reference §5.2): which team and key the
-/// connection is bound to, and which token it last accepted. A value type; ``authorize(_:environment:keys:now:)``
-/// is the only event, and it returns the decision.
+/// The token-auth state of one provider connection, as APNs keeps it (Apple, "Establishing a token-based connection to
+/// APNs"): which team and key the connection is bound to, and which token it last accepted. A value type;
+/// ``authorize(_:environment:keys:now:)`` is the only event, and it returns the decision.
 public struct ProviderTokenSession: Sendable {
     public struct Configuration: Sendable, Hashable {
         /// A token whose `iat` is older than this is `ExpiredProviderToken` (Apple: one hour).
@@ -11,7 +11,7 @@ public struct ProviderTokenSession: Sendable {
         /// (Apple: refresh no more often than every 20 minutes).
         public var minimumRefreshInterval: TimeInterval = 20 * 60
         /// How far in the future `iat` may lie before the token is refused as `InvalidProviderToken`.
-        /// Apple does not say (reference §8 q5); five minutes covers ordinary clock skew.
+        /// Apple does not say; five minutes covers ordinary clock skew.
         public var futureIssueTolerance: TimeInterval = 300
 
         public init() {}

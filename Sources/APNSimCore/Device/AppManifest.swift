@@ -44,7 +44,8 @@ public struct ProvisioningProfile: Sendable, Hashable, Codable {
         case appStore = "app-store"
         case enterprise
 
-        /// The `aps-environment` Xcode writes for a profile of this kind (reference device-and-extension.md §3):
+        /// The `aps-environment` Xcode writes for a profile of this kind (Apple, "APS Environment Entitlement",
+        /// https://developer.apple.com/documentation/bundleresources/entitlements/aps-environment):
         /// development profiles give development, every distribution profile production.
         public var apsEnvironment: APNsEnvironment { self == .development ? .development : .production }
     }

@@ -3,7 +3,7 @@ import Foundation
 /// Whether iOS would install an app that wants push, and if not, the message Xcode or the device gives.
 ///
 /// Apple does not publish one table of these messages; apnsim uses the wording Xcode's signing pane shows
-/// for each case (reference device-and-extension.md §3), and the `registerForRemoteNotifications` error iOS
+/// for each case, and the `registerForRemoteNotifications` error iOS
 /// gives for a missing entitlement. The checks run in the order Xcode reports them.
 public enum InstallCheck {
     public struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {

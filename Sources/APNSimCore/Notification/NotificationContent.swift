@@ -1,7 +1,8 @@
 import Foundation
 
-/// What a push asks a device to show, read from its payload the way iOS reads `aps` (Apple's payload key
-/// reference; reference device-and-extension.md §4). The service extension (issue 4) may change it.
+/// What a push asks a device to show, read from its payload the way iOS reads `aps` (Apple, "Generating a remote
+/// notification", https://developer.apple.com/documentation/usernotifications/generating-a-remote-notification). The
+/// service extension (issue 4) may change it.
 public struct NotificationContent: Sendable, Hashable, Codable {
     public var title: String?
     public var subtitle: String?

@@ -1,7 +1,8 @@
 /// A device token as it appears in `/3/device/<token>`: the hex form of the token's bytes.
 ///
-/// Apple says never to assume a size; tokens of 32, 54 and 80 bytes are seen and Apple once announced up
-/// to 100 (reference §2.4). apnsim accepts 8 to 100 bytes of hex in either case and compares tokens in lower case.
+/// Apple says never to assume a size; tokens of 32, 54 and 80 bytes are seen and Apple once announced up to 100 (Apple,
+/// "Sending notification requests to APNs"). apnsim accepts 8 to 100 bytes of hex in either case and compares tokens in
+/// lower case.
 public struct DeviceToken: Hashable, Sendable, CustomStringConvertible, Codable {
     /// Lower-case hex.
     public let hex: String

@@ -5,7 +5,7 @@
 /// UTF-8 only (APNs payloads are UTF-8), strictly validated, including `\u` escapes that must pair surrogates;
 /// whitespace around the object is allowed; as Foundation does, nesting deeper than 512 levels and numbers
 /// beyond a Double's range are refused. Where Foundation on Linux is lenient, apnsim keeps to RFC 8259: a
-/// trailing comma (`{"a":1,}`) is refused. Apple does not say which parser its servers use (reference §8 q3);
+/// trailing comma (`{"a":1,}`) is refused. Apple does not say which parser its servers use;
 /// RFC 8259 is the contract both sides can read.
 public enum JSONObjectSyntax {
     public static func isObject(_ bytes: some Collection<UInt8>) -> Bool {

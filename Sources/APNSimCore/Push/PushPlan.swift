@@ -29,7 +29,7 @@ public struct PushPlan: Sendable, Hashable {
         self.payloadLimit = payloadLimit
     }
 
-    /// `apns-expiration` as the store-and-forward layer reads it (reference §6).
+    /// `apns-expiration` as the store-and-forward layer reads it (Apple, "Sending notification requests to APNs").
     public enum Expiration: Sendable, Hashable {
         /// Header omitted: stored under APNs' default policy.
         case storeByDefault

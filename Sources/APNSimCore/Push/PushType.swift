@@ -1,11 +1,12 @@
-/// An `apns-push-type` value and the rules that come with it (reference §2.3).
+/// An `apns-push-type` value and the rules that come with it (Apple, "Sending notification requests to APNs").
 public struct PushType: Hashable, Sendable, CustomStringConvertible {
     public var rawValue: String
     /// What `apns-topic` must end with for this type (`""` for the bare bundle ID).
     public var topicSuffix: String
-    /// Largest body in bytes (reference §3.1: 4096, VoIP 5120).
+    /// Largest body in bytes (Apple, "Generating a remote notification": 4096, VoIP 5120).
     public var payloadLimit: Int
-    /// Certificate auth may not send this type (reference §5.4: location and Live Activity are token-only).
+    /// Certificate auth may not send this type (Apple, "Establishing a certificate-based connection to APNs": location
+    /// and Live Activity are token-only).
     public var tokenAuthOnly: Bool
 
     public init(_ rawValue: String, topicSuffix: String, payloadLimit: Int = 4096, tokenAuthOnly: Bool = false) {
@@ -35,7 +36,7 @@ public struct PushType: Hashable, Sendable, CustomStringConvertible {
     ]
 
     /// The push type for an `apns-push-type` value. Apple's samples spell values in lower case; apnsim
-    /// compares exactly, so `Alert` is an `InvalidPushType` (reference §8 q15 leaves case rules open).
+    /// compares exactly, so `Alert` is an `InvalidPushType` (Apple leaves case rules open).
     public init?(headerValue: String) {
         guard let found = Self.all.first(where: { $0.rawValue == headerValue }) else { return nil }
         self = found

@@ -67,7 +67,7 @@ extension PushValidator {
             return Rejection(.deviceTokenNotForTopic, "token \(token.short) belongs to \(record.bundleID), not \(bundleID)")
         }
         // A token whose end lies in the future is still good: Apple answers 410 only some time after an app is
-        // removed (reference device-and-extension.md §4), which apnsim models as the gateway's uninstall delay.
+        // removed ("Handling notification responses from APNs"), which apnsim models as the gateway's uninstall delay.
         if record.state != .active, let since = record.invalidSince, since > now { return nil }
         switch record.state {
         case .active:

@@ -3,7 +3,7 @@ import Foundation
 /// Apple's request rules as pure functions: a request head (and later its body) in, a ``PushPlan`` or a
 /// ``Rejection`` out. No I/O, no clock of its own.
 ///
-/// Apple publishes no validation order (reference §8 q10). apnsim follows pushy's mock (reference §4.6), the
+/// Apple publishes no validation order. apnsim follows pushy's mock server (its ValidatingPushNotificationHandler), the
 /// order clients are already tested against, with three placements of its own, each marked below:
 ///
 ///  0. `DuplicateHeaders` (apnsim: header parsing comes before reading any header)
@@ -28,10 +28,10 @@ public struct PushValidator: Sendable {
         /// Accept pushes to tokens the world does not know (they are recorded but go nowhere). Off: such
         /// tokens are `BadDeviceToken`, as on Apple's servers.
         public var acceptUnknownDeviceTokens = false
-        /// Apple says priority 10 on a background push "is an error" but not which (reference §8 q2);
+        /// Apple says priority 10 on a background push "is an error" but not which;
         /// apnsim answers `BadPriority`. Off: accepted as sent.
         public var rejectBackgroundPriority10 = true
-        /// Apple documents no reason for a body that is not a JSON object (reference §8 q3); apnsim answers
+        /// Apple documents no reason for a body that is not a JSON object; apnsim answers
         /// `PayloadEmpty`, the nearest in Apple's table, with an explanation. Off: accepted.
         public var rejectMalformedPayload = true
         /// `apns-collapse-id` limit in UTF-8 bytes.
@@ -139,7 +139,7 @@ public struct PushValidator: Sendable {
             guard let seconds = Int64(text), seconds >= 0 else {
                 return .failure(Rejection(.badExpirationDate, "apns-expiration '\(text)' is not a UNIX time in whole seconds"))
             }
-            // A past non-zero date is treated like 0: deliver now or never (reference §8 q4).
+            // A past non-zero date is treated like 0: deliver now or never (Apple does not say what it does).
             expiration = seconds == 0 ? .once : .until(Date(timeIntervalSince1970: TimeInterval(seconds)))
         }
 

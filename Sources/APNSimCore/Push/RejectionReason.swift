@@ -2,7 +2,7 @@
 ///
 /// An open struct rather than an enum, so a reason Apple adds later round-trips without a source break
 /// (the shape of swift-nio-http2's `HTTP2ErrorCode`). The table is Apple's
-/// "Handling notification responses from APNs" (reference §4.4).
+/// "Handling notification responses from APNs".
 public struct RejectionReason: Hashable, Sendable, CustomStringConvertible {
     /// The string in the response body's `reason` field, for example `BadDeviceToken`.
     public var rawValue: String

@@ -6,11 +6,13 @@ public struct ProviderKey: Sendable {
     /// The 10-character Key ID that JWTs name in `kid`.
     public var id: String
     public var team: String
-    /// Which environments the key may be used on (reference §5.3: team keys became environment-scoped in 2025).
+    /// Which environments the key may be used on (Apple, "Establishing a token-based connection to APNs": team keys
+    /// became environment-scoped in 2025).
     public var scope: Scope
     /// For topic-specific keys: the topics (bundle IDs) the key may push to; `nil` for a team-scoped key.
     public var topics: [String]?
-    /// A key whose tokens may share a connection with this key's tokens (reference §5.3, "related" key).
+    /// A key whose tokens may share a connection with this key's tokens (Apple, "Establishing a token-based connection
+    /// to APNs", "related" key).
     public var relatedKeyID: String?
     public var publicKey: P256.Signing.PublicKey
 

@@ -2,14 +2,18 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// JSON in and out of the control API: ISO-8601 dates with milliseconds, sorted keys, errors as `{"error": "…"}`.
+/// JSON in and out of the control API: RFC 3339 dates in UTC with milliseconds (`2026-11-23T12:47:14.120Z`), sorted
+/// keys, errors as `{"error": "…"}`.
 enum ControlJSON {
+    /// RFC 3339 with milliseconds and the zone, `Z` for UTC.
+    static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)))
+            try container.encode(date.formatted(dateStyle))
         }
         let data = try encoder.encode(value)
         return Response(status: status, headers: [.contentType: "application/json"],
@@ -46,13 +50,15 @@ enum ControlJSON {
         return text.isEmpty ? "the top level" : text
     }
 
-    /// `since` and similar query values: ISO-8601, or milliseconds since 1970.
+    /// `since` and similar query values: RFC 3339 (with or without fractions; a time without a zone is UTC), or
+    /// milliseconds since 1970.
     static func date(_ text: String) -> Date? {
         if let millis = Double(text) {
             // Finite and within the years 0001-9999, so no later conversion of it can trap.
             guard millis.isFinite, abs(millis) < 253_402_300_800_000 else { return nil }
             return Date(timeIntervalSince1970: millis / 1000)
         }
+        if let date = try? Date(text, strategy: dateStyle) { return date }
         if let date = try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) {
             return date
         }

@@ -4,7 +4,8 @@ import APNSimStore
 import Synchronization
 
 /// Which devices exist, which are online, which tokens they own, and the pushes waiting for them:
-/// apnsim's version of APNs' store-and-forward (reference apns-provider-api.md §6).
+/// apnsim's version of APNs' store-and-forward (Apple, "Sending notification requests to APNs",
+/// https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns).
 ///
 /// - One pending push per (device, app): a newer one replaces the older (Apple: "only one notification per
 ///   bundle ID is kept").

@@ -10,7 +10,7 @@ import NIOTLS
 /// ALPN `h2` goes straight to HTTP/2. A client that negotiated nothing is sniffed: the HTTP/2 connection
 /// preface still gets HTTP/2 (prior knowledge); anything else, such as an HTTP/1.1 request, gets a plain
 /// `505 HTTP Version Not Supported` that says why, and the connection is closed. Apple's behaviour here is
-/// unknown (reference §8 q14); an answer beats a silent close.
+/// unknown (Apple does not say); an answer beats a silent close.
 final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer

@@ -28,7 +28,8 @@ final class ProviderConnection {
         if id > lastStreamID { lastStreamID = id }
     }
 
-    /// Streams allowed by the SETTINGS the connection starts with (reference §1.4: one until a valid token).
+    /// Streams allowed by the SETTINGS the connection starts with (Apple, "Establishing a connection to APNs": one
+    /// until a valid token).
     var initialStreamLimit: Int {
         if case .token = auth { return services.policy.initialTokenStreams }
         return services.policy.maxConcurrentStreams
@@ -45,7 +46,8 @@ final class ProviderConnection {
         channel.writeAndFlush(settings, promise: nil)
     }
 
-    /// The SETTINGS the gateway opens every connection with (reference §1.3).
+    /// The SETTINGS the gateway opens every connection with (as provider libraries observe APNs; Apple publishes no
+    /// values).
     var initialSettings: HTTP2Settings {
         let policy = services.policy
         return [

@@ -4,9 +4,9 @@ import NIOCore
 import NIOExtras
 import NIOHTTP2
 
-/// Connection-level policy on the parent channel, behind `NIOHTTP2Handler`: GOAWAY for a certificate of the
-/// wrong environment, for idleness and for shutdown (reference §1.5–1.6), and what a protocol error ends.
-/// PING and SETTINGS ACKs are answered by NIOHTTP2 itself.
+/// Connection-level policy on the parent channel, behind `NIOHTTP2Handler`: GOAWAY for a certificate of the wrong
+/// environment, for idleness and for shutdown (Apple, "Establishing a connection to APNs"), and what a protocol error
+/// ends. PING and SETTINGS ACKs are answered by NIOHTTP2 itself.
 ///
 /// - A stream error (NIOHTTP2 reset the stream) ends that stream only; every other push on the connection
 ///   goes on (RFC 9113 §5.4.2).

@@ -212,7 +212,8 @@ final class PushStreamsHandler: ChannelInboundHandler {
             headers.add(name: ":status", value: "200")
             headers.add(name: "apns-id", value: apnsID, indexing: .nonIndexable)
             if connection.environment == .development {
-                // Development only, lower case, as in Apple's traces (reference §4.1).
+                // Development only, lower case, as in Apple's traces (Apple, "Handling notification responses from
+                // APNs").
                 headers.add(name: "apns-unique-id", value: connection.responseIDs.lowerCaseUUID(), indexing: .nonIndexable)
             }
             let frame = HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))

@@ -9,10 +9,10 @@ struct ResponseIDGenerator {
         state = seed
     }
 
-    /// An upper-case UUID, as APNs generates `apns-id` (reference §4.1).
+    /// An upper-case UUID, as APNs generates `apns-id` (Apple, "Handling notification responses from APNs").
     mutating func upperCaseUUID() -> String { uuid(digits: Self.upperDigits) }
 
-    /// A lower-case UUID, as APNs writes `apns-unique-id` (reference §4.1).
+    /// A lower-case UUID, as APNs writes `apns-unique-id` (Apple, "Handling notification responses from APNs").
     mutating func lowerCaseUUID() -> String { uuid(digits: Self.lowerDigits) }
 
     private static let upperDigits = Array("0123456789ABCDEF".utf8)

@@ -25,7 +25,8 @@ struct TLSMaterial {
                                                           privateKey: .privateKey(key))
         tls.minimumTLSVersion = .tlsv12
         tls.applicationProtocols = ["h2"]
-        // Ask every client for a certificate, require none (reference §1.2): one listener, both auth modes.
+        // Ask every client for a certificate, require none (Apple, "Establishing a connection to APNs"): one listener,
+        // both auth modes.
         tls.certificateVerification = .optionalVerification
         tls.trustRoots = .certificates(caCertificates)
         tls.sendCANameList = true
