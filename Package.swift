@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "APNSimStore", targets: ["APNSimStore"]),
         .library(name: "APNSimProvider", targets: ["APNSimProvider"]),
         .library(name: "APNSimDevice", targets: ["APNSimDevice"]),
+        .library(name: "APNSimExtensions", targets: ["APNSimExtensions"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -32,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -88,9 +90,26 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "APNSimExtensions",
+            dependencies: [
+                "APNSimCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "APNSimDevice",
             dependencies: [
                 "APNSimCore",
+                "APNSimExtensions",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -106,6 +125,7 @@ let package = Package(
                 "APNSimStore",
                 "APNSimProvider",
                 "APNSimDevice",
+                "APNSimExtensions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -129,7 +149,7 @@ let package = Package(
         .testTarget(
             name: "APNSimGatewayTests",
             dependencies: [
-                "APNSimCore", "APNSimGateway", "APNSimStore", "APNSimProvider", "APNSimDevice",
+                "APNSimCore", "APNSimGateway", "APNSimStore", "APNSimProvider", "APNSimDevice", "APNSimExtensions",
                 "apnsim",  // built for the tests that start real device processes
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),

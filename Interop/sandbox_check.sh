@@ -9,10 +9,11 @@ apnsim=$1 python=$2
 dev_port=${APNSIM_SANDBOX_DEV_PORT:-22297}
 control_port=${APNSIM_SANDBOX_CONTROL_PORT:-28297}
 device_port=${APNSIM_SANDBOX_DEVICE_PORT:-25323}
+media_port=${APNSIM_SANDBOX_MEDIA_PORT:-28199}
 work=$(mktemp -d)
 
 "$apnsim" up --development-port "$dev_port" --production-port 0 --control-port "$control_port" \
-  --device-port "$device_port" --data "$work/devices" >"$work/up.log" 2>&1 &
+  --device-port "$device_port" --media-port "$media_port" --data "$work/devices" >"$work/up.log" 2>&1 &
 up=$!
 trap 'kill $up 2>/dev/null || true; pkill -f "device-port $device_port" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 300); do
@@ -39,6 +40,26 @@ first = deliveries[0]
 assert first["outcome"] == "displayed", first
 assert first["content"]["body"], first
 print("sandbox: delivered to", first["device"], "and displayed:", first["content"].get("title"), "/", first["content"]["body"])
+PY
+
+# A rich push: the sandbox app's service extension (Braze) downloads the image from the media server apnsim up
+# started and attaches it.
+media=$(grep -oE "media server +http://[0-9.:]+/media/" "$work/up.log" | awk '{print $3}')
+[[ -n "$media" ]] || { cat "$work/up.log"; echo "the banner has no media server"; exit 1; }
+rich_id=$(cat /proc/sys/kernel/random/uuid | tr a-f A-F)
+"$apnsim" send --token "$token" --port "$dev_port" --apns-id "$rich_id" --payload \
+  "{\"aps\":{\"alert\":{\"title\":\"Rich\",\"body\":\"with an image\"},\"mutable-content\":1},\"ab\":{\"att\":{\"url\":\"${media}sample.jpg\",\"type\":\"jpg\"}}}" \
+  | tee "$work/rich.out"
+grep -q "status: 200" "$work/rich.out" || { echo "the rich push was not accepted"; exit 1; }
+curl -sf "http://127.0.0.1:$control_port/v1/deliveries?apnsId=$rich_id&wait=10" > "$work/rich.json"
+"$python" - "$work/rich.json" <<'PY'
+import json, sys
+delivery = json.load(open(sys.argv[1]))[0]
+assert delivery["outcome"] == "displayed", delivery
+assert delivery["extension"]["kind"] == "braze" and delivery["extension"]["outcome"] == "completed", delivery
+attachment = delivery["content"]["attachments"][0]
+assert attachment["type"] == "public.jpeg" and "refusal" not in attachment, delivery
+print("sandbox: rich push displayed with", attachment["type"], attachment["size"], "bytes from", attachment["url"])
 PY
 
 # The simctl-style command: `apnsim push DEVICE FILE.apns` with the bundle inside the file.

@@ -1,4 +1,5 @@
 import APNSimCore
+import APNSimExtensions
 import Foundation
 import Logging
 import NIOCore
@@ -31,10 +32,15 @@ public final class DeviceHost: Sendable {
         var linkDropsLeft: Int
         /// The apps on the device: the configured ones, then whatever the gateway installs or removes.
         var apps: [AppManifest]
+        /// The link to the gateway while it is up, for receipts that come after a service extension has run.
+        var link: (any Channel)?
+        /// Receipts finished while the link was down; sent when it is back.
+        var outbox: [DeviceLinkMessage] = []
     }
 
     /// The TLS context of the device link, when the caller shares one among many hosts (``makeTLSContext(_:)``).
     private let sharedTLSContext: NIOSSLContext?
+    private let extensions: ServiceExtensionRuntime
 
     /// - Parameter tlsContext: a context made once by ``makeTLSContext(_:)`` for many hosts in one process (each
     ///   context holds its certificates and an OpenSSL context, tens of kilobytes); `nil` makes one at ``run()``.
@@ -43,6 +49,10 @@ public final class DeviceHost: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.sharedTLSContext = tlsContext
+        let attachments = configuration.dataDirectory.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-\(configuration.device.id)")
+        self.extensions = ServiceExtensionRuntime(directory: attachments.appendingPathComponent("attachments"),
+                                                  budget: configuration.extensionBudget)
         var center = NotificationList()
         center.backgroundBudget = configuration.backgroundBudget
         center.foreground = configuration.foreground
@@ -156,6 +166,8 @@ public final class DeviceHost: Sendable {
                     return (channel, link.ended)
                 }
             }
+        state.withLock { $0.link = channel }
+        defer { state.withLock { if $0.link === channel { $0.link = nil } } }
         try await withTaskCancellationHandler {
             try await ended.get()
         } onCancel: {
@@ -173,7 +185,11 @@ public final class DeviceHost: Sendable {
                 return (registrations, Self.takeWaitersIfRegistered(&state, apps: state.apps))
             }
             for waiter in waiters { waiter() }
-            return registrations
+            let waiting = state.withLock { state in
+                defer { state.outbox.removeAll() }
+                return state.outbox
+            }
+            return registrations + waiting
         case .registered(let registered):
             let waiters = state.withLock { state -> [@Sendable () -> Void] in
                 state.tokens[registered.bundleID] = registered.token
@@ -182,12 +198,18 @@ public final class DeviceHost: Sendable {
             for waiter in waiters { waiter() }
             return []
         case .push(let delivery):
-            let receipts = try state.withLock { state -> [DeviceLinkMessage.Receipt] in
+            let (receipts, serviceExtension) = try state.withLock { state -> ([DeviceLinkMessage.Receipt], ServiceExtensionManifest?) in
                 if state.linkDropsLeft > 0 {
                     state.linkDropsLeft -= 1
                     throw DeviceError("dropping the link before acknowledging push \(delivery.id) (dropLinkBeforeAcknowledging)")
                 }
-                return state.center.receive(delivery, now: now)
+                if let manifest = Self.serviceExtension(for: delivery, apps: state.apps) { return ([], manifest) }
+                return (state.center.receive(delivery, now: now), nil)
+            }
+            if let serviceExtension {
+                // The push has arrived: ack now, the receipt follows once the extension is done (docs/device-link.md).
+                Task { await self.runExtension(serviceExtension, on: delivery) }
+                return [.ack(.init(id: delivery.id))]
             }
             // The receipt comes at once, and a receipt acknowledges its push (docs/device-link.md).
             return receipts.map { .receipt($0) }
@@ -210,6 +232,35 @@ public final class DeviceHost: Sendable {
             }
         case .heartbeatAck, .error, .hello, .register, .unregister, .ack, .receipt, .installRefused:
             return []
+        }
+    }
+
+    /// The extension iOS would start for `delivery`: the app embeds one, and the push is a mutable-content alert
+    /// with text to show (Apple, "Modifying content in newly delivered notifications").
+    private static func serviceExtension(for delivery: DeviceLinkMessage.Delivery, apps: [AppManifest]) -> ServiceExtensionManifest? {
+        guard delivery.pushType == .alert,
+              let manifest = apps.first(where: { $0.bundleID == delivery.bundleID })?.serviceExtension,
+              let payload = try? PushPayload(json: Array(delivery.payload.utf8)),
+              payload.mutableContent, payload.content.hasVisibleAlert else { return nil }
+        return manifest
+    }
+
+    /// Runs the app's extension on `delivery`, then shows the result and sends the receipts (or keeps them for the
+    /// next link).
+    private func runExtension(_ manifest: ServiceExtensionManifest, on delivery: DeviceLinkMessage.Delivery) async {
+        guard let payload = try? PushPayload(json: Array(delivery.payload.utf8)) else { return }
+        let (content, run) = await extensions.run(manifest, content: payload.content, deliveryID: delivery.id)
+        let now = configuration.clock.now()
+        let (receipts, link) = state.withLock { state in
+            (state.center.receive(delivery, now: now, processed: (content, run)).map { DeviceLinkMessage.receipt($0) }, state.link)
+        }
+        guard let link, link.isActive else {
+            state.withLock { $0.outbox += receipts }
+            return
+        }
+        let bytes = receipts.flatMap { DeviceLinkFraming.frame($0) }
+        link.writeAndFlush(ByteBuffer(bytes: bytes)).whenFailure { _ in
+            self.state.withLock { $0.outbox += receipts }
         }
     }
 

@@ -12,6 +12,8 @@ public struct DeviceHostConfiguration: Sendable {
     public var apps: [AppManifest]
     /// Where the device keeps its installation IDs across restarts; `nil` keeps them in memory.
     public var dataDirectory: String?
+    /// How long a notification service extension has for each push (Apple: about 30 seconds).
+    public var extensionBudget: Duration = .seconds(30)
     /// The longest pause between reconnection attempts; attempts start 0.1 s apart and double.
     public var maximumBackoff: Duration = .seconds(5)
     /// How often the device sends a heartbeat on its link.

@@ -8,7 +8,7 @@ import Foundation
 /// update the activity.
 ///
 /// A value: ``receive(_:)`` takes a push and returns the receipts to send. Mutable-content pushes go through
-/// ``modifyContent`` first; the service-extension runtime (issue 4) plugs in there.
+/// ``modifyContent`` first, unless the service extension has already run (`receive(_:now:processed:)`).
 public struct NotificationList: Sendable {
     public struct Displayed: Sendable, Hashable {
         public var deliveryID: String
@@ -70,9 +70,14 @@ public struct NotificationList: Sendable {
     /// and keeps a device under steady load at about half a megabyte of receipts (Benchmarks/soak.sh).
     private static let rememberedReceipts = 1_000
 
-    public mutating func receive(_ delivery: DeviceLinkMessage.Delivery, now: Date = Date()) -> [DeviceLinkMessage.Receipt] {
+    /// - Parameter processed: what the app's service extension made of the push, when one ran.
+    public mutating func receive(_ delivery: DeviceLinkMessage.Delivery, now: Date = Date(),
+                                 processed: (content: NotificationContent, run: ExtensionRun)? = nil) -> [DeviceLinkMessage.Receipt] {
         if let receipt = answered[delivery.id] { return [receipt] }
-        let receipts = path(of: delivery, now: now)
+        var receipts = path(of: delivery, now: now, processed: processed?.content)
+        if let processed, let index = receipts.firstIndex(where: { $0.id == delivery.id }) {
+            receipts[index].extensionRun = processed.run
+        }
         if let first = receipts.first {
             answered[delivery.id] = first
             answeredOrder.append(delivery.id)
@@ -86,7 +91,8 @@ public struct NotificationList: Sendable {
         return receipts
     }
 
-    private mutating func path(of delivery: DeviceLinkMessage.Delivery, now: Date) -> [DeviceLinkMessage.Receipt] {
+    private mutating func path(of delivery: DeviceLinkMessage.Delivery, now: Date,
+                               processed: NotificationContent?) -> [DeviceLinkMessage.Receipt] {
         let payload: PushPayload
         do {
             payload = try PushPayload(json: Array(delivery.payload.utf8))
@@ -127,7 +133,7 @@ public struct NotificationList: Sendable {
                           detail: "the app was woken in the background; nothing is shown")]
         }
         if payload.mutableContent && content.hasVisibleAlert {
-            content = modifyContent(content, delivery)
+            content = processed ?? modifyContent(content, delivery)
         }
         if let badge = content.badge {
             badges[delivery.bundleID] = badge == 0 ? nil : badge

@@ -24,6 +24,13 @@ public struct DeliveryRecord: Codable, Sendable, Hashable, FetchableRecord, Pers
     public var deliveredAt: Date?
     /// When the device's receipt arrived.
     public var displayedAt: Date?
+    /// What the app's notification service extension did, for a mutable-content push.
+    public var extensionRun: ExtensionRun?
+
+    enum CodingKeys: String, CodingKey {
+        case id, apnsId, device, bundleID, token, pushType, outcome, content, detail, acceptedAt, deliveredAt, displayedAt
+        case extensionRun = "extension"
+    }
 
     public init(id: String, apnsId: String, device: String, bundleID: String, token: String, pushType: String,
                 acceptedAt: Date) {
@@ -73,7 +80,8 @@ public struct DeliveryFilter: Sendable, Hashable {
 public enum DeliveryEvent: Sendable {
     case accepted(DeliveryRecord)
     case acknowledged(id: String, at: Date)
-    case receipt(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String?, at: Date)
+    case receipt(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String?, at: Date,
+                 extensionRun: ExtensionRun? = nil)
     /// A device's app got a token.
     case registered(DeviceRegistration)
     /// The app was removed; its token answers 410 from `at` on.

@@ -90,6 +90,11 @@ public final class Store: Sendable {
                 table.add(column: "unregisteredFrom", .double)  // seconds since 1970; set when the app is removed
             }
         }
+        migrator.registerMigration("v5-extension-runs") { db in
+            try db.alter(table: "deliveries") { table in
+                table.add(column: "extension", .jsonText)
+            }
+        }
         return migrator
     }
 
@@ -179,12 +184,13 @@ public final class Store: Sendable {
                     _ = try HeldPush.deleteOne(db, key: id)
                 case .releasedAll:
                     _ = try HeldPush.deleteAll(db)
-                case .receipt(let id, let outcome, let content, let detail, let at):
+                case .receipt(let id, let outcome, let content, let detail, let at, let extensionRun):
                     let json = try content.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+                    let run = try extensionRun.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
                     try db.execute(sql: "UPDATE deliveries SET outcome = ?, content = ?, detail = ?, displayedAt = ?, "
-                                       + "deliveredAt = coalesce(deliveredAt, ?) WHERE id = ?",
+                                       + "deliveredAt = coalesce(deliveredAt, ?), extension = ? WHERE id = ?",
                                    arguments: [outcome.rawValue, json, detail, at.timeIntervalSince1970,
-                                               at.timeIntervalSince1970, id])
+                                               at.timeIntervalSince1970, run, id])
                 }
             }
         }

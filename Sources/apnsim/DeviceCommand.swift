@@ -31,6 +31,12 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(name: .customLong("app"), help: "An installed app, BUNDLE:ENVIRONMENT (repeat for more).")
     var apps: [String] = ["com.example.app:development"]
 
+    @Option(name: .customLong("extension"), help: "A notification service extension an app embeds, APP:EXTENSION:KIND, such as com.example.app:com.example.app.NotificationService:braze (kinds: \(ExtensionKind.allCases.map(\.rawValue).joined(separator: ", "))); repeatable.")
+    var extensions: [String] = []
+
+    @Option(name: .customLong("extension-budget"), help: "Seconds a service extension has for each push (Apple: about 30).")
+    var extensionBudget = 30.0
+
     @Option(help: "Team ID the apps are signed with.")
     var team = "SIMTEAM001"
 
@@ -64,7 +70,14 @@ struct DeviceCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "apnsim.device")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
-        let manifests = try apps.map { try Self.manifest($0, team: team) }
+        var manifests = try apps.map { try Self.manifest($0, team: team) }
+        for entry in extensions {
+            let (app, embedded) = try Self.serviceExtension(entry)
+            guard let index = manifests.firstIndex(where: { $0.bundleID == app }) else {
+                throw ValidationError("--extension \(entry) names \(app), which is not one of the --app apps")
+            }
+            manifests[index].serviceExtension = embedded
+        }
         let tlsContext: NIOSSLContext
         do {
             tlsContext = try DeviceHost.makeTLSContext(.certsDirectory(certs))
@@ -82,6 +95,7 @@ struct DeviceCommand: AsyncParsableCommand {
             configuration.dropLinkBeforeAcknowledging = dropLinkBeforeAck
             configuration.backgroundBudget = backgroundBudget > 0 ? .init(count: backgroundBudget, period: 3600) : nil
             configuration.foreground = presentation
+            configuration.extensionBudget = .milliseconds(Int64(extensionBudget * 1000))
             configuration.dataDirectory = data.map { count > 1 ? URL(fileURLWithPath: $0).appendingPathComponent(deviceID).path : $0 }
             return DeviceHost(configuration: configuration, logger: logger, tlsContext: tlsContext)
         }
@@ -107,6 +121,19 @@ struct DeviceCommand: AsyncParsableCommand {
             }
         }
         guard (1...10_000).contains(count) else { throw ValidationError("--count takes 1 to 10000") }
+        guard extensionBudget.isFinite, (0.1...600).contains(extensionBudget) else {
+            throw ValidationError("--extension-budget takes 0.1 to 600 seconds; got \(extensionBudget)")
+        }
+        for entry in extensions { _ = try Self.serviceExtension(entry) }
+    }
+
+    /// `com.example.app:com.example.app.NotificationService:braze` → the app's bundle ID and its extension.
+    static func serviceExtension(_ text: String) throws -> (app: String, ServiceExtensionManifest) {
+        let parts = text.split(separator: ":").map(String.init)
+        guard parts.count == 3, let kind = ExtensionKind(rawValue: parts[2]) else {
+            throw ValidationError("--extension takes APP:EXTENSION:KIND with KIND one of \(ExtensionKind.allCases.map(\.rawValue).joined(separator: ", ")); got \(text)")
+        }
+        return (parts[0], ServiceExtensionManifest(bundleID: parts[1], kind: kind))
     }
 
     /// `com.example.app:development` → a correctly signed manifest.

@@ -22,7 +22,12 @@ final class DeviceProcesses: Sendable {
                              "--data", URL(fileURLWithPath: dataRoot).appendingPathComponent(device.id).path]
             if let model = device.model { arguments += ["--model", model] }
             if let os = device.os { arguments += ["--os", os] }
-            for app in device.apps { arguments += ["--app", "\(app.bundleID):\(app.environment.rawValue)"] }
+            for app in device.apps {
+                arguments += ["--app", "\(app.bundleID):\(app.environment.rawValue)"]
+                if let embedded = world.apps[app.bundleID]?.serviceExtension {
+                    arguments += ["--extension", "\(app.bundleID):\(embedded.bundleID):\(embedded.kind.rawValue)"]
+                }
+            }
             let process = Process()
             process.executableURL = executable
             process.arguments = arguments

@@ -1,4 +1,5 @@
 import APNSimCore
+import APNSimExtensions
 import APNSimGateway
 import ArgumentParser
 import Foundation
@@ -16,13 +17,25 @@ struct UpCommand: AsyncParsableCommand {
     @Option(help: "Folder for the devices' data, so their tokens stay the same across runs.")
     var data = ".apnsim/devices"
 
+    @Option(name: .customLong("media-port"), help: "Port of the media server rich pushes download from; 0 picks one.")
+    var mediaPort = 8199
+
+    @Option(name: .customLong("media"), help: "The folder the media server serves.")
+    var mediaDirectory = "Scenarios/media"
+
     func run() async throws {
         let gateway = try options.makeGateway()
         let certs = options.certs
         let world = gateway.world.snapshot
         let processes = DeviceProcesses()
         defer { processes.stop() }
+        let (mediaPorts, mediaPortSink) = AsyncStream.makeStream(of: Int.self)
+        var media = MediaServer(directory: URL(fileURLWithPath: mediaDirectory), host: "127.0.0.1", port: mediaPort,
+                                logger: options.logger)
+        media.onReady = { mediaPortSink.yield($0); mediaPortSink.finish() }
         let service = GatewayService(gateway: gateway) { endpoints in
+            var ports = mediaPorts.makeAsyncIterator()
+            let mediaURL = await ports.next().map { "http://127.0.0.1:\($0)" }
             do {
                 try processes.start(world.devices, world: world, devicePort: endpoints.devicePort ?? options.devicePort,
                                     certs: certs, dataRoot: data)
@@ -32,12 +45,12 @@ struct UpCommand: AsyncParsableCommand {
             if !(await processes.waitUntilRegistered(world.devices, gateway: gateway, timeout: .seconds(30))) {
                 Console.say("apnsim: not every device registered within 30 s; GET /v1/devices shows which did")
             }
-            Console.say(Self.banner(endpoints: endpoints, gateway: gateway, certs: certs))
+            Console.say(Self.banner(endpoints: endpoints, gateway: gateway, certs: certs, mediaURL: mediaURL))
         }
-        try await ProcessLife.run([service], name: "up", logger: options.logger)
+        try await ProcessLife.run([media, service], name: "up", logger: options.logger)
     }
 
-    static func banner(endpoints: Gateway.Endpoints, gateway: Gateway, certs: String) -> String {
+    static func banner(endpoints: Gateway.Endpoints, gateway: Gateway, certs: String, mediaURL: String?) -> String {
         let control = "http://\(gateway.configuration.controlHost):\(endpoints.controlPort)/v1"
         var lines = [
             "apnsim sandbox is up",
@@ -48,6 +61,7 @@ struct UpCommand: AsyncParsableCommand {
             "  CA to trust                         \(certs)/ca.pem",
             "  token auth                          team SIMTEAM001, key SIMKEY0001, \(certs)/AuthKey_SIMKEY0001.p8",
             "  certificate auth                    \(certs)/provider-development.pem + -key.pem (and provider-production…)",
+            "  media server                        \(mediaURL.map { "\($0)/media/" } ?? "not running")   (files rich pushes attach)",
             "",
             "  devices:",
         ]
@@ -66,6 +80,15 @@ struct UpCommand: AsyncParsableCommand {
                 "  send a push and see it displayed:",
                 "    swift run apnsim send --token \(token)\(port == 2197 ? "" : " --port \(port)")",
                 "    curl '\(control)/deliveries?token=\(token)&wait=10'",
+            ]
+            if let mediaURL {
+                lines += [
+                    "  a Braze rich push (the app's service extension downloads and attaches the image):",
+                    "    swift run apnsim send --token \(token)\(port == 2197 ? "" : " --port \(port)") --payload \\",
+                    "      '{\"aps\":{\"alert\":{\"title\":\"Rich\",\"body\":\"with an image\"},\"mutable-content\":1},\"ab\":{\"att\":{\"url\":\"\(mediaURL)/media/sample.jpg\",\"type\":\"jpg\"}}}'",
+                ]
+            }
+            lines += [
                 "  or with curl (see README.md for the JWT recipe):",
                 "    curl --http2 --cacert \(certs)/ca.pem --resolve api.sandbox.push.apple.com:\(port):127.0.0.1 \\",
                 "      -H \"authorization: bearer $JWT\" -H 'apns-topic: com.example.app' -H 'apns-push-type: alert' \\",

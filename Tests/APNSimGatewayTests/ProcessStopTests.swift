@@ -128,7 +128,7 @@ struct ProcessStopTests {
           arguments: [SIGINT, SIGTERM, SIGKILL])
     func upAndItsDevices(_ signal: Int32) async throws {
         let up = try ApnsimProcess(["up", "--development-port", "0", "--production-port", "0", "--control-port", "0",
-                                    "--device-port", "0", "--data", temporaryDirectory(), "--certs", "Certs"])
+                                    "--device-port", "0", "--media-port", "0", "--data", temporaryDirectory(), "--certs", "Certs"])
         _ = try await up.waitForOutput("Ctrl-C stops everything.")
         let devices = Self.children(of: up.pid)
         #expect(devices.count == 2, "the sandbox world's two devices: \(devices)")

@@ -9,6 +9,8 @@ public struct AppManifest: Sendable, Hashable, Codable {
     /// The `aps-environment` entitlement; `nil` when the app does not have the Push Notifications capability.
     public var apsEnvironment: APNsEnvironment?
     public var profile: ProvisioningProfile
+    /// The notification service extension the app embeds, if any.
+    public var serviceExtension: ServiceExtensionManifest?
 
     public init(bundleID: String, team: String, apsEnvironment: APNsEnvironment?, profile: ProvisioningProfile) {
         self.bundleID = bundleID

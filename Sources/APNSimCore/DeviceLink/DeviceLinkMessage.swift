@@ -135,11 +135,21 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         public var content: NotificationContent?
         /// Why, in words, when the outcome is not `displayed`.
         public var detail: String?
-        public init(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String? = nil) {
+        /// What the app's notification service extension did, when one ran or was skipped.
+        public var extensionRun: ExtensionRun?
+
+        enum CodingKeys: String, CodingKey {
+            case id, outcome, content, detail
+            case extensionRun = "extension"
+        }
+
+        public init(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String? = nil,
+                    extensionRun: ExtensionRun? = nil) {
             self.id = id
             self.outcome = outcome
             self.content = content
             self.detail = detail
+            self.extensionRun = extensionRun
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a push asks a device to show, read from its payload the way iOS reads `aps` (Apple, "Generating a remote
 /// notification", https://developer.apple.com/documentation/usernotifications/generating-a-remote-notification). The
-/// service extension (issue 4) may change it.
+/// service extension may change it.
 public struct NotificationContent: Sendable, Hashable, Codable {
     public var title: String?
     public var subtitle: String?
@@ -16,22 +16,31 @@ public struct NotificationContent: Sendable, Hashable, Codable {
     /// `passive`, `active`, `time-sensitive` or `critical`; `nil` means active.
     public var interruptionLevel: String?
     public var relevanceScore: Double?
-    /// Attachments the service extension added (issue 4); empty until then.
+    /// Attachments the service extension added, each as iOS checked it.
     public var attachments: [Attachment] = []
     /// Every top-level key of the payload except `aps`, as the app's `userInfo` holds them.
     public var userInfo: [String: JSONValue] = [:]
 
+    /// A file the service extension attached: what iOS made of it, or why it refused it.
     public struct Attachment: Sendable, Hashable, Codable {
-        public var type: String
+        public var identifier: String
+        /// The uniform type identifier, such as `public.jpeg`; absent when the type is not supported.
+        public var type: String?
         public var size: Int
         public var sha256: String
+        /// Where the extension downloaded it from.
         public var url: String?
+        /// Why iOS refused it (`UNErrorDomain` code and a sentence); a refused attachment is not shown.
+        public var refusal: AttachmentRules.Refusal?
 
-        public init(type: String, size: Int, sha256: String, url: String? = nil) {
+        public init(identifier: String, type: String?, size: Int, sha256: String, url: String? = nil,
+                    refusal: AttachmentRules.Refusal? = nil) {
+            self.identifier = identifier
             self.type = type
             self.size = size
             self.sha256 = sha256
             self.url = url
+            self.refusal = refusal
         }
     }
 

@@ -54,9 +54,12 @@ public struct World: Sendable {
     public struct App: Sendable, Hashable, Codable {
         public var bundleID: String
         public var team: String
-        public init(bundleID: String, team: String) {
+        /// The notification service extension the app embeds, on every device that installs it.
+        public var serviceExtension: ServiceExtensionManifest?
+        public init(bundleID: String, team: String, serviceExtension: ServiceExtensionManifest? = nil) {
             self.bundleID = bundleID
             self.team = team
+            self.serviceExtension = serviceExtension
         }
     }
 

@@ -84,7 +84,8 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             services.directory.acknowledge(ack.id)
         case .receipt(let receipt):
             services.deliveries.record(.receipt(id: receipt.id, outcome: receipt.outcome, content: receipt.content,
-                                                detail: receipt.detail, at: services.clock.now()))
+                                                detail: receipt.detail, at: services.clock.now(),
+                                                extensionRun: receipt.extensionRun))
             services.directory.acknowledge(receipt.id)
         case .heartbeat(let beat):
             session.send(.heartbeatAck(beat))

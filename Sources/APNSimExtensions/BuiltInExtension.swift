@@ -1,0 +1,42 @@
+import APNSimCore
+import Foundation
+
+/// An extension apnsim runs itself: `didReceive` as `UNNotificationServiceExtension` has it, returning the
+/// content to show (what it passes its content handler) and a sentence saying what it did.
+protocol BuiltInExtension: Sendable {
+    func didReceive(_ content: NotificationContent, context: ExtensionContext) async -> ExtensionResult
+}
+
+/// The content an extension hands back, and why.
+struct ExtensionResult: Sendable {
+    var content: NotificationContent
+    var diagnostic: String
+    /// `true`: show the push as it arrived, whatever `content` is.
+    var showsOriginal = false
+
+    static func original(_ diagnostic: String) -> ExtensionResult {
+        ExtensionResult(content: NotificationContent(), diagnostic: diagnostic, showsOriginal: true)
+    }
+}
+
+/// What a running extension may use: downloads into the device's folder, within the time it has left.
+struct ExtensionContext: Sendable {
+    let downloader: AttachmentDownloader
+    let deliveryID: String
+    let deadline: ContinuousClock.Instant
+
+    /// Downloads `url` and attaches it, named after the delivery, with `fileExtension`.
+    func attach(_ url: String, fileExtension: String) async throws(DownloadError) -> NotificationContent.Attachment {
+        let left = deadline - .now
+        guard left > .zero else { throw DownloadError("no time left to download \(url)") }
+        return try await downloader.attach(url, identifier: deliveryID, name: deliveryID, fileExtension: fileExtension, timeout: left)
+    }
+}
+
+extension ExtensionKind {
+    var builtIn: any BuiltInExtension {
+        switch self {
+        case .braze: BrazeExtension()
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// The media server rich pushes point at (`http://127.0.0.1:8199`): `GET /media/NAME` serves the fixture file NAME
+/// from its folder (`Scenarios/media`), and `GET /stats` says how many requests each path got (a campaign to many
+/// devices makes a spike of downloads). A service: it stops on graceful shutdown.
+public struct MediaServer: Service {
+    public var host: String
+    public var port: Int
+    /// The folder whose files are served.
+    public var directory: URL
+    /// Called with the bound port once the server listens (useful with port 0).
+    public var onReady: @Sendable (Int) async -> Void = { _ in }
+    let logger: Logger
+    private let counts = RequestCounts()
+
+    public init(directory: URL, host: String = "127.0.0.1", port: Int = 8199, logger: Logger = Logger(label: "apnsim.media")) {
+        self.directory = directory
+        self.host = host
+        self.port = port
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let onReady = onReady
+        let app = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "apnsim-media"),
+            onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        do {
+            try await app.runService()
+        } catch let error as IOError {
+            throw MediaServerError("cannot serve media on \(host):\(port): \(error); pick another port (apnsim up --media-port, apnsim media --port)")
+        }
+    }
+
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("media/:name") { request, context in
+            counts.add(request.uri.path)
+            let name = try context.parameters.require("name")
+            return try serve(name)
+        }
+        router.get("stats") { _, _ in
+            let body = try JSONEncoder().encode(counts.snapshot)
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        return router
+    }
+
+    private func serve(_ name: String) throws -> Response {
+        // Only plain file names of the folder: no path may leave it.
+        guard !name.contains("/"), !name.hasPrefix("."),
+              let bytes = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) else {
+            return Response(status: .notFound, headers: [.contentType: "text/plain"],
+                            body: .init(byteBuffer: ByteBuffer(string: "no media file \(name) in \(directory.path)\n")))
+        }
+        return Response(status: .ok, headers: [.contentType: Self.contentType(of: name)],
+                        body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func contentType(of name: String) -> String {
+        switch (name as NSString).pathExtension.lowercased() {
+        case "jpg", "jpeg": "image/jpeg"
+        case "png": "image/png"
+        case "gif": "image/gif"
+        case "mp4", "m4v": "video/mp4"
+        case "m4a": "audio/mp4"
+        default: "application/octet-stream"
+        }
+    }
+}
+
+/// Requests served, by path.
+private final class RequestCounts: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+    func add(_ path: String) { counts.withLock { $0[path, default: 0] += 1 } }
+    var snapshot: [String: Int] { counts.withLock { $0 } }
+}
+
+/// The media server could not start, in a sentence naming the address.
+public struct MediaServerError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,54 @@
+import APNSimCore
+import Foundation
+
+/// Runs an app's notification service extension on a push, as iOS does: the extension gets the content and a time
+/// budget (Apple: about 30 seconds); what it hands back is shown, or the original when it hands back nothing in
+/// time or removes the alert text.
+///
+/// Apple, "Modifying content in newly delivered notifications",
+/// https://developer.apple.com/documentation/usernotifications/modifying-content-in-newly-delivered-notifications
+public struct ServiceExtensionRuntime: Sendable {
+    public var budget: Duration
+    let downloader: AttachmentDownloader
+
+    /// - Parameter directory: where the extension saves its downloads (the device's data folder).
+    public init(directory: URL, budget: Duration = .seconds(30)) {
+        self.budget = budget
+        self.downloader = AttachmentDownloader(directory: directory)
+    }
+
+    /// The content to show for a mutable-content push with a visible alert, and what the extension did.
+    public func run(_ manifest: ServiceExtensionManifest, content original: NotificationContent,
+                    deliveryID: String) async -> (NotificationContent, ExtensionRun) {
+        let started = ContinuousClock.now
+        let context = ExtensionContext(downloader: downloader, deliveryID: deliveryID, deadline: started + budget)
+        let budget = budget
+        let result = await withTaskGroup(of: ExtensionResult?.self) { tasks in
+            tasks.addTask { await manifest.kind.builtIn.didReceive(original, context: context) }
+            tasks.addTask {
+                try? await Task.sleep(until: started + budget, clock: .continuous)
+                return nil
+            }
+            let first = await tasks.next() ?? nil
+            tasks.cancelAll()
+            return first
+        }
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        guard let result else {
+            return (original, ExtensionRun(ran: true, kind: manifest.kind, outcome: .expired,
+                                           diagnostic: "the extension did not call its content handler within \(budget); the original content is shown",
+                                           durationMs: milliseconds))
+        }
+        var shown = result.showsOriginal ? original : result.content
+        var diagnostic = result.diagnostic
+        if !result.showsOriginal && !shown.hasVisibleAlert {
+            // Apple: the extension may change the alert text but not remove it; iOS then shows the original.
+            shown = original
+            diagnostic += "; the extension removed the alert text, so iOS shows the original content"
+        }
+        if result.showsOriginal { shown.attachments = result.content.attachments }
+        return (shown, ExtensionRun(ran: true, kind: manifest.kind, outcome: .completed, diagnostic: diagnostic,
+                                    durationMs: milliseconds))
+    }
+}

@@ -1,0 +1,29 @@
+import APNSimCore
+import Testing
+
+/// iOS's attachment checks: supported types by file extension, per-kind size limits, bytes that match the type.
+@Suite("Attachment rules")
+struct AttachmentRulesTests {
+    static let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 0, count: 100)
+    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 100)
+
+    @Test("A JPEG named .jpg, a PNG named .PNG and an MP4 are accepted with their UTIs")
+    func accepted() {
+        #expect(AttachmentRules.refusal(fileExtension: "jpg", bytes: Self.jpeg) == nil)
+        #expect(AttachmentRules.refusal(fileExtension: "PNG", bytes: Self.png) == nil)
+        #expect(AttachmentRules.refusal(fileExtension: "mp4", bytes: [0, 0, 0, 0x18] + Array("ftypmp42".utf8)) == nil)
+        #expect(AttachmentRules.fileType(forExtension: "jpeg")?.uti == "public.jpeg")
+        #expect(AttachmentRules.fileType(forExtension: "gif")?.uti == "com.compuserve.gif")
+        #expect(AttachmentRules.fileType(forExtension: "m4a")?.uti == "public.mpeg-4-audio")
+    }
+
+    @Test("Refusals carry UNErrorDomain's code: 101 unsupported type, 102 too large, 105 not what the name says")
+    func refused() {
+        #expect(AttachmentRules.refusal(fileExtension: "webp", bytes: Self.jpeg)?.code == .unrecognizedType)
+        let big = Self.png + Array(repeating: 0, count: 12_000_000)
+        #expect(AttachmentRules.refusal(fileExtension: "png", bytes: big)?.code == .invalidFileSize)
+        #expect(AttachmentRules.refusal(fileExtension: "jpg", bytes: Self.png)?.code == .corrupt)
+        #expect(AttachmentRules.refusal(fileExtension: "jpg", bytes: [])?.code == .corrupt)
+        #expect(AttachmentRules.Code.invalidFileSize.rawValue == 102)
+    }
+}

@@ -1,0 +1,109 @@
+import APNSimCore
+import APNSimDevice
+import APNSimGateway
+import APNSimProvider
+import Foundation
+import Testing
+
+/// Provider → gateway → device → the app's notification service extension (downloads, attachments) → the
+/// delivery record, over real TLS and a real HTTP media server.
+@Suite("Service extensions")
+struct ServiceExtensionTests {
+    /// `com.example.app` embedding a service extension of `kind`.
+    static func app(_ kind: ExtensionKind) -> AppManifest {
+        var app = AppManifest.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())
+        app.serviceExtension = ServiceExtensionManifest(bundleID: "com.example.app.NotificationService", kind: kind)
+        return app
+    }
+
+    /// Sends `payload` to the device's app and returns its delivery record once the device has answered.
+    static func send(_ payload: String, harness: GatewayHarness, device: DeviceHost) async throws -> [String: Any] {
+        let token = try #require(device.tokens["com.example.app"])
+        let apnsID = UUID().uuidString
+        let response = try await DeviceDeliveryTests.push(harness, token: token, payload: payload, apnsID: apnsID)
+        #expect(response.status == 200)
+        let control = ControlClient(port: harness.endpoints.controlPort)
+        return try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+    }
+
+    @Test("Braze: ab.att with a JPEG is downloaded, attached and displayed")
+    func brazeImage() async throws {
+        try await withMediaServer { media in
+            try await withGateway { harness in
+                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [Self.app(.braze)]) { device in
+                    let record = try await Self.send(##"{"aps":{"alert":{"title":"Sale","body":"50% off"},"mutable-content":1},"ab":{"att":{"url":"\##(media)/media/sample.jpg","type":"jpg"}}}"##,
+                                                     harness: harness, device: device)
+                    #expect(record["outcome"] as? String == "displayed")
+                    let run = try #require(record["extension"] as? [String: Any])
+                    #expect(run["ran"] as? Bool == true)
+                    #expect(run["kind"] as? String == "braze")
+                    #expect(run["outcome"] as? String == "completed")
+                    let content = try #require(record["content"] as? [String: Any])
+                    #expect(content["title"] as? String == "Sale")
+                    let attachments = try #require(content["attachments"] as? [[String: Any]])
+                    #expect(attachments.count == 1)
+                    #expect(attachments.first?["type"] as? String == "public.jpeg")
+                    #expect(attachments.first?["sha256"] as? String == (try fixtureSHA256("sample.jpg")))
+                    #expect(attachments.first?["url"] as? String == "\(media)/media/sample.jpg")
+                    #expect(attachments.first?["refusal"] == nil)
+                    #expect(device.displayed.first?.content.attachments.first?.type == "public.jpeg")
+                    // The media server counts what it served.
+                    let mediaPort = try #require(Int(media.split(separator: ":").last ?? ""))
+                    let stats = try #require(try await ControlClient(port: mediaPort).get("/stats").json as? [String: Int])
+                    #expect(stats["/media/sample.jpg"] == 1)
+                }
+            }
+        }
+    }
+
+    @Test("Braze: ab.att without a type shows the original content, and says why")
+    func brazeWithoutType() async throws {
+        try await withMediaServer { media in
+            try await withGateway { harness in
+                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [Self.app(.braze)]) { device in
+                    let record = try await Self.send(##"{"aps":{"alert":{"title":"Sale","body":"50% off"},"mutable-content":1},"ab":{"att":{"url":"\##(media)/media/sample.jpg"}}}"##,
+                                                     harness: harness, device: device)
+                    #expect(record["outcome"] as? String == "displayed")
+                    let run = try #require(record["extension"] as? [String: Any])
+                    #expect(run["outcome"] as? String == "completed")
+                    #expect((run["diagnostic"] as? String)?.contains("no type") == true, "\(run)")
+                    let content = try #require(record["content"] as? [String: Any])
+                    #expect((content["attachments"] as? [Any])?.isEmpty != false)
+                    #expect(content["body"] as? String == "50% off")
+                }
+            }
+        }
+    }
+
+    /// Braze payloads that go wrong, each with what the diagnostic must say.
+    static let brazeFailures: [(name: String, att: String, diagnostic: String)] = [
+        ("a URL to a closed port", #"{"url":"http://127.0.0.1:CLOSED/media/sample.jpg","type":"jpg"}"#, "cannot download"),
+        ("a 404", #"{"url":"MEDIA/media/missing.jpg","type":"jpg"}"#, "answered 404"),
+        ("att that is not an object", "5", "no url"),
+        ("a url that is not a string", #"{"url":7,"type":"jpg"}"#, "no url"),
+        ("a JPEG claimed to be a PNG", #"{"url":"MEDIA/media/sample.jpg","type":"png"}"#, "UNErrorDomain 105"),
+    ]
+
+    @Test("Braze failures show the original content, with a sentence saying why", arguments: brazeFailures.indices)
+    func brazeFailure(_ index: Int) async throws {
+        let failure = Self.brazeFailures[index]
+        let closed = try await unusedPort()
+        try await withMediaServer { media in
+            try await withGateway { harness in
+                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [Self.app(.braze)]) { device in
+                    let att = failure.att.replacingOccurrences(of: "MEDIA", with: media).replacingOccurrences(of: "CLOSED", with: "\(closed)")
+                    let record = try await Self.send(##"{"aps":{"alert":{"title":"Sale","body":"50% off"},"mutable-content":1},"ab":{"att":\##(att)}}"##,
+                                                     harness: harness, device: device)
+                    #expect(record["outcome"] as? String == "displayed", "\(failure.name)")
+                    let run = try #require(record["extension"] as? [String: Any])
+                    #expect(run["outcome"] as? String == "completed", "\(failure.name)")
+                    #expect((run["diagnostic"] as? String)?.contains(failure.diagnostic) == true, "\(failure.name): \(run)")
+                    let content = try #require(record["content"] as? [String: Any])
+                    #expect(content["body"] as? String == "50% off")
+                    let shown = (content["attachments"] as? [[String: Any]]) ?? []
+                    #expect(shown.allSatisfy { $0["refusal"] != nil }, "nothing iOS would refuse is shown: \(shown)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import APNSimExtensions
+import Crypto
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Runs the media server on an ephemeral port, serving `Scenarios/media`, until `body` returns.
+func withMediaServer<T: Sendable>(_ body: @escaping @Sendable (_ baseURL: String) async throws -> T) async throws -> T {
+    var logger = Logger(label: "apnsim.media.test")
+    logger.logLevel = .warning
+    var server = MediaServer(directory: repositoryRoot.appendingPathComponent("Scenarios/media"), port: 0, logger: logger)
+    let (ports, sink) = AsyncStream.makeStream(of: Int.self)
+    server.onReady = { sink.yield($0); sink.finish() }
+    let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
+    return try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw MediaServerDidNotStart() }
+        let result: Result<T, any Error>
+        do { result = .success(try await body("http://127.0.0.1:\(port)")) } catch { result = .failure(error) }
+        await group.triggerGracefulShutdown()
+        try await tasks.waitForAll()
+        return try result.get()
+    }
+}
+
+/// The package's root folder.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+struct MediaServerDidNotStart: Error {}
+
+/// The fixtures' SHA-256, as the delivery record carries it.
+func fixtureSHA256(_ name: String) throws -> String {
+    let data = try Data(contentsOf: repositoryRoot.appendingPathComponent("Scenarios/media/\(name)"))
+    return sha256Hex(Array(data))
+}
+
+func sha256Hex(_ bytes: [UInt8]) -> String {
+    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+}
