@@ -34,7 +34,9 @@ public struct MediaServer: Service {
             logger: logger
         )
         do {
-            try await app.runService()
+            // As a service of the caller's group: runService() would trap SIGINT and SIGTERM itself and stop
+            // ahead of the gateway.
+            try await app.run()
         } catch let error as IOError {
             throw MediaServerError("cannot serve media on \(host):\(port): \(error); pick another port (apnsim up --media-port, apnsim media --port)")
         }
