@@ -5,6 +5,15 @@ import Foundation
 /// content to show (what it passes its content handler) and a sentence saying what it did.
 protocol BuiltInExtension: Sendable {
     func didReceive(_ content: NotificationContent, context: ExtensionContext) async -> ExtensionResult
+    /// `serviceExtensionTimeWillExpire`: what the extension hands over when its time is up.
+    func willExpire(_ content: NotificationContent) -> ExtensionResult
+}
+
+extension BuiltInExtension {
+    /// The Xcode template hands over its best attempt; with nothing attached yet, that is the original.
+    func willExpire(_ content: NotificationContent) -> ExtensionResult {
+        .original("the original content is shown")
+    }
 }
 
 /// The content an extension hands back, and why.
@@ -37,6 +46,7 @@ extension ExtensionKind {
     var builtIn: any BuiltInExtension {
         switch self {
         case .braze: BrazeExtension()
+        case .salesforce: SalesforceExtension()
         }
     }
 }

@@ -8,6 +8,9 @@ import Synchronization
 /// The media server rich pushes point at (`http://127.0.0.1:8199`): `GET /media/NAME` serves the fixture file NAME
 /// from its folder (`Scenarios/media`), and `GET /stats` says how many requests each path got (a campaign to many
 /// devices makes a spike of downloads). A service: it stops on graceful shutdown.
+///
+/// The query scripts what goes wrong, for testing an extension's failure paths: `delay=SECONDS` (up to 60) before
+/// answering, `status=CODE` instead of 200, `type=MIME` as the Content-Type.
 public struct MediaServer: Service {
     public var host: String
     public var port: Int
@@ -47,7 +50,22 @@ public struct MediaServer: Service {
         router.get("media/:name") { request, context in
             counts.add(request.uri.path)
             let name = try context.parameters.require("name")
-            return try serve(name)
+            let query = request.uri.queryParameters
+            if let text = query["delay"].map(String.init) {
+                guard let delay = Double(text), delay.isFinite, (0...60).contains(delay) else {
+                    return Self.text(.badRequest, "delay takes 0 to 60 seconds; got \(text)")
+                }
+                try await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
+            }
+            var response = serve(name)
+            if let text = query["status"].map(String.init) {
+                guard let code = Int(text), (200...599).contains(code) else {
+                    return Self.text(.badRequest, "status takes 200 to 599; got \(text)")
+                }
+                response.status = .init(code: code)
+            }
+            if let type = query["type"].map(String.init) { response.headers[.contentType] = type }
+            return response
         }
         router.get("stats") { _, _ in
             let body = try JSONEncoder().encode(counts.snapshot)
@@ -56,12 +74,15 @@ public struct MediaServer: Service {
         return router
     }
 
-    private func serve(_ name: String) throws -> Response {
+    private static func text(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+
+    private func serve(_ name: String) -> Response {
         // Only plain file names of the folder: no path may leave it.
         guard !name.contains("/"), !name.hasPrefix("."),
               let bytes = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) else {
-            return Response(status: .notFound, headers: [.contentType: "text/plain"],
-                            body: .init(byteBuffer: ByteBuffer(string: "no media file \(name) in \(directory.path)\n")))
+            return Self.text(.notFound, "no media file \(name) in \(directory.path)")
         }
         return Response(status: .ok, headers: [.contentType: Self.contentType(of: name)],
                         body: .init(byteBuffer: ByteBuffer(bytes: bytes)))

@@ -36,9 +36,12 @@ public struct ServiceExtensionRuntime: Sendable {
         let elapsed = ContinuousClock.now - started
         let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         guard let result else {
-            return (original, ExtensionRun(ran: true, kind: manifest.kind, outcome: .expired,
-                                           diagnostic: "the extension did not call its content handler within \(budget); the original content is shown",
-                                           durationMs: milliseconds))
+            let last = manifest.kind.builtIn.willExpire(original)
+            var shown = last.showsOriginal ? original : last.content
+            if !shown.hasVisibleAlert { shown = original }
+            return (shown, ExtensionRun(ran: true, kind: manifest.kind, outcome: .expired,
+                                        diagnostic: "the extension did not call its content handler within \(budget); at expiry \(last.diagnostic)",
+                                        durationMs: milliseconds))
         }
         var shown = result.showsOriginal ? original : result.content
         var diagnostic = result.diagnostic

@@ -106,4 +106,44 @@ struct ServiceExtensionTests {
             }
         }
     }
+
+    /// Salesforce payloads: the `_mediaUrl` path (after the media server's address), the budget, and what the record must show.
+    static let salesforceCases: [(name: String, path: String, budget: Duration, body: String, outcome: String, diagnostic: String)] = [
+        ("an image is attached", "/media/sample.jpg", .seconds(30), "Your order shipped", "completed", "attached"),
+        ("a 404 shows _mediaAlt", "/media/missing.jpg", .seconds(30), "A parcel on its way", "completed", "answered 404"),
+        ("a JPEG named .png shows _mediaAlt", "/media/jpeg-named.png", .seconds(30), "A parcel on its way", "completed", "UNErrorDomain 105"),
+        ("slow media and a 2 s budget show _mediaAlt at expiry", "/media/sample.jpg?delay=5", .seconds(2), "A parcel on its way",
+         "expired", "_mediaAlt is shown"),
+    ]
+
+    @Test("Salesforce MobilePush: _mediaUrl attached, _mediaAlt on every failure and on expiry", arguments: salesforceCases.indices)
+    func salesforce(_ index: Int) async throws {
+        let testCase = Self.salesforceCases[index]
+        try await withMediaServer { media in
+            try await withGateway { harness in
+                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [Self.app(.salesforce)],
+                                     extensionBudget: testCase.budget) { device in
+                    let record = try await Self.send(##"{"aps":{"alert":{"title":"Shipping","body":"Your order shipped"},"mutable-content":1},"_mediaUrl":"\##(media)\##(testCase.path)","_mediaAlt":"A parcel on its way"}"##,
+                                                     harness: harness, device: device)
+                    #expect(record["outcome"] as? String == "displayed", "\(testCase.name)")
+                    let run = try #require(record["extension"] as? [String: Any])
+                    #expect(run["kind"] as? String == "salesforce")
+                    #expect(run["outcome"] as? String == testCase.outcome, "\(testCase.name): \(run)")
+                    #expect((run["diagnostic"] as? String)?.contains(testCase.diagnostic) == true, "\(testCase.name): \(run)")
+                    let content = try #require(record["content"] as? [String: Any])
+                    #expect(content["body"] as? String == testCase.body, "\(testCase.name)")
+                    let attachments = (content["attachments"] as? [[String: Any]]) ?? []
+                    if testCase.outcome == "completed" && testCase.body == "Your order shipped" {
+                        #expect(attachments.first?["type"] as? String == "public.jpeg")
+                    } else {
+                        #expect(attachments.allSatisfy { $0["refusal"] != nil }, "\(testCase.name): \(attachments)")
+                    }
+                    if testCase.outcome == "expired" {
+                        let took = try #require(run["durationMs"] as? Int)
+                        #expect(took >= 2000 && took < 4000, "the budget, not the 5 s delay: \(took) ms")
+                    }
+                }
+            }
+        }
+    }
 }

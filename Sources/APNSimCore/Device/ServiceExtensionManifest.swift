@@ -19,4 +19,7 @@ public enum ExtensionKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// Braze: downloads `ab.att.url`, saves it with `ab.att.type` as the file extension, attaches it; without a
     /// type, or on any failure, the original content is shown.
     case braze
+    /// Salesforce Marketing Cloud MobilePush: downloads `_mediaUrl` (named by the URL's last path component) and
+    /// attaches it; on any failure, and when time runs out, shows `_mediaAlt` as the body.
+    case salesforce
 }

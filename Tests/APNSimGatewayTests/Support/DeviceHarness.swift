@@ -7,7 +7,7 @@ import Logging
 /// Runs a simulated device (in this process, over the real device link and TLS) against a test gateway
 /// until `body` returns.
 func withDevice<T: Sendable>(_ harness: GatewayHarness, id: String = "device-1", dataDirectory: String? = nil,
-                             apps: [AppManifest]? = nil, dropLinkBeforeAcknowledging: Int = 0,
+                             apps: [AppManifest]? = nil, dropLinkBeforeAcknowledging: Int = 0, extensionBudget: Duration = .seconds(30),
                              _ body: @escaping @Sendable (DeviceHost) async throws -> T) async throws -> T {
     var configuration = DeviceHostConfiguration(
         tls: .init(ca: harness.pki.caFile, certificate: TestPKI.deviceIdentity.certificate, privateKey: TestPKI.deviceIdentity.key),
@@ -16,6 +16,7 @@ func withDevice<T: Sendable>(_ harness: GatewayHarness, id: String = "device-1",
     configuration.devicePort = harness.endpoints.devicePort!
     configuration.dataDirectory = dataDirectory
     configuration.dropLinkBeforeAcknowledging = dropLinkBeforeAcknowledging
+    configuration.extensionBudget = extensionBudget
     var logger = Logger(label: "apnsim.device.test")
     logger.logLevel = .warning
     let host = DeviceHost(configuration: configuration, logger: logger)
