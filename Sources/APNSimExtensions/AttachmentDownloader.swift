@@ -36,11 +36,13 @@ public struct AttachmentDownloader: Sendable {
         self.directory = directory
     }
 
-    /// Downloads `url`, saves it as `name.fileExtension` and checks it. Throws a ``DownloadError`` (a sentence)
-    /// when nothing could be downloaded; a file iOS would refuse comes back with its refusal.
-    public func attach(_ url: String, identifier: String, name: String, fileExtension: String,
-                       timeout: Duration) async throws(DownloadError) -> NotificationContent.Attachment {
-        let bytes = try await download(url, timeout: timeout)
+    /// Downloads `url`, saves it as `name.EXTENSION` and checks it; `fileExtension` picks the extension from the
+    /// response's Content-Type, as each vendor's extension does in its own way. Throws a ``DownloadError`` (a
+    /// sentence) when nothing could be downloaded; a file iOS would refuse comes back with its refusal.
+    public func attach(_ url: String, identifier: String, name: String, timeout: Duration,
+                       fileExtension: @Sendable (_ contentType: String?) -> String) async throws(DownloadError) -> NotificationContent.Attachment {
+        let (bytes, contentType) = try await download(url, timeout: timeout)
+        let fileExtension = fileExtension(contentType)
         let file = directory.appendingPathComponent("\(name).\(fileExtension)")
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -55,7 +57,7 @@ public struct AttachmentDownloader: Sendable {
                                               refusal: AttachmentRules.refusal(fileExtension: fileExtension, bytes: bytes))
     }
 
-    func download(_ url: String, timeout: Duration) async throws(DownloadError) -> [UInt8] {
+    func download(_ url: String, timeout: Duration) async throws(DownloadError) -> (bytes: [UInt8], contentType: String?) {
         let request = HTTPClientRequest(url: url)
         do {
             let response = try await client.execute(request, timeout: TimeAmount(timeout))
@@ -63,7 +65,7 @@ public struct AttachmentDownloader: Sendable {
                 throw DownloadError("\(url) answered \(response.status.code) \(response.status.reasonPhrase)")
             }
             let body = try await response.body.collect(upTo: Self.bodyLimit)
-            return Array(body.readableBytesView)
+            return (Array(body.readableBytesView), response.headers.first(name: "content-type"))
         } catch let error as DownloadError {
             throw error
         } catch let error as NIOTooManyBytesError {

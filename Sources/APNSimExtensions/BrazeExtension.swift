@@ -14,15 +14,7 @@ struct BrazeExtension: BuiltInExtension {
             return .original("ab.att has no type: Braze's extension needs it as the file extension and shows the original content")
         }
         do {
-            let file = try await context.attach(url, fileExtension: type)
-            if let refusal = file.refusal {
-                var original = content
-                original.attachments = [file]
-                return .init(content: original, diagnostic: "iOS refused the attachment (UNErrorDomain \(refusal.code.rawValue): \(refusal.message)); the original content is shown")
-            }
-            var changed = content
-            changed.attachments = [file]
-            return .init(content: changed, diagnostic: "attached \(url) as \(file.type ?? type)")
+            return .attaching(try await context.attach(url, fileExtension: type), to: content, what: url)
         } catch {
             return .original("\(error.description); Braze's extension shows the original content")
         }

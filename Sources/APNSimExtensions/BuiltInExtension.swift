@@ -26,6 +26,17 @@ struct ExtensionResult: Sendable {
     static func original(_ diagnostic: String) -> ExtensionResult {
         ExtensionResult(content: NotificationContent(), diagnostic: diagnostic, showsOriginal: true)
     }
+
+    /// `content` with `file` attached; a file iOS refuses leaves the content as it was, with the refusal on record.
+    /// `what` names the file in the diagnostic.
+    static func attaching(_ file: NotificationContent.Attachment, to content: NotificationContent, what: String) -> ExtensionResult {
+        var changed = content
+        changed.attachments = [file]
+        guard let refusal = file.refusal else {
+            return .init(content: changed, diagnostic: "attached \(what) as \(file.type ?? "an unknown type")")
+        }
+        return .init(content: changed, diagnostic: "iOS refused \(what) (UNErrorDomain \(refusal.code.rawValue): \(refusal.message)); the original content is shown")
+    }
 }
 
 /// What a running extension may use: downloads into the device's folder, within the time it has left.
@@ -36,9 +47,16 @@ struct ExtensionContext: Sendable {
 
     /// Downloads `url` and attaches it, named after the delivery, with `fileExtension`.
     func attach(_ url: String, fileExtension: String) async throws(DownloadError) -> NotificationContent.Attachment {
+        try await attach(url) { _ in fileExtension }
+    }
+
+    /// Downloads `url` and attaches it, named after the delivery, with the extension `fileExtension` picks from the
+    /// response's Content-Type.
+    func attach(_ url: String, fileExtension: @escaping @Sendable (_ contentType: String?) -> String) async throws(DownloadError)
+        -> NotificationContent.Attachment {
         let left = deadline - .now
         guard left > .zero else { throw DownloadError("no time left to download \(url)") }
-        return try await downloader.attach(url, identifier: deliveryID, name: deliveryID, fileExtension: fileExtension, timeout: left)
+        return try await downloader.attach(url, identifier: deliveryID, name: deliveryID, timeout: left, fileExtension: fileExtension)
     }
 }
 
@@ -47,6 +65,7 @@ extension ExtensionKind {
         switch self {
         case .braze: BrazeExtension()
         case .salesforce: SalesforceExtension()
+        case .sailthru: SailthruExtension()
         }
     }
 }

@@ -146,4 +146,36 @@ struct ServiceExtensionTests {
             }
         }
     }
+
+    /// Sailthru payloads: `_st`'s keys (paths after the media server's address) and the attachment that must result.
+    static let sailthruCases: [(name: String, st: String, type: String?, refusal: Int?)] = [
+        ("the video is preferred over the image", #"{"image_url":"MEDIA/media/sample.jpg","video_url":"MEDIA/media/sample.mp4"}"#,
+         "public.mpeg-4", nil),
+        ("an image alone is attached", #"{"image_url":"MEDIA/media/sample.jpg"}"#, "public.jpeg", nil),
+        ("the Content-Type decides the file's type, before the URL", #"{"image_url":"MEDIA/media/sample.jpg?type=image/png"}"#,
+         "public.png", 105),
+    ]
+
+    @Test("Sailthru: _st.video_url before _st.image_url, the type from the Content-Type", arguments: sailthruCases.indices)
+    func sailthru(_ index: Int) async throws {
+        let testCase = Self.sailthruCases[index]
+        try await withMediaServer { media in
+            try await withGateway { harness in
+                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [Self.app(.sailthru)]) { device in
+                    let st = testCase.st.replacingOccurrences(of: "MEDIA", with: media)
+                    let record = try await Self.send(##"{"aps":{"alert":{"title":"New video","body":"Watch it"},"mutable-content":1},"_st":\##(st)}"##,
+                                                     harness: harness, device: device)
+                    #expect(record["outcome"] as? String == "displayed", "\(testCase.name)")
+                    let run = try #require(record["extension"] as? [String: Any])
+                    #expect(run["kind"] as? String == "sailthru")
+                    #expect(run["outcome"] as? String == "completed", "\(testCase.name): \(run)")
+                    let content = try #require(record["content"] as? [String: Any])
+                    let attachment = try #require((content["attachments"] as? [[String: Any]])?.first, "\(testCase.name): \(content)")
+                    #expect(attachment["type"] as? String == testCase.type, "\(testCase.name): \(attachment)")
+                    #expect((attachment["refusal"] as? [String: Any])?["code"] as? Int == testCase.refusal, "\(testCase.name): \(attachment)")
+                    #expect(content["body"] as? String == "Watch it")
+                }
+            }
+        }
+    }
 }

@@ -22,4 +22,7 @@ public enum ExtensionKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// Salesforce Marketing Cloud MobilePush: downloads `_mediaUrl` (named by the URL's last path component) and
     /// attaches it; on any failure, and when time runs out, shows `_mediaAlt` as the body.
     case salesforce
+    /// Sailthru / Marigold: attaches `_st.video_url` when there is one, else `_st.image_url`; the file's extension
+    /// comes from the Content-Type, then the URL, else `.jpg`.
+    case sailthru
 }

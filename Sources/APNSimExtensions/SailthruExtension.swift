@@ -1,0 +1,34 @@
+import APNSimCore
+import Foundation
+
+/// Sailthru's (Marigold's) extension: the payload's `_st` names a video and an image; the video is preferred. The
+/// file's extension comes from the response's Content-Type, then the URL's path, else `jpg`. On failure the push is
+/// shown as sent.
+struct SailthruExtension: BuiltInExtension {
+    func didReceive(_ content: NotificationContent, context: ExtensionContext) async -> ExtensionResult {
+        let st = content.userInfo["_st"]
+        let video = st?["video_url"]?.string.flatMap { $0.isEmpty ? nil : $0 }
+        let image = st?["image_url"]?.string.flatMap { $0.isEmpty ? nil : $0 }
+        guard let url = video ?? image else {
+            return .original("no _st.video_url or _st.image_url string in the payload: Sailthru shows the push as sent")
+        }
+        let which = video != nil ? "_st.video_url" : "_st.image_url"
+        let pathExtension = URL(string: url)?.pathExtension ?? ""
+        do {
+            let file = try await context.attach(url) { contentType in
+                Self.fileExtension(contentType: contentType) ?? (pathExtension.isEmpty ? "jpg" : pathExtension)
+            }
+            return .attaching(file, to: content, what: "\(which) \(url)")
+        } catch {
+            return .original("\(error.description); Sailthru shows the original content")
+        }
+    }
+
+    /// The extension Sailthru's SDK gives a MIME type (its table includes types iOS then refuses, such as WebP).
+    static func fileExtension(contentType: String?) -> String? {
+        guard let mime = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return nil }
+        let table = ["image/jpeg": "jpg", "image/jpg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp",
+                     "video/mp4": "mp4", "video/quicktime": "mov", "audio/mp4": "m4a", "audio/mpeg": "mp3"]
+        return table[mime]
+    }
+}
