@@ -203,8 +203,15 @@ public final class DeviceHost: Sendable {
                     state.linkDropsLeft -= 1
                     throw DeviceError("dropping the link before acknowledging push \(delivery.id) (dropLinkBeforeAcknowledging)")
                 }
-                if let manifest = Self.serviceExtension(for: delivery, apps: state.apps) { return ([], manifest) }
-                return (state.center.receive(delivery, now: now), nil)
+                switch Self.serviceExtension(for: delivery, apps: state.apps, deviceOS: configuration.device.os) {
+                case .none:
+                    return (state.center.receive(delivery, now: now), nil)
+                case .launch(let manifest):
+                    return ([], manifest)
+                case .notLaunched(let manifest, let content, let why):
+                    let run = ExtensionRun(ran: false, kind: manifest.kind, outcome: .notLaunched, diagnostic: why)
+                    return (state.center.receive(delivery, now: now, processed: (content, run)), nil)
+                }
             }
             if let serviceExtension {
                 // The push has arrived: ack now, the receipt follows once the extension is done (docs/device-link.md).
@@ -235,14 +242,23 @@ public final class DeviceHost: Sendable {
         }
     }
 
-    /// The extension iOS would start for `delivery`: the app embeds one, and the push is a mutable-content alert
-    /// with text to show (Apple, "Modifying content in newly delivered notifications").
-    private static func serviceExtension(for delivery: DeviceLinkMessage.Delivery, apps: [AppManifest]) -> ServiceExtensionManifest? {
+    private enum ExtensionDecision {
+        /// The app has no extension, or the push is not an alert.
+        case none
+        case launch(ServiceExtensionManifest)
+        /// iOS would skip the extension; the record says why.
+        case notLaunched(ServiceExtensionManifest, NotificationContent, String)
+    }
+
+    /// Whether iOS would start the app's extension for an alert push (``ServiceExtensionManifest/reasonNotLaunched``).
+    private static func serviceExtension(for delivery: DeviceLinkMessage.Delivery, apps: [AppManifest], deviceOS: String) -> ExtensionDecision {
         guard delivery.pushType == .alert,
               let manifest = apps.first(where: { $0.bundleID == delivery.bundleID })?.serviceExtension,
-              let payload = try? PushPayload(json: Array(delivery.payload.utf8)),
-              payload.mutableContent, payload.content.hasVisibleAlert else { return nil }
-        return manifest
+              let payload = try? PushPayload(json: Array(delivery.payload.utf8)) else { return .none }
+        if let why = manifest.reasonNotLaunched(pushType: delivery.pushType, payload: payload, deviceOS: deviceOS) {
+            return .notLaunched(manifest, payload.content, why)
+        }
+        return .launch(manifest)
     }
 
     /// Runs the app's extension on `delivery`, then shows the result and sends the receipts (or keeps them for the

@@ -178,4 +178,34 @@ struct ServiceExtensionTests {
             }
         }
     }
+
+    @Test("iOS skips the extension, and the record says why: no mutable-content, or a deployment target above the device's iOS")
+    func notLaunched() async throws {
+        let tooNew = {
+            var app = Self.app(.braze)
+            app.serviceExtension?.deploymentTarget = "19.0"
+            return app
+        }()
+        try await withMediaServer { media in
+            try await withGateway { harness in
+                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [tooNew]) { device in
+                    let record = try await Self.send(##"{"aps":{"alert":{"title":"Sale","body":"50% off"},"mutable-content":1},"ab":{"att":{"url":"\##(media)/media/sample.jpg","type":"jpg"}}}"##,
+                                                     harness: harness, device: device)
+                    #expect(record["outcome"] as? String == "displayed")
+                    let run = try #require(record["extension"] as? [String: Any])
+                    #expect(run["ran"] as? Bool == false)
+                    #expect(run["outcome"] as? String == "notLaunched")
+                    #expect(run["diagnostic"] as? String == "extension not launched: its deployment target 19.0 is above the device's 18.1")
+                    #expect(((record["content"] as? [String: Any])?["attachments"] as? [Any])?.isEmpty != false)
+                }
+                try await withDevice(harness, id: "device-2", dataDirectory: temporaryDirectory(), apps: [Self.app(.braze)]) { device in
+                    let record = try await Self.send(##"{"aps":{"alert":{"title":"Sale","body":"50% off"}},"ab":{"att":{"url":"\##(media)/media/sample.jpg","type":"jpg"}}}"##,
+                                                     harness: harness, device: device)
+                    let run = try #require(record["extension"] as? [String: Any])
+                    #expect(run["outcome"] as? String == "notLaunched")
+                    #expect((run["diagnostic"] as? String)?.contains("mutable-content") == true)
+                }
+            }
+        }
+    }
 }
