@@ -26,12 +26,13 @@ struct ServiceExtensionTests {
         return try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
     }
 
-    @Test("Braze: ab.att with a JPEG is downloaded, attached and displayed")
-    func brazeImage() async throws {
+    @Test("Braze: ab.att with a JPEG, a GIF or an MP4 is downloaded, attached and displayed",
+          arguments: [("sample.jpg", "jpg", "public.jpeg"), ("sample.gif", "gif", "com.compuserve.gif"), ("sample.mp4", "mp4", "public.mpeg-4")])
+    func brazeImage(_ file: String, type: String, uti: String) async throws {
         try await withMediaServer { media in
             try await withGateway { harness in
                 try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [Self.app(.braze)]) { device in
-                    let record = try await Self.send(##"{"aps":{"alert":{"title":"Sale","body":"50% off"},"mutable-content":1},"ab":{"att":{"url":"\##(media)/media/sample.jpg","type":"jpg"}}}"##,
+                    let record = try await Self.send(##"{"aps":{"alert":{"title":"Sale","body":"50% off"},"mutable-content":1},"ab":{"att":{"url":"\##(media)/media/\##(file)","type":"\##(type)"}}}"##,
                                                      harness: harness, device: device)
                     #expect(record["outcome"] as? String == "displayed")
                     let run = try #require(record["extension"] as? [String: Any])
@@ -42,15 +43,15 @@ struct ServiceExtensionTests {
                     #expect(content["title"] as? String == "Sale")
                     let attachments = try #require(content["attachments"] as? [[String: Any]])
                     #expect(attachments.count == 1)
-                    #expect(attachments.first?["type"] as? String == "public.jpeg")
-                    #expect(attachments.first?["sha256"] as? String == (try fixtureSHA256("sample.jpg")))
-                    #expect(attachments.first?["url"] as? String == "\(media)/media/sample.jpg")
+                    #expect(attachments.first?["type"] as? String == uti)
+                    #expect(attachments.first?["sha256"] as? String == (try fixtureSHA256(file)))
+                    #expect(attachments.first?["url"] as? String == "\(media)/media/\(file)")
                     #expect(attachments.first?["refusal"] == nil)
-                    #expect(device.displayed.first?.content.attachments.first?.type == "public.jpeg")
+                    #expect(device.displayed.first?.content.attachments.first?.type == uti)
                     // The media server counts what it served.
                     let mediaPort = try #require(Int(media.split(separator: ":").last ?? ""))
                     let stats = try #require(try await ControlClient(port: mediaPort).get("/stats").json as? [String: Int])
-                    #expect(stats["/media/sample.jpg"] == 1)
+                    #expect(stats["/media/\(file)"] == 1)
                 }
             }
         }
