@@ -1,6 +1,27 @@
 # Shared by the scripts in Benchmarks/: source it after `cd` to the package root.
 # Gives: need TOOL... (installs Debian packages), release_apnsim (path of the release binary, or $APNSIM_BIN),
-# provider_jwt (a token by Apple's openssl recipe), wait_for WHAT CMD..., rss_mib PID, cpu_seconds PID, stamp.
+# scratch (a work folder and processes cleaned up on exit), start_gateway, world_token, provider_jwt (a token by
+# Apple's openssl recipe), wait_for WHAT CMD..., rss_mib PID, cpu_seconds PID, stamp.
+
+scratch() { # sets $work (a temporary folder) and $pids (processes to stop); both go when the script exits
+  work=$(mktemp -d)
+  pids=()
+  trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+}
+
+start_gateway() { # start_gateway PORT CONTROL_PORT DEVICE_PORT [FLAG…] — "$apnsim" gateway in the background, logging
+  # to $work/gateway.log; sets $gateway once its control API answers
+  local port=$1 control=$2 device=$3; shift 3
+  "$apnsim" gateway --development-port "$port" --production-port 0 --control-port "$control" --device-port "$device" \
+    "$@" >"$work/gateway.log" 2>&1 &
+  gateway=$!
+  pids+=("$gateway")
+  wait_for "the gateway" 10 curl -sf "http://127.0.0.1:$control/v1/health"
+}
+
+world_token() { # world_token CONTROL_PORT — the world's first active development token (no device behind it)
+  curl -sf "http://127.0.0.1:$1/v1/tokens" | python3 -c "import json,sys; print(next(t['token'] for t in json.load(sys.stdin) if t['environment']=='development' and t['state']=='active'))"
+}
 
 need() { # need PACKAGE:COMMAND… — installs the Debian packages whose command is missing
   local missing=()

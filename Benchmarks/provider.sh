@@ -20,10 +20,7 @@ streams=100
 dev_port=${APNSIM_BENCH_PORT:-22197}
 control_port=${APNSIM_BENCH_CONTROL_PORT:-28197}
 nginx_port=${APNSIM_BENCH_NGINX_PORT:-22443}
-work=$(mktemp -d)
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+scratch
 need nghttp2-client:h2load nginx-light:nginx openssl:openssl
 apnsim=$(release_apnsim)
 (( ${#store_flag[@]} > 0 )) && store_flag=(--store "$work/store.sqlite")
@@ -43,11 +40,8 @@ load() { # load URL -> prints requests per second
 }
 
 # apnsim: the sandbox world, in-memory store (every push recorded).
-"$apnsim" gateway --development-port "$dev_port" --production-port 0 --control-port "$control_port" --device-port 0 \
-  "${store_flag[@]}" >"$work/apnsim.log" 2>&1 &
-pids+=($!)
-wait_for apnsim 10 curl -sf "http://127.0.0.1:$control_port/v1/health"
-token=$(curl -sf "http://127.0.0.1:$control_port/v1/tokens" | python3 -c "import json,sys; print(next(t['token'] for t in json.load(sys.stdin) if t['environment']=='development' and t['state']=='active'))")
+start_gateway "$dev_port" "$control_port" 0 "${store_flag[@]}"
+token=$(world_token "$control_port")
 
 # nginx: same certificate, HTTP/2 over TLS, answering 200 to the same POSTs.
 cat > "$work/nginx.conf" <<NGINX

@@ -13,14 +13,11 @@ source Benchmarks/lib.sh
 requests=${1:-50000}
 port=${APNSIM_BENCH_PORT:-22297}
 control=${APNSIM_BENCH_CONTROL_PORT:-28297}
-work=$(mktemp -d)
+scratch
 need nghttp2-client:h2load openssl:openssl
 apnsim=$(release_apnsim)
-"$apnsim" gateway --development-port "$port" --production-port 0 --control-port "$control" --device-port 0 >"$work/gateway.log" 2>&1 &
-gateway=$!
-trap 'kill $gateway 2>/dev/null || true; wait 2>/dev/null; rm -rf "$work"' EXIT
-wait_for "the gateway" 10 curl -sf "http://127.0.0.1:$control/v1/health"
-token=$(curl -sf "http://127.0.0.1:$control/v1/tokens" | python3 -c "import json,sys; print(next(t['token'] for t in json.load(sys.stdin) if t['environment']=='development' and t['state']=='active'))")
+start_gateway "$port" "$control" 0
+token=$(world_token "$control")
 jwt=$(provider_jwt)
 printf '{"aps":{"alert":{"title":"bench","body":"a push from h2load"},"badge":1}}' > "$work/payload.json"
 

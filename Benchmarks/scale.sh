@@ -12,17 +12,12 @@ devices=${1:-10000}
 port=${APNSIM_BENCH_PORT:-22397}
 control=${APNSIM_BENCH_CONTROL_PORT:-28397}
 device_port=${APNSIM_BENCH_DEVICE_PORT:-25397}
-work=$(mktemp -d)
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$work"' EXIT
+scratch
 need nghttp2-client:h2load openssl:openssl
 ulimit -n "$(ulimit -Hn)"   # a connection per device on each side
 apnsim=$(release_apnsim)
 
-"$apnsim" gateway --development-port "$port" --production-port 0 --control-port "$control" --device-port "$device_port" \
-  >"$work/gateway.log" 2>&1 &
-gateway=$!; pids+=($gateway)
-wait_for "the gateway" 10 curl -sf "http://127.0.0.1:$control/v1/health"
+start_gateway "$port" "$control" "$device_port"
 echo "$(stamp) gateway up: $(rss_mib $gateway) MiB; starting $devices devices"
 
 start=$(date +%s.%N)

@@ -15,16 +15,11 @@ clients=10
 port=${APNSIM_BENCH_PORT:-22497}
 control=${APNSIM_BENCH_CONTROL_PORT:-28497}
 device_port=${APNSIM_BENCH_DEVICE_PORT:-25497}
-work=$(mktemp -d)
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$work"' EXIT
+scratch
 need nghttp2-client:h2load openssl:openssl
 apnsim=$(release_apnsim)
 
-"$apnsim" gateway --development-port "$port" --production-port 0 --control-port "$control" --device-port "$device_port" \
-  >"$work/gateway.log" 2>&1 &
-gateway=$!; pids+=($gateway)
-wait_for "the gateway" 10 curl -sf "http://127.0.0.1:$control/v1/health"
+start_gateway "$port" "$control" "$device_port"
 "$apnsim" device --count "$devices" --id soak --device-port "$device_port" --data "$work/devices" >"$work/devices.log" 2>&1 &
 device=$!; pids+=($device)
 wait_for "$devices devices registering" 60 bash -c "[[ \$(grep -c 'registered, token' '$work/devices.log') -ge $devices ]]"

@@ -74,13 +74,8 @@ public final class DeviceHost: Sendable {
         let id = UUID()
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                state.withLock { state in
-                    if Self.allRegistered(state, apps: state.apps) || Task.isCancelled {
-                        continuation.resume()
-                    } else {
-                        state.waiters[id] = { continuation.resume() }
-                    }
-                }
+                // Checked under the lock that `onCancel` takes, so a cancellation cannot slip in between.
+                addWaiter(id, unlessCancelled: true) { continuation.resume() }
             }
         } onCancel: {
             state.withLock { $0.waiters.removeValue(forKey: id) }?()
@@ -90,9 +85,15 @@ public final class DeviceHost: Sendable {
     /// Calls `body` once every app that installs has its token (at once if they have), without a task to wait in:
     /// a process running thousands of devices reports each this way.
     public func whenRegistered(_ body: @escaping @Sendable () -> Void) {
+        addWaiter(UUID(), unlessCancelled: false, body)
+    }
+
+    /// Calls `body` now if every app has a token or a refusal (or, with `unlessCancelled`, the task is cancelled),
+    /// else keeps it under `id` until they have.
+    private func addWaiter(_ id: UUID, unlessCancelled: Bool, _ body: @escaping @Sendable () -> Void) {
         let now = state.withLock { state -> Bool in
-            if Self.allRegistered(state, apps: state.apps) { return true }
-            state.waiters[UUID()] = body
+            if Self.allRegistered(state, apps: state.apps) || (unlessCancelled && Task.isCancelled) { return true }
+            state.waiters[id] = body
             return false
         }
         if now { body() }
@@ -198,7 +199,7 @@ public final class DeviceHost: Sendable {
             for waiter in waiters { waiter() }
             return []
         case .push(let delivery):
-            let (receipts, serviceExtension) = try state.withLock { state -> ([DeviceLinkMessage.Receipt], ServiceExtensionManifest?) in
+            let (receipts, launch) = try state.withLock { state -> ([DeviceLinkMessage.Receipt], (ServiceExtensionManifest, NotificationContent)?) in
                 if state.linkDropsLeft > 0 {
                     state.linkDropsLeft -= 1
                     throw DeviceError("dropping the link before acknowledging push \(delivery.id) (dropLinkBeforeAcknowledging)")
@@ -206,16 +207,16 @@ public final class DeviceHost: Sendable {
                 switch Self.serviceExtension(for: delivery, apps: state.apps, deviceOS: configuration.device.os) {
                 case .none:
                     return (state.center.receive(delivery, now: now), nil)
-                case .launch(let manifest):
-                    return ([], manifest)
+                case .launch(let manifest, let content):
+                    return ([], (manifest, content))
                 case .notLaunched(let manifest, let content, let why):
                     let run = ExtensionRun(ran: false, kind: manifest.kind, outcome: .notLaunched, diagnostic: why)
                     return (state.center.receive(delivery, now: now, processed: (content, run)), nil)
                 }
             }
-            if let serviceExtension {
+            if let (manifest, content) = launch {
                 // The push has arrived: ack now, the receipt follows once the extension is done (docs/device-link.md).
-                Task { await self.runExtension(serviceExtension, on: delivery) }
+                Task { await self.runExtension(manifest, content: content, on: delivery) }
                 return [.ack(.init(id: delivery.id))]
             }
             // The receipt comes at once, and a receipt acknowledges its push (docs/device-link.md).
@@ -245,7 +246,8 @@ public final class DeviceHost: Sendable {
     private enum ExtensionDecision {
         /// The app has no extension, or the push is not an alert.
         case none
-        case launch(ServiceExtensionManifest)
+        /// The extension runs on the push's content.
+        case launch(ServiceExtensionManifest, NotificationContent)
         /// iOS would skip the extension; the record says why.
         case notLaunched(ServiceExtensionManifest, NotificationContent, String)
     }
@@ -255,17 +257,17 @@ public final class DeviceHost: Sendable {
         guard delivery.pushType == .alert,
               let manifest = apps.first(where: { $0.bundleID == delivery.bundleID })?.serviceExtension,
               let payload = try? PushPayload(json: Array(delivery.payload.utf8)) else { return .none }
-        if let why = manifest.reasonNotLaunched(pushType: delivery.pushType, payload: payload, deviceOS: deviceOS) {
+        if let why = manifest.reasonNotLaunched(payload: payload, deviceOS: deviceOS) {
             return .notLaunched(manifest, payload.content, why)
         }
-        return .launch(manifest)
+        return .launch(manifest, payload.content)
     }
 
     /// Runs the app's extension on `delivery`, then shows the result and sends the receipts (or keeps them for the
     /// next link).
-    private func runExtension(_ manifest: ServiceExtensionManifest, on delivery: DeviceLinkMessage.Delivery) async {
-        guard let payload = try? PushPayload(json: Array(delivery.payload.utf8)) else { return }
-        let (content, run) = await extensions.run(manifest, content: payload.content, deliveryID: delivery.id)
+    private func runExtension(_ manifest: ServiceExtensionManifest, content original: NotificationContent,
+                              on delivery: DeviceLinkMessage.Delivery) async {
+        let (content, run) = await extensions.run(manifest, content: original, deliveryID: delivery.id)
         let now = configuration.clock.now()
         let (receipts, link) = state.withLock { state in
             (state.center.receive(delivery, now: now, processed: (content, run)).map { DeviceLinkMessage.receipt($0) }, state.link)

@@ -7,8 +7,8 @@ import Foundation
 /// (0 clears it), background pushes wake the app and show nothing, VoIP pushes go to PushKit, Live Activity pushes
 /// update the activity.
 ///
-/// A value: ``receive(_:)`` takes a push and returns the receipts to send. Mutable-content pushes go through
-/// ``modifyContent`` first, unless the service extension has already run (`receive(_:now:processed:)`).
+/// A value: ``receive(_:now:processed:)`` takes a push, with what the app's service extension made of it when one
+/// ran, and returns the receipts to send.
 public struct NotificationList: Sendable {
     public struct Displayed: Sendable, Hashable {
         public var deliveryID: String
@@ -30,8 +30,6 @@ public struct NotificationList: Sendable {
     public private(set) var activities: [String: JSONValue] = [:]
     /// The icon badge per app; absent means no badge.
     public private(set) var badges: [String: Int] = [:]
-    /// The seam for notification service extensions: given a mutable-content push's content, the content to show.
-    public var modifyContent: @Sendable (NotificationContent, DeviceLinkMessage.Delivery) -> NotificationContent = { content, _ in content }
 
     /// Apple: background pushes are throttled, "no more than two or three per hour" ("Pushing background updates to
     /// your App", https://developer.apple.com/documentation/usernotifications/pushing-background-updates-to-your-app).
@@ -132,8 +130,8 @@ public struct NotificationList: Sendable {
             return [.init(id: delivery.id, outcome: .background, content: content,
                           detail: "the app was woken in the background; nothing is shown")]
         }
-        if payload.mutableContent && content.hasVisibleAlert {
-            content = processed ?? modifyContent(content, delivery)
+        if payload.mutableContent && content.hasVisibleAlert, let processed {
+            content = processed
         }
         if let badge = content.badge {
             badges[delivery.bundleID] = badge == 0 ? nil : badge

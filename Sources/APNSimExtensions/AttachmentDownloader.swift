@@ -1,6 +1,5 @@
 import APNSimCore
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -50,10 +49,9 @@ public struct AttachmentDownloader: Sendable {
         } catch {
             throw DownloadError("cannot save the attachment at \(file.path): \(error)")
         }
-        let digest = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
         return NotificationContent.Attachment(identifier: identifier,
                                               type: AttachmentRules.fileType(forExtension: fileExtension)?.uti,
-                                              size: bytes.count, sha256: digest, url: url,
+                                              size: bytes.count, sha256: NotificationContent.Attachment.sha256(of: bytes), url: url,
                                               refusal: AttachmentRules.refusal(fileExtension: fileExtension, bytes: bytes))
     }
 

@@ -35,7 +35,7 @@ struct ExtensionResult: Sendable {
         guard let refusal = file.refusal else {
             return .init(content: changed, diagnostic: "attached \(what) as \(file.type ?? "an unknown type")")
         }
-        return .init(content: changed, diagnostic: "iOS refused \(what) (UNErrorDomain \(refusal.code.rawValue): \(refusal.message)); the original content is shown")
+        return .init(content: changed, diagnostic: "iOS refused \(what) (\(refusal)); the original content is shown")
     }
 }
 

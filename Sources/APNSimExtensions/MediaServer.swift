@@ -1,3 +1,4 @@
+import APNSimCore
 import Foundation
 import Hummingbird
 import Logging
@@ -89,14 +90,7 @@ public struct MediaServer: Service {
     }
 
     static func contentType(of name: String) -> String {
-        switch (name as NSString).pathExtension.lowercased() {
-        case "jpg", "jpeg": "image/jpeg"
-        case "png": "image/png"
-        case "gif": "image/gif"
-        case "mp4", "m4v": "video/mp4"
-        case "m4a": "audio/mp4"
-        default: "application/octet-stream"
-        }
+        AttachmentRules.fileType(forExtension: (name as NSString).pathExtension)?.mime ?? "application/octet-stream"
     }
 }
 

@@ -13,14 +13,10 @@ struct SalesforceExtension: BuiltInExtension {
         }
         do {
             let file = try await context.attach(url, fileExtension: parsed.pathExtension)
-            if let refusal = file.refusal {
-                var result = withAlt(content, "iOS refused the attachment (UNErrorDomain \(refusal.code.rawValue): \(refusal.message))")
-                result.content.attachments = [file]
-                return result
-            }
-            var changed = content
-            changed.attachments = [file]
-            return .init(content: changed, diagnostic: "attached \(url) as \(file.type ?? parsed.pathExtension)")
+            guard let refusal = file.refusal else { return .attaching(file, to: content, what: url) }
+            var result = withAlt(content, "iOS refused the attachment (\(refusal))")
+            result.content.attachments = [file]
+            return result
         } catch {
             return withAlt(content, error.description)
         }

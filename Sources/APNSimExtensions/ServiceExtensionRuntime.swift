@@ -35,23 +35,21 @@ public struct ServiceExtensionRuntime: Sendable {
         }
         let elapsed = ContinuousClock.now - started
         let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-        guard let result else {
-            let last = manifest.kind.builtIn.willExpire(original)
-            var shown = last.showsOriginal ? original : last.content
-            if !shown.hasVisibleAlert { shown = original }
-            return (shown, ExtensionRun(ran: true, kind: manifest.kind, outcome: .expired,
-                                        diagnostic: "the extension did not call its content handler within \(budget); at expiry \(last.diagnostic)",
-                                        durationMs: milliseconds))
-        }
-        var shown = result.showsOriginal ? original : result.content
-        var diagnostic = result.diagnostic
-        if !result.showsOriginal && !shown.hasVisibleAlert {
-            // Apple: the extension may change the alert text but not remove it; iOS then shows the original.
-            shown = original
-            diagnostic += "; the extension removed the alert text, so iOS shows the original content"
-        }
-        if result.showsOriginal { shown.attachments = result.content.attachments }
-        return (shown, ExtensionRun(ran: true, kind: manifest.kind, outcome: .completed, diagnostic: diagnostic,
+        let outcome: ExtensionRun.Outcome = result == nil ? .expired : .completed
+        let handedOver = result ?? manifest.kind.builtIn.willExpire(original)
+        let (shown, diagnostic) = Self.shown(handedOver, original: original)
+        return (shown, ExtensionRun(ran: true, kind: manifest.kind, outcome: outcome,
+                                    diagnostic: result == nil ? "the extension did not call its content handler within \(budget); at expiry \(diagnostic)" : diagnostic,
                                     durationMs: milliseconds))
+    }
+
+    /// What iOS shows for what the extension handed over: that, unless it asked for the original or removed the
+    /// alert text (Apple: the extension may change the text but not remove it; iOS then shows the original).
+    static func shown(_ result: ExtensionResult, original: NotificationContent) -> (NotificationContent, String) {
+        if result.showsOriginal { return (original, result.diagnostic) }
+        guard result.content.hasVisibleAlert else {
+            return (original, result.diagnostic + "; the extension removed the alert text, so iOS shows the original content")
+        }
+        return (result.content, result.diagnostic)
     }
 }

@@ -117,6 +117,11 @@ public final class Store: Sendable {
         try trim(table: "sends", order: "id", time: "receivedAt", keeping: keeping, before: before)
     }
 
+    /// A value as the JSON text a `.jsonText` column holds.
+    private static func jsonText(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+
     /// Deletes all but the newest `keeping` deliveries, and those accepted before `before`; returns how many went.
     func trimDeliveries(keeping: Int?, before: Date?) throws -> Int {
         try trim(table: "deliveries", order: "rowid", time: "acceptedAt", keeping: keeping, before: before)
@@ -185,8 +190,8 @@ public final class Store: Sendable {
                 case .releasedAll:
                     _ = try HeldPush.deleteAll(db)
                 case .receipt(let id, let outcome, let content, let detail, let at, let extensionRun):
-                    let json = try content.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-                    let run = try extensionRun.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+                    let json = try content.map(Self.jsonText)
+                    let run = try extensionRun.map(Self.jsonText)
                     try db.execute(sql: "UPDATE deliveries SET outcome = ?, content = ?, detail = ?, displayedAt = ?, "
                                        + "deliveredAt = coalesce(deliveredAt, ?), extension = ? WHERE id = ?",
                                    arguments: [outcome.rawValue, json, detail, at.timeIntervalSince1970,

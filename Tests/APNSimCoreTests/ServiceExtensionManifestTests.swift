@@ -14,27 +14,27 @@ struct ServiceExtensionManifestTests {
     @Test("A mutable-content alert with text launches it; the deployment target compares as a version")
     func launched() throws {
         let rich = try Self.payload(#"{"aps":{"alert":"Hi","mutable-content":1}}"#)
-        #expect(Self.manifest.reasonNotLaunched(pushType: .alert, payload: rich, deviceOS: "iOS 18.1") == nil)
+        #expect(Self.manifest.reasonNotLaunched(payload: rich, deviceOS: "iOS 18.1") == nil)
         var targeted = Self.manifest
         targeted.deploymentTarget = "17"
-        #expect(targeted.reasonNotLaunched(pushType: .alert, payload: rich, deviceOS: "iOS 17.0") == nil)
+        #expect(targeted.reasonNotLaunched(payload: rich, deviceOS: "iOS 17.0") == nil)
         targeted.deploymentTarget = "16.10"
-        #expect(targeted.reasonNotLaunched(pushType: .alert, payload: rich, deviceOS: "iOS 16.9") != nil, "16.10 is above 16.9")
+        #expect(targeted.reasonNotLaunched(payload: rich, deviceOS: "iOS 16.9") != nil, "16.10 is above 16.9")
     }
 
     @Test("Each reason iOS skips it is named")
     func notLaunched() throws {
         let plain = try Self.payload(#"{"aps":{"alert":"Hi"}}"#)
-        #expect(Self.manifest.reasonNotLaunched(pushType: .alert, payload: plain, deviceOS: "iOS 18.1")?.contains("mutable-content") == true)
+        #expect(Self.manifest.reasonNotLaunched(payload: plain, deviceOS: "iOS 18.1")?.contains("mutable-content") == true)
         let badgeOnly = try Self.payload(#"{"aps":{"badge":3,"mutable-content":1}}"#)
-        #expect(Self.manifest.reasonNotLaunched(pushType: .alert, payload: badgeOnly, deviceOS: "iOS 18.1")?.contains("no alert text") == true)
+        #expect(Self.manifest.reasonNotLaunched(payload: badgeOnly, deviceOS: "iOS 18.1")?.contains("no alert text") == true)
         let rich = try Self.payload(#"{"aps":{"alert":"Hi","mutable-content":1}}"#)
         var notEmbedded = Self.manifest
         notEmbedded.embedded = false
-        #expect(notEmbedded.reasonNotLaunched(pushType: .alert, payload: rich, deviceOS: "iOS 18.1")?.contains("not embedded") == true)
+        #expect(notEmbedded.reasonNotLaunched(payload: rich, deviceOS: "iOS 18.1")?.contains("not embedded") == true)
         var tooNew = Self.manifest
         tooNew.deploymentTarget = "17.0"
-        #expect(tooNew.reasonNotLaunched(pushType: .alert, payload: rich, deviceOS: "iOS 16.4")
+        #expect(tooNew.reasonNotLaunched(payload: rich, deviceOS: "iOS 16.4")
                 == "extension not launched: its deployment target 17.0 is above the device's 16.4")
     }
 

@@ -58,17 +58,15 @@ struct NotificationListTests {
         #expect(center.displayed.isEmpty)
     }
 
-    @Test("Mutable-content alerts pass through the extension seam; others do not")
+    @Test("Mutable-content alerts show what the extension made of them; others show what was sent")
     func seam() {
         var center = NotificationList()
-        center.modifyContent = { content, _ in
-            var changed = content
-            changed.body = (content.body ?? "") + " (modified)"
-            return changed
-        }
-        let modified = center.receive(NotificationListTests.push(#"{"aps":{"alert":"hi","mutable-content":1}}"#, id: "1"))
+        let processed = (content: NotificationContent(body: "hi (modified)"),
+                         run: ExtensionRun(ran: true, kind: .braze, outcome: .completed, diagnostic: "changed the body"))
+        let modified = center.receive(NotificationListTests.push(#"{"aps":{"alert":"hi","mutable-content":1}}"#, id: "1"),
+                                      processed: processed)
         #expect(modified.first?.content?.body == "hi (modified)")
-        let plain = center.receive(NotificationListTests.push(#"{"aps":{"alert":"hi"}}"#, id: "2"))
+        let plain = center.receive(NotificationListTests.push(#"{"aps":{"alert":"hi"}}"#, id: "2"), processed: processed)
         #expect(plain.first?.content?.body == "hi")
     }
 

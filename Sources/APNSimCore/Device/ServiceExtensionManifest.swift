@@ -29,11 +29,10 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
         embedded = try container.decodeIfPresent(Bool.self, forKey: .embedded) ?? true
     }
 
-    /// Why iOS would not start this extension for a push, in the words of the delivery record, or `nil` when it
-    /// would. iOS says nothing in these cases; apnsim says why (Apple, "Modifying content in newly delivered
+    /// Why iOS would not start this extension for an alert push, in the words of the delivery record, or `nil` when
+    /// it would. iOS says nothing in these cases; apnsim says why (Apple, "Modifying content in newly delivered
     /// notifications": the push must be a mutable-content alert with text).
-    public func reasonNotLaunched(pushType: PushType, payload: PushPayload, deviceOS: String) -> String? {
-        guard pushType == .alert else { return "extension not launched: only alert pushes reach it, this is \(pushType.rawValue)" }
+    public func reasonNotLaunched(payload: PushPayload, deviceOS: String) -> String? {
         guard payload.mutableContent else { return "extension not launched: the push has no \"mutable-content\": 1 in aps" }
         guard payload.content.hasVisibleAlert else {
             return "extension not launched: the push shows no alert text (a badge or sound alone never reaches it)"
@@ -52,7 +51,7 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
     static func version(_ text: String) -> [Int]? {
         let numbers = versionText(text).split(separator: ".").map { Int($0) }
         guard !numbers.isEmpty, numbers.allSatisfy({ $0 != nil }) else { return nil }
-        return (numbers.compactMap { $0 } + [0, 0, 0]).prefix(3).map { $0 }
+        return Array((numbers.compactMap { $0 } + [0, 0, 0]).prefix(3))
     }
 
     static func versionText(_ text: String) -> String {

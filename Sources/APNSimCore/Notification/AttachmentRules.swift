@@ -8,6 +8,8 @@ public enum AttachmentRules {
     public struct FileType: Sendable, Hashable {
         /// The uniform type identifier iOS reports as the attachment's `type`.
         public var uti: String
+        /// The MIME type a server sends for it.
+        public var mime: String
         public var kind: Kind
         /// Magic bytes at `offset` that a file of this type starts with, to tell a real file from a misnamed one.
         var signature: (offset: Int, bytes: [UInt8])
@@ -31,11 +33,12 @@ public enum AttachmentRules {
 
     /// The types apnsim checks, by lower-case file extension.
     static let byExtension: [String: FileType] = {
-        let jpeg = FileType(uti: "public.jpeg", kind: .image, signature: (0, [0xFF, 0xD8, 0xFF]))
-        let png = FileType(uti: "public.png", kind: .image, signature: (0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
-        let gif = FileType(uti: "com.compuserve.gif", kind: .image, signature: (0, Array("GIF8".utf8)))
-        let mp4 = FileType(uti: "public.mpeg-4", kind: .movie, signature: (4, Array("ftyp".utf8)))
-        let m4a = FileType(uti: "public.mpeg-4-audio", kind: .audio, signature: (4, Array("ftyp".utf8)))
+        let jpeg = FileType(uti: "public.jpeg", mime: "image/jpeg", kind: .image, signature: (0, [0xFF, 0xD8, 0xFF]))
+        let png = FileType(uti: "public.png", mime: "image/png", kind: .image,
+                           signature: (0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        let gif = FileType(uti: "com.compuserve.gif", mime: "image/gif", kind: .image, signature: (0, Array("GIF8".utf8)))
+        let mp4 = FileType(uti: "public.mpeg-4", mime: "video/mp4", kind: .movie, signature: (4, Array("ftyp".utf8)))
+        let m4a = FileType(uti: "public.mpeg-4-audio", mime: "audio/mp4", kind: .audio, signature: (4, Array("ftyp".utf8)))
         return ["jpg": jpeg, "jpeg": jpeg, "png": png, "gif": gif, "mp4": mp4, "m4v": mp4, "m4a": m4a]
     }()
 
@@ -61,9 +64,11 @@ public enum AttachmentRules {
     }
 
     /// An attachment iOS would not accept: the `UNErrorDomain` code and a sentence.
-    public struct Refusal: Sendable, Hashable, Codable, Error {
+    public struct Refusal: Sendable, Hashable, Codable, Error, CustomStringConvertible {
         public var code: Code
         public var message: String
+
+        public var description: String { "UNErrorDomain \(code.rawValue): \(message)" }
     }
 
     /// `UNError.Code` values for attachments.

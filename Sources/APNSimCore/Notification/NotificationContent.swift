@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// What a push asks a device to show, read from its payload the way iOS reads `aps` (Apple, "Generating a remote
@@ -32,6 +33,11 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         public var url: String?
         /// Why iOS refused it (`UNErrorDomain` code and a sentence); a refused attachment is not shown.
         public var refusal: AttachmentRules.Refusal?
+
+        /// The SHA-256 of `bytes` in lower-case hex, as ``sha256`` holds it.
+        public static func sha256(of bytes: [UInt8]) -> String {
+            SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        }
 
         public init(identifier: String, type: String?, size: Int, sha256: String, url: String? = nil,
                     refusal: AttachmentRules.Refusal? = nil) {

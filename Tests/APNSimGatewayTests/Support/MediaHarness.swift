@@ -1,5 +1,5 @@
 import APNSimExtensions
-import Crypto
+import APNSimCore
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -33,9 +33,5 @@ struct MediaServerDidNotStart: Error {}
 /// The fixtures' SHA-256, as the delivery record carries it.
 func fixtureSHA256(_ name: String) throws -> String {
     let data = try Data(contentsOf: repositoryRoot.appendingPathComponent("Scenarios/media/\(name)"))
-    return sha256Hex(Array(data))
-}
-
-func sha256Hex(_ bytes: [UInt8]) -> String {
-    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    return NotificationContent.Attachment.sha256(of: Array(data))
 }
