@@ -52,7 +52,7 @@ public final class DeviceHost: Sendable {
         let attachments = configuration.dataDirectory.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-\(configuration.device.id)")
         self.extensions = ServiceExtensionRuntime(directory: attachments.appendingPathComponent("attachments"),
-                                                  budget: configuration.extensionBudget)
+                                                  budget: configuration.extensionBudget, expiryGrace: configuration.extensionGrace)
         var center = NotificationList()
         center.backgroundBudget = configuration.backgroundBudget
         center.foreground = configuration.foreground
@@ -199,24 +199,24 @@ public final class DeviceHost: Sendable {
             for waiter in waiters { waiter() }
             return []
         case .push(let delivery):
-            let (receipts, launch) = try state.withLock { state -> ([DeviceLinkMessage.Receipt], (ServiceExtensionManifest, NotificationContent)?) in
+            let (receipts, launch) = try state.withLock { state -> ([DeviceLinkMessage.Receipt], (AppManifest, NotificationContent)?) in
                 if state.linkDropsLeft > 0 {
                     state.linkDropsLeft -= 1
                     throw DeviceError("dropping the link before acknowledging push \(delivery.id) (dropLinkBeforeAcknowledging)")
                 }
-                switch Self.serviceExtension(for: delivery, apps: state.apps, deviceOS: configuration.device.os) {
+                switch Self.serviceExtension(for: delivery, apps: state.apps, configuration: configuration) {
                 case .none:
                     return (state.center.receive(delivery, now: now), nil)
-                case .launch(let manifest, let content):
-                    return ([], (manifest, content))
+                case .launch(let app, let content):
+                    return ([], (app, content))
                 case .notLaunched(let manifest, let content, let why):
                     let run = ExtensionRun(ran: false, kind: manifest.kind, outcome: .notLaunched, diagnostic: why)
                     return (state.center.receive(delivery, now: now, processed: (content, run)), nil)
                 }
             }
-            if let (manifest, content) = launch {
+            if let (app, content) = launch {
                 // The push has arrived: ack now, the receipt follows once the extension is done (docs/device-link.md).
-                Task { await self.runExtension(manifest, content: content, on: delivery) }
+                Task { await self.runExtension(of: app, content: content, on: delivery) }
                 return [.ack(.init(id: delivery.id))]
             }
             // The receipt comes at once, and a receipt acknowledges its push (docs/device-link.md).
@@ -246,28 +246,33 @@ public final class DeviceHost: Sendable {
     private enum ExtensionDecision {
         /// The app has no extension, or the push is not an alert.
         case none
-        /// The extension runs on the push's content.
-        case launch(ServiceExtensionManifest, NotificationContent)
+        /// The app's extension runs on the push's content.
+        case launch(AppManifest, NotificationContent)
         /// iOS would skip the extension; the record says why.
         case notLaunched(ServiceExtensionManifest, NotificationContent, String)
     }
 
     /// Whether iOS would start the app's extension for an alert push (``ServiceExtensionManifest/reasonNotLaunched``).
-    private static func serviceExtension(for delivery: DeviceLinkMessage.Delivery, apps: [AppManifest], deviceOS: String) -> ExtensionDecision {
+    private static func serviceExtension(for delivery: DeviceLinkMessage.Delivery, apps: [AppManifest],
+                                         configuration: DeviceHostConfiguration) -> ExtensionDecision {
         guard delivery.pushType == .alert,
-              let manifest = apps.first(where: { $0.bundleID == delivery.bundleID })?.serviceExtension,
+              let app = apps.first(where: { $0.bundleID == delivery.bundleID }), let manifest = app.serviceExtension,
               let payload = try? PushPayload(json: Array(delivery.payload.utf8)) else { return .none }
-        if let why = manifest.reasonNotLaunched(payload: payload, deviceOS: deviceOS) {
+        let settings = ServiceExtensionManifest.DeviceSettings(alertsEnabled: !configuration.alertsOff.contains(app.bundleID),
+                                                               categoriesApply: configuration.extensionCategoriesApply)
+        if let why = manifest.reasonNotLaunched(payload: payload, deviceOS: configuration.device.os, settings: settings) {
             return .notLaunched(manifest, payload.content, why)
         }
-        return .launch(manifest, payload.content)
+        return .launch(app, payload.content)
     }
 
     /// Runs the app's extension on `delivery`, then shows the result and sends the receipts (or keeps them for the
     /// next link).
-    private func runExtension(_ manifest: ServiceExtensionManifest, content original: NotificationContent,
+    private func runExtension(of app: AppManifest, content original: NotificationContent,
                               on delivery: DeviceLinkMessage.Delivery) async {
-        let (content, run) = await extensions.run(manifest, content: original, deliveryID: delivery.id)
+        guard let manifest = app.serviceExtension else { return }
+        let (content, run) = await extensions.run(manifest, app: app.bundleID, resources: app.resources, content: original,
+                                                  deliveryID: delivery.id)
         let now = configuration.clock.now()
         let (receipts, link) = state.withLock { state in
             (state.center.receive(delivery, now: now, processed: (content, run)).map { DeviceLinkMessage.receipt($0) }, state.link)

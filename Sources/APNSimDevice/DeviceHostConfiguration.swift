@@ -14,6 +14,13 @@ public struct DeviceHostConfiguration: Sendable {
     public var dataDirectory: String?
     /// How long a notification service extension has for each push (Apple: about 30 seconds).
     public var extensionBudget: Duration = .seconds(30)
+    /// How long `serviceExtensionTimeWillExpire` has to hand something over (``ServiceExtensionRuntime/expiryGrace``).
+    public var extensionGrace: Duration = .seconds(2)
+    /// Apps whose notification settings have alerts off: iOS starts no service extension for them.
+    public var alertsOff: Set<String> = []
+    /// Skip a service extension for a push whose category is not among its `UNNotificationExtensionCategory`.
+    /// iOS ignores that key for service extensions (it is for content extensions); some believe otherwise.
+    public var extensionCategoriesApply = false
     /// The longest pause between reconnection attempts; attempts start 0.1 s apart and double.
     public var maximumBackoff: Duration = .seconds(5)
     /// How often the device sends a heartbeat on its link.

@@ -72,7 +72,7 @@ public struct NotificationList: Sendable {
     public mutating func receive(_ delivery: DeviceLinkMessage.Delivery, now: Date = Date(),
                                  processed: (content: NotificationContent, run: ExtensionRun)? = nil) -> [DeviceLinkMessage.Receipt] {
         if let receipt = answered[delivery.id] { return [receipt] }
-        var receipts = path(of: delivery, now: now, processed: processed?.content)
+        var receipts = path(of: delivery, now: now, processed: processed)
         if let processed, let index = receipts.firstIndex(where: { $0.id == delivery.id }) {
             receipts[index].extensionRun = processed.run
         }
@@ -90,7 +90,7 @@ public struct NotificationList: Sendable {
     }
 
     private mutating func path(of delivery: DeviceLinkMessage.Delivery, now: Date,
-                               processed: NotificationContent?) -> [DeviceLinkMessage.Receipt] {
+                               processed: (content: NotificationContent, run: ExtensionRun)?) -> [DeviceLinkMessage.Receipt] {
         let payload: PushPayload
         do {
             payload = try PushPayload(json: Array(delivery.payload.utf8))
@@ -131,7 +131,11 @@ public struct NotificationList: Sendable {
                           detail: "the app was woken in the background; nothing is shown")]
         }
         if payload.mutableContent && content.hasVisibleAlert, let processed {
-            content = processed
+            if processed.run.suppressed {
+                return [.init(id: delivery.id, outcome: .suppressed, content: content,
+                              detail: "the service extension filtered the push out (empty content, filtering entitlement)")]
+            }
+            content = processed.content
         }
         if let badge = content.badge {
             badges[delivery.bundleID] = badge == 0 ? nil : badge

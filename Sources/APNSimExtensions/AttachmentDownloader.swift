@@ -36,13 +36,18 @@ public struct AttachmentDownloader: Sendable {
     }
 
     /// Downloads `url`, saves it as `name.EXTENSION` and checks it; `fileExtension` picks the extension from the
-    /// response's Content-Type, as each vendor's extension does in its own way. Throws a ``DownloadError`` (a
-    /// sentence) when nothing could be downloaded; a file iOS would refuse comes back with its refusal.
+    /// response, as each vendor's extension does in its own way. Throws a ``DownloadError`` (a sentence) when
+    /// nothing could be downloaded; a file iOS would refuse comes back with its refusal.
     public func attach(_ url: String, identifier: String, name: String, timeout: Duration,
-                       fileExtension: @Sendable (_ contentType: String?) -> String) async throws(DownloadError) -> NotificationContent.Attachment {
-        let (bytes, contentType) = try await download(url, timeout: timeout)
-        let fileExtension = fileExtension(contentType)
-        let file = directory.appendingPathComponent("\(name).\(fileExtension)")
+                       fileExtension: @Sendable (DownloadResponse) -> String) async throws(DownloadError) -> NotificationContent.Attachment {
+        let response = try await download(url, timeout: timeout)
+        return try save(response.bytes, as: name, fileExtension: fileExtension(response), identifier: identifier, url: url)
+    }
+
+    /// Saves `bytes` as `name.fileExtension` and checks them as iOS would an attachment of that name.
+    public func save(_ bytes: [UInt8], as name: String, fileExtension: String, identifier: String,
+                     url: String) throws(DownloadError) -> NotificationContent.Attachment {
+        let file = directory.appendingPathComponent(fileExtension.isEmpty ? name : "\(name).\(fileExtension)")
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Data(bytes).write(to: file)
@@ -55,7 +60,7 @@ public struct AttachmentDownloader: Sendable {
                                               refusal: AttachmentRules.refusal(fileExtension: fileExtension, bytes: bytes))
     }
 
-    func download(_ url: String, timeout: Duration) async throws(DownloadError) -> (bytes: [UInt8], contentType: String?) {
+    func download(_ url: String, timeout: Duration) async throws(DownloadError) -> DownloadResponse {
         let request = HTTPClientRequest(url: url)
         do {
             let response = try await client.execute(request, timeout: TimeAmount(timeout))
@@ -63,14 +68,54 @@ public struct AttachmentDownloader: Sendable {
                 throw DownloadError("\(url) answered \(response.status.code) \(response.status.reasonPhrase)")
             }
             let body = try await response.body.collect(upTo: Self.bodyLimit)
-            return (Array(body.readableBytesView), response.headers.first(name: "content-type"))
+            return DownloadResponse(url: url, contentType: response.headers.first(name: "content-type"),
+                                    contentDisposition: response.headers.first(name: "content-disposition"),
+                                    bytes: Array(body.readableBytesView))
         } catch let error as DownloadError {
             throw error
         } catch let error as NIOTooManyBytesError {
             throw DownloadError("\(url) sent more than \(Self.bodyLimit - 1) bytes (\(error))")
+        } catch let error as HTTPClientError where error == .redirectCycleDetected || error == .redirectLimitReached {
+            throw DownloadError("cannot download \(url): its redirects loop or go on past 5 (\(error))")
         } catch {
             throw DownloadError("cannot download \(url): \(error)")
         }
+    }
+}
+
+/// A finished download, with what vendors' extensions name the file by.
+public struct DownloadResponse: Sendable {
+    public var url: String
+    public var contentType: String?
+    public var contentDisposition: String?
+    public var bytes: [UInt8]
+
+    /// The Content-Type without its parameters, lower-cased.
+    public var mimeType: String? {
+        contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
+    /// The file name as Foundation's `URLResponse.suggestedFilename` gives it: Content-Disposition's `filename`,
+    /// else the URL's last path component, else `Unknown`; a name without an extension gets the one of its MIME
+    /// type when that is a type Apple lists.
+    public var suggestedFilename: String {
+        var name = contentDisposition.flatMap(Self.filename(inDisposition:))
+            ?? URL(string: url).map(\.lastPathComponent).flatMap { $0.isEmpty || $0 == "/" ? nil : $0 } ?? "Unknown"
+        if (name as NSString).pathExtension.isEmpty, let mimeType, let fileExtension = AttachmentRules.fileExtension(forMIME: mimeType) {
+            name += "." + fileExtension
+        }
+        return name
+    }
+
+    /// `attachment; filename="a.jpg"` → `a.jpg`.
+    static func filename(inDisposition header: String) -> String? {
+        for part in header.split(separator: ";") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, pair[0].lowercased() == "filename" else { continue }
+            let value = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            return value.isEmpty ? nil : (value as NSString).lastPathComponent
+        }
+        return nil
     }
 }
 

@@ -3,7 +3,7 @@ import APNSimCore
 /// Braze's rich-push extension: the payload's `ab.att` names a URL and a type; the file is downloaded, saved with
 /// the type as its extension and attached. Without a type, or when anything fails, the original content is shown.
 struct BrazeExtension: BuiltInExtension {
-    func didReceive(_ content: NotificationContent, context: ExtensionContext) async -> ExtensionResult {
+    func didReceive(_ content: NotificationContent, context: ExtensionContext) async -> ExtensionResult? {
         guard let attachment = content.userInfo["ab"]?["att"] else {
             return .original("no ab.att in the payload: Braze's extension shows the push as sent")
         }

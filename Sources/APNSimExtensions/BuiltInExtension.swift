@@ -1,17 +1,18 @@
 import APNSimCore
 import Foundation
 
-/// An extension apnsim runs itself: `didReceive` as `UNNotificationServiceExtension` has it, returning the
-/// content to show (what it passes its content handler) and a sentence saying what it did.
+/// An extension apnsim runs itself, shaped as `UNNotificationServiceExtension` is: `didReceive` gets the content
+/// and returns what it passes its content handler (`nil`: it never calls it); `willExpire` is
+/// `serviceExtensionTimeWillExpire`, the last chance to hand something over when time runs out. A thrown error is
+/// a crash.
 protocol BuiltInExtension: Sendable {
-    func didReceive(_ content: NotificationContent, context: ExtensionContext) async -> ExtensionResult
-    /// `serviceExtensionTimeWillExpire`: what the extension hands over when its time is up.
-    func willExpire(_ content: NotificationContent) -> ExtensionResult
+    func didReceive(_ content: NotificationContent, context: ExtensionContext) async throws -> ExtensionResult?
+    func willExpire(_ content: NotificationContent, context: ExtensionContext) async -> ExtensionResult?
 }
 
 extension BuiltInExtension {
     /// The Xcode template hands over its best attempt; with nothing attached yet, that is the original.
-    func willExpire(_ content: NotificationContent) -> ExtensionResult {
+    func willExpire(_ content: NotificationContent, context: ExtensionContext) async -> ExtensionResult? {
         .original("the original content is shown")
     }
 }
@@ -27,45 +28,81 @@ struct ExtensionResult: Sendable {
         ExtensionResult(content: NotificationContent(), diagnostic: diagnostic, showsOriginal: true)
     }
 
-    /// `content` with `file` attached; a file iOS refuses leaves the content as it was, with the refusal on record.
-    /// `what` names the file in the diagnostic.
-    static func attaching(_ file: NotificationContent.Attachment, to content: NotificationContent, what: String) -> ExtensionResult {
+    /// `content` with `files` attached. iOS checks attachments after the extension is done; a refused one stays on
+    /// record with its refusal, and the text is shown as it was (Apple does not say more; apnsim's choice).
+    /// `what` names the files in the diagnostic.
+    static func attaching(_ files: [NotificationContent.Attachment], to content: NotificationContent, what: String) -> ExtensionResult {
         var changed = content
-        changed.attachments = [file]
-        guard let refusal = file.refusal else {
-            return .init(content: changed, diagnostic: "attached \(what) as \(file.type ?? "an unknown type")")
+        changed.attachments = files
+        let refusals = files.compactMap(\.refusal)
+        guard refusals.isEmpty else {
+            let list = refusals.map(\.description).joined(separator: "; ")
+            return .init(content: changed, diagnostic: "iOS refused \(what) (\(list)); the original content is shown")
         }
-        return .init(content: changed, diagnostic: "iOS refused \(what) (\(refusal)); the original content is shown")
+        let types = files.map { $0.type ?? "an unknown type" }.joined(separator: ", ")
+        return .init(content: changed, diagnostic: "attached \(what) as \(types)")
+    }
+
+    static func attaching(_ file: NotificationContent.Attachment, to content: NotificationContent, what: String) -> ExtensionResult {
+        attaching([file], to: content, what: what)
     }
 }
 
-/// What a running extension may use: downloads into the device's folder, within the time it has left.
+/// What a running extension may use: downloads into the device's folder within the time it has left, the app
+/// bundle's resources, its content handler, and the memory it holds.
 struct ExtensionContext: Sendable {
     let downloader: AttachmentDownloader
     let deliveryID: String
     let deadline: ContinuousClock.Instant
+    /// The app bundle's resources folder (`Bundle.main`), when the app declares one.
+    let resources: URL?
+    let handler: ContentHandler
 
-    /// Downloads `url` and attaches it, named after the delivery, with `fileExtension`.
-    func attach(_ url: String, fileExtension: String) async throws(DownloadError) -> NotificationContent.Attachment {
-        try await attach(url) { _ in fileExtension }
+    /// Downloads `url` and attaches it as `name` (the delivery's ID by default), with `fileExtension`.
+    func attach(_ url: String, as name: String? = nil, fileExtension: String) async throws(DownloadError) -> NotificationContent.Attachment {
+        try await attach(url, as: name) { _ in fileExtension }
     }
 
-    /// Downloads `url` and attaches it, named after the delivery, with the extension `fileExtension` picks from the
-    /// response's Content-Type.
-    func attach(_ url: String, fileExtension: @escaping @Sendable (_ contentType: String?) -> String) async throws(DownloadError)
-        -> NotificationContent.Attachment {
+    /// Downloads `url` and attaches it as `name`, with the extension `fileExtension` picks from the response.
+    func attach(_ url: String, as name: String? = nil, fileExtension: @escaping @Sendable (DownloadResponse) -> String)
+        async throws(DownloadError) -> NotificationContent.Attachment {
         let left = deadline - .now
         guard left > .zero else { throw DownloadError("no time left to download \(url)") }
-        return try await downloader.attach(url, identifier: deliveryID, name: deliveryID, timeout: left, fileExtension: fileExtension)
+        let name = name ?? deliveryID
+        return try await downloader.attach(url, identifier: name, name: name, timeout: left, fileExtension: fileExtension)
     }
+
+    /// Attaches the file `name` of the app bundle's resources (a copy, as iOS copies bundle files into its store).
+    func attachBundled(_ name: String) throws(DownloadError) -> NotificationContent.Attachment {
+        guard let resources else {
+            throw DownloadError("\(name) is not in the app bundle: the app declares no resources folder")
+        }
+        let file = resources.appendingPathComponent((name as NSString).lastPathComponent)
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            throw DownloadError("\(name) is not in the app bundle (\(resources.path))")
+        }
+        return try downloader.save(Array(data), as: deliveryID, fileExtension: file.pathExtension, identifier: deliveryID,
+                                   url: file.absoluteString)
+    }
+
+    /// The extension holds `bytes` more memory; over its limit, iOS kills it.
+    func hold(_ bytes: Int) { handler.hold(bytes) }
 }
 
 extension ExtensionKind {
+    /// The extension of this kind; `auto` is resolved per push (``AutoPick``) before this is asked.
     var builtIn: any BuiltInExtension {
         switch self {
+        case .auto: AutoPick.Unpicked()
         case .braze: BrazeExtension()
         case .salesforce: SalesforceExtension()
         case .sailthru: SailthruExtension()
+        case .onesignal: OneSignalExtension()
+        case .firebase: FirebaseExtension()
+        case .airship: AirshipExtension()
+        case .iterable: IterableExtension()
+        case .clevertap: CleverTapExtension()
+        case .scripted: ScriptedExtension()
         }
     }
 }

@@ -1,6 +1,7 @@
 import APNSimCore
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -11,7 +12,11 @@ import Synchronization
 /// devices makes a spike of downloads). A service: it stops on graceful shutdown.
 ///
 /// The query scripts what goes wrong, for testing an extension's failure paths: `delay=SECONDS` (up to 60) before
-/// answering, `status=CODE` instead of 200, `type=MIME` as the Content-Type.
+/// answering, `status=CODE` instead of 200, `type=MIME` as the Content-Type, `gzip=1` (Content-Encoding: gzip),
+/// `truncate=BYTES` (the full Content-Length, then only that many bytes and the connection closed), `size=BYTES`
+/// (the file padded with zeros to that size, up to 2 GB, streamed), `redirect=N` (N redirects before the file) or
+/// `redirect=loop` (a redirect to itself). A name without an extension serves the first of NAME.jpg, .png, .gif,
+/// .mp4 and .m4a, as a CDN URL without one would.
 public struct MediaServer: Service {
     public var host: String
     public var port: Int
@@ -58,7 +63,14 @@ public struct MediaServer: Service {
                 }
                 try await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
             }
-            var response = serve(name)
+            if let redirect = query["redirect"].map(String.init) {
+                return try Self.redirect(request, remaining: redirect)
+            }
+            guard let (file, bytes) = lookUp(name) else {
+                return Self.text(.notFound, "no media file \(name) in \(directory.path)")
+            }
+            var response = try Self.body(bytes, query: query)
+            response.headers[.contentType] = Self.contentType(of: file)
             if let text = query["status"].map(String.init) {
                 guard let code = Int(text), (200...599).contains(code) else {
                     return Self.text(.badRequest, "status takes 200 to 599; got \(text)")
@@ -79,20 +91,72 @@ public struct MediaServer: Service {
         Response(status: status, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
     }
 
-    private func serve(_ name: String) -> Response {
-        // Only plain file names of the folder: no path may leave it.
-        guard !name.contains("/"), !name.hasPrefix("."),
-              let bytes = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) else {
-            return Self.text(.notFound, "no media file \(name) in \(directory.path)")
+    /// The fixture `name` names, and its bytes. Only plain file names of the folder: no path may leave it.
+    private func lookUp(_ name: String) -> (String, [UInt8])? {
+        guard !name.contains("/"), !name.hasPrefix(".") else { return nil }
+        let candidates = (name as NSString).pathExtension.isEmpty ? ["jpg", "png", "gif", "mp4", "m4a"].map { "\(name).\($0)" } : [name]
+        for candidate in candidates {
+            if let data = FileManager.default.contents(atPath: directory.appendingPathComponent(candidate).path) {
+                return (candidate, Array(data))
+            }
         }
-        return Response(status: .ok, headers: [.contentType: Self.contentType(of: name)],
-                        body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        return nil
+    }
+
+    /// A 302 to the same URL with one redirect fewer (`redirect=N`), or to itself (`redirect=loop`).
+    private static func redirect(_ request: Request, remaining: String) throws -> Response {
+        var components = URLComponents(string: request.uri.description) ?? URLComponents()
+        if remaining != "loop" {
+            guard let count = Int(remaining), (1...20).contains(count) else {
+                return text(.badRequest, "redirect takes 1 to 20 or loop; got \(remaining)")
+            }
+            components.queryItems = components.queryItems?.compactMap { item in
+                item.name != "redirect" ? item : count > 1 ? URLQueryItem(name: "redirect", value: String(count - 1)) : nil
+            }
+            if components.queryItems?.isEmpty == true { components.queryItems = nil }
+        }
+        return Response(status: .found, headers: [.location: components.string ?? request.uri.path])
+    }
+
+    /// The body `gzip`, `truncate` and `size` in the query make of `bytes`.
+    private static func body(_ bytes: [UInt8], query: FlatDictionary<Substring, Substring>) throws -> Response {
+        if let text = query["size"].map(String.init) {
+            guard let size = Int(text), (bytes.count...2_000_000_000).contains(size) else {
+                return Self.text(.badRequest, "size takes \(bytes.count) (the file's size) to 2000000000 bytes; got \(text)")
+            }
+            return Response(status: .ok, body: ResponseBody(contentLength: size) { writer in
+                try await writer.write(ByteBuffer(bytes: bytes))
+                let zeros = ByteBuffer(repeating: 0, count: 1 << 16)
+                var left = size - bytes.count
+                while left > 0 {
+                    try await writer.write(left >= zeros.readableBytes ? zeros : zeros.getSlice(at: 0, length: left)!)
+                    left -= zeros.readableBytes
+                }
+                try await writer.finish(nil)
+            })
+        }
+        if let text = query["truncate"].map(String.init) {
+            guard let keep = Int(text), (0..<bytes.count).contains(keep) else {
+                return Self.text(.badRequest, "truncate takes 0 to \(bytes.count - 1) bytes; got \(text)")
+            }
+            return Response(status: .ok, body: ResponseBody(contentLength: bytes.count) { writer in
+                try await writer.write(ByteBuffer(bytes: bytes[..<keep]))
+                throw TruncatedBody()  // the server closes the connection short of the Content-Length
+            })
+        }
+        if query["gzip"] == "1" {
+            return Response(status: .ok, headers: [.contentEncoding: "gzip"], body: .init(byteBuffer: try Gzip.compress(bytes)))
+        }
+        return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     static func contentType(of name: String) -> String {
         AttachmentRules.fileType(forExtension: (name as NSString).pathExtension)?.mime ?? "application/octet-stream"
     }
 }
+
+/// Ends a `truncate` response early.
+private struct TruncatedBody: Error {}
 
 /// Requests served, by path.
 private final class RequestCounts: Sendable {

@@ -5,7 +5,7 @@ import Foundation
 /// file's extension comes from the response's Content-Type, then the URL's path, else `jpg`. On failure the push is
 /// shown as sent.
 struct SailthruExtension: BuiltInExtension {
-    func didReceive(_ content: NotificationContent, context: ExtensionContext) async -> ExtensionResult {
+    func didReceive(_ content: NotificationContent, context: ExtensionContext) async -> ExtensionResult? {
         let st = content.userInfo["_st"]
         let video = st?["video_url"]?.string.flatMap { $0.isEmpty ? nil : $0 }
         let image = st?["image_url"]?.string.flatMap { $0.isEmpty ? nil : $0 }
@@ -15,8 +15,8 @@ struct SailthruExtension: BuiltInExtension {
         let which = video != nil ? "_st.video_url" : "_st.image_url"
         let pathExtension = URL(string: url)?.pathExtension ?? ""
         do {
-            let file = try await context.attach(url) { contentType in
-                Self.fileExtension(contentType: contentType) ?? (pathExtension.isEmpty ? "jpg" : pathExtension)
+            let file = try await context.attach(url) { response in
+                Self.fileExtension(contentType: response.contentType) ?? (pathExtension.isEmpty ? "jpg" : pathExtension)
             }
             return .attaching(file, to: content, what: "\(which) \(url)")
         } catch {

@@ -2,19 +2,22 @@ import APNSimCore
 import Foundation
 
 /// Salesforce Marketing Cloud MobilePush's extension: `_mediaUrl` is downloaded, saved under the URL's last path
-/// component and attached; when that fails, or time runs out, a non-empty `_mediaAlt` replaces the body.
+/// component and attached, or, when it is not an http(s) URL, taken from the app bundle by its file name; when that
+/// fails, or time runs out, a non-empty `_mediaAlt` replaces the body.
 struct SalesforceExtension: BuiltInExtension {
-    func didReceive(_ content: NotificationContent, context: ExtensionContext) async -> ExtensionResult {
+    func didReceive(_ content: NotificationContent, context: ExtensionContext) async -> ExtensionResult? {
         guard let url = content.userInfo["_mediaUrl"]?.string, !url.isEmpty else {
             return .original("no _mediaUrl string in the payload: MobilePush shows the push as sent")
         }
-        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? "") else {
-            return withAlt(content, "_mediaUrl \(url) is not an http(s) URL (media bundled with the app is not simulated yet)")
-        }
         do {
-            let file = try await context.attach(url, fileExtension: parsed.pathExtension)
+            let file: NotificationContent.Attachment
+            if let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? "") {
+                file = try await context.attach(url, fileExtension: parsed.pathExtension)
+            } else {
+                file = try context.attachBundled(url)
+            }
             guard let refusal = file.refusal else { return .attaching(file, to: content, what: url) }
-            var result = withAlt(content, "iOS refused the attachment (\(refusal))")
+            var result = withAlt(content, "iOS refused \(url) (\(refusal))")
             result.content.attachments = [file]
             return result
         } catch {
@@ -22,7 +25,7 @@ struct SalesforceExtension: BuiltInExtension {
         }
     }
 
-    func willExpire(_ content: NotificationContent) -> ExtensionResult {
+    func willExpire(_ content: NotificationContent, context: ExtensionContext) async -> ExtensionResult? {
         withAlt(content, "nothing was attached")
     }
 

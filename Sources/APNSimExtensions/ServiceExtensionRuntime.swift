@@ -2,54 +2,150 @@ import APNSimCore
 import Foundation
 
 /// Runs an app's notification service extension on a push, as iOS does: the extension gets the content and a time
-/// budget (Apple: about 30 seconds); what it hands back is shown, or the original when it hands back nothing in
-/// time or removes the alert text.
+/// budget (Apple: about 30 seconds); what it hands its content handler first is shown. At the deadline
+/// `serviceExtensionTimeWillExpire` gets a short grace period to hand something over; after that, a crash, a
+/// thrown error, memory over the limit or content without alert text, the original is shown. Each app's
+/// extension runs in one process per device, reused from push to push, one request at a time.
 ///
 /// Apple, "Modifying content in newly delivered notifications",
 /// https://developer.apple.com/documentation/usernotifications/modifying-content-in-newly-delivered-notifications
 public struct ServiceExtensionRuntime: Sendable {
+    /// The device's budget per push; an app's extension may declare its own.
     public var budget: Duration
+    /// How long `serviceExtensionTimeWillExpire` has before iOS gives up on it. Apple says only that the
+    /// extension is terminated "shortly" after; apnsim gives 2 s by default.
+    public var expiryGrace: Duration
     let downloader: AttachmentDownloader
+    private let processes = ExtensionProcesses()
 
     /// - Parameter directory: where the extension saves its downloads (the device's data folder).
-    public init(directory: URL, budget: Duration = .seconds(30)) {
+    public init(directory: URL, budget: Duration = .seconds(30), expiryGrace: Duration = .seconds(2)) {
         self.budget = budget
+        self.expiryGrace = expiryGrace
         self.downloader = AttachmentDownloader(directory: directory)
     }
 
     /// The content to show for a mutable-content push with a visible alert, and what the extension did.
-    public func run(_ manifest: ServiceExtensionManifest, content original: NotificationContent,
-                    deliveryID: String) async -> (NotificationContent, ExtensionRun) {
+    /// - Parameter resources: the app bundle's resources folder, when the app declares one.
+    public func run(_ manifest: ServiceExtensionManifest, app bundleID: String, resources: String? = nil,
+                    content original: NotificationContent, deliveryID: String) async -> (NotificationContent, ExtensionRun) {
+        let process = await processes.process(for: bundleID)
+        let launched = await process.acquire()
+        let (kind, pickedBy) = manifest.kind == .auto ? AutoPick.pick(original.userInfo) : (manifest.kind, nil)
+        let picked = manifest.kind != .auto ? "" : pickedBy.map { "auto picked \(kind.rawValue) by the payload's \($0) key; " }
+            ?? "auto found no vendor's keys; "
+        let budget = manifest.budget.map { Duration.milliseconds(Int64($0 * 1000)) } ?? self.budget
         let started = ContinuousClock.now
-        let context = ExtensionContext(downloader: downloader, deliveryID: deliveryID, deadline: started + budget)
-        let budget = budget
-        let result = await withTaskGroup(of: ExtensionResult?.self) { tasks in
-            tasks.addTask { await manifest.kind.builtIn.didReceive(original, context: context) }
-            tasks.addTask {
-                try? await Task.sleep(until: started + budget, clock: .continuous)
-                return nil
-            }
-            let first = await tasks.next() ?? nil
-            tasks.cancelAll()
-            return first
-        }
+        let handler = ContentHandler(memoryLimit: manifest.memoryLimitMiB * 1_048_576)
+        let context = ExtensionContext(downloader: downloader, deliveryID: deliveryID, deadline: started + budget,
+                                       resources: resources.map { URL(fileURLWithPath: $0) }, handler: handler)
+        let turn = await Self.turn(of: kind.builtIn, on: original, context: context, grace: expiryGrace)
+        await process.release(alive: turn.outcome != .crashed && turn.outcome != .killed)
+
         let elapsed = ContinuousClock.now - started
         let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-        let outcome: ExtensionRun.Outcome = result == nil ? .expired : .completed
-        let handedOver = result ?? manifest.kind.builtIn.willExpire(original)
-        let (shown, diagnostic) = Self.shown(handedOver, original: original)
-        return (shown, ExtensionRun(ran: true, kind: manifest.kind, outcome: outcome,
-                                    diagnostic: result == nil ? "the extension did not call its content handler within \(budget); at expiry \(diagnostic)" : diagnostic,
-                                    durationMs: milliseconds))
+        var run = ExtensionRun(ran: true, kind: kind, outcome: turn.outcome, diagnostic: "", durationMs: milliseconds,
+                               violations: handler.violations, pickedBy: pickedBy, launched: launched)
+        let shown: NotificationContent
+        switch turn.outcome {
+        case .completed, .expired:
+            let (content, diagnostic, suppressed) = Self.shown(turn.result ?? .original(""), original: original, filtering: manifest.filtering)
+            shown = content
+            run.suppressed = suppressed
+            run.diagnostic = switch (turn.outcome, turn.result) {
+            case (.expired, nil):
+                "the extension did not call its content handler within \(budget), nor in the \(expiryGrace) after serviceExtensionTimeWillExpire; the original content is shown"
+            case (.expired, _): "the extension did not call its content handler within \(budget); at expiry \(diagnostic)"
+            default: diagnostic
+            }
+        case .crashed, .killed, .notLaunched:
+            shown = original
+            run.diagnostic = "\(turn.why); the original content is shown"
+        }
+        run.diagnostic = picked + run.diagnostic
+        return (shown, run)
+    }
+
+    private struct Turn {
+        var outcome: ExtensionRun.Outcome
+        var result: ExtensionResult?
+        var why = ""
+    }
+
+    /// One request through the extension: the first event that settles it wins.
+    private static func turn(of builtIn: any BuiltInExtension, on original: NotificationContent, context: ExtensionContext,
+                             grace: Duration) async -> Turn {
+        let handler = context.handler
+        let work = Task {
+            do {
+                if let result = try await builtIn.didReceive(original, context: context) { handler(result) }
+                handler.send(.returned)
+            } catch {
+                handler.send(.crashed("the extension crashed: \(error)"))
+            }
+        }
+        let timer = Task {
+            try? await Task.sleep(until: context.deadline, clock: .continuous)
+            if !Task.isCancelled { handler.send(.deadline) }
+        }
+        var expiry: Task<Void, Never>?
+        defer {
+            work.cancel()
+            timer.cancel()
+            expiry?.cancel()
+            handler.finish()
+        }
+        var settled: Turn?
+        var expired = false
+        for await event in handler.events {
+            switch event {
+            case .handed(let result):
+                settled = Turn(outcome: expired ? .expired : .completed, result: result)
+                // Calls made before didReceive returns are still counted (a second call is a violation).
+                if expired { return settled! }
+            case .returned:
+                if let settled { return settled }
+            case .crashed(let why):
+                return settled ?? Turn(outcome: .crashed, why: why)
+            case .killed(let why):
+                return settled ?? Turn(outcome: .killed, why: why)
+            case .deadline:
+                if let settled { return settled }
+                expired = true
+                expiry = Task {
+                    if let result = await builtIn.willExpire(original, context: context) { handler(result) }
+                }
+                Task {
+                    try? await Task.sleep(for: grace)
+                    handler.send(.graceOver)
+                }
+            case .graceOver:
+                return Turn(outcome: .expired)
+            }
+        }
+        return settled ?? Turn(outcome: .expired)
     }
 
     /// What iOS shows for what the extension handed over: that, unless it asked for the original or removed the
     /// alert text (Apple: the extension may change the text but not remove it; iOS then shows the original).
-    static func shown(_ result: ExtensionResult, original: NotificationContent) -> (NotificationContent, String) {
-        if result.showsOriginal { return (original, result.diagnostic) }
-        guard result.content.hasVisibleAlert else {
-            return (original, result.diagnostic + "; the extension removed the alert text, so iOS shows the original content")
+    /// Empty content from an extension with the filtering entitlement suppresses the push. The last value says so.
+    static func shown(_ result: ExtensionResult, original: NotificationContent, filtering: Bool) -> (NotificationContent, String, Bool) {
+        if result.showsOriginal { return (original, result.diagnostic, false) }
+        if filtering, result.content.isEmpty {
+            return (result.content, result.diagnostic + "; the content is empty and the extension has the filtering entitlement, so iOS shows nothing", true)
         }
-        return (result.content, result.diagnostic)
+        guard result.content.hasVisibleAlert else {
+            let why = filtering ? "the extension removed the alert text" : "the extension removed the alert text (empty content suppresses a push only with the filtering entitlement)"
+            return (original, result.diagnostic + "; \(why), so iOS shows the original content", false)
+        }
+        return (result.content, result.diagnostic, false)
+    }
+}
+
+extension NotificationContent {
+    /// `UNNotificationContent()`: nothing to show, what an extension with the filtering entitlement hands over to
+    /// drop a push.
+    var isEmpty: Bool {
+        (title ?? "").isEmpty && (subtitle ?? "").isEmpty && (body ?? "").isEmpty && attachments.isEmpty
     }
 }

@@ -31,11 +31,23 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(name: .customLong("app"), help: "An installed app, BUNDLE:ENVIRONMENT (repeat for more).")
     var apps: [String] = ["com.example.app:development"]
 
-    @Option(name: .customLong("extension"), help: "A notification service extension an app embeds, APP:EXTENSION:KIND, such as com.example.app:com.example.app.NotificationService:braze (kinds: \(ExtensionKind.allCases.map(\.rawValue).joined(separator: ", "))); repeatable.")
+    @Option(name: .customLong("extension"), help: "A notification service extension an app embeds, APP:EXTENSION:KIND, such as com.example.app:com.example.app.NotificationService:braze (kinds: \(ExtensionKind.allCases.map(\.rawValue).joined(separator: ", "))), or APP:{JSON} with a whole manifest as in a world file; repeatable.")
     var extensions: [String] = []
 
     @Option(name: .customLong("extension-budget"), help: "Seconds a service extension has for each push (Apple: about 30).")
     var extensionBudget = 30.0
+
+    @Option(name: .customLong("extension-grace"), help: "Seconds serviceExtensionTimeWillExpire has to hand something over.")
+    var extensionGrace = 2.0
+
+    @Option(name: .customLong("resources"), help: "The folder standing for an app bundle's resources, APP:FOLDER (media a push names by file); repeatable.")
+    var resources: [String] = []
+
+    @Option(name: .customLong("alerts-off"), help: "An app whose notification settings have alerts off (iOS starts no service extension for it); repeatable.")
+    var alertsOff: [String] = []
+
+    @Flag(name: .customLong("extension-categories-apply"), help: "Skip a service extension for pushes whose category is not among its UNNotificationExtensionCategory (iOS ignores them).")
+    var extensionCategoriesApply = false
 
     @Option(help: "Team ID the apps are signed with.")
     var team = "SIMTEAM001"
@@ -78,6 +90,13 @@ struct DeviceCommand: AsyncParsableCommand {
             }
             manifests[index].serviceExtension = embedded
         }
+        for entry in resources {
+            let (app, folder) = try Self.appAndValue(entry, option: "--resources")
+            guard let index = manifests.firstIndex(where: { $0.bundleID == app }) else {
+                throw ValidationError("--resources \(entry) names \(app), which is not one of the --app apps")
+            }
+            manifests[index].resources = URL(fileURLWithPath: folder).standardizedFileURL.path
+        }
         let tlsContext: NIOSSLContext
         do {
             tlsContext = try DeviceHost.makeTLSContext(.certsDirectory(certs))
@@ -96,6 +115,9 @@ struct DeviceCommand: AsyncParsableCommand {
             configuration.backgroundBudget = backgroundBudget > 0 ? .init(count: backgroundBudget, period: 3600) : nil
             configuration.foreground = presentation
             configuration.extensionBudget = .milliseconds(Int64(extensionBudget * 1000))
+            configuration.extensionGrace = .milliseconds(Int64(extensionGrace * 1000))
+            configuration.alertsOff = Set(alertsOff)
+            configuration.extensionCategoriesApply = extensionCategoriesApply
             configuration.dataDirectory = data.map { count > 1 ? URL(fileURLWithPath: $0).appendingPathComponent(deviceID).path : $0 }
             return DeviceHost(configuration: configuration, logger: logger, tlsContext: tlsContext)
         }
@@ -124,16 +146,37 @@ struct DeviceCommand: AsyncParsableCommand {
         guard extensionBudget.isFinite, (0.1...600).contains(extensionBudget) else {
             throw ValidationError("--extension-budget takes 0.1 to 600 seconds; got \(extensionBudget)")
         }
+        guard extensionGrace.isFinite, (0...60).contains(extensionGrace) else {
+            throw ValidationError("--extension-grace takes 0 to 60 seconds; got \(extensionGrace)")
+        }
+        for entry in resources { _ = try Self.appAndValue(entry, option: "--resources") }
         for entry in extensions { _ = try Self.serviceExtension(entry) }
     }
 
-    /// `com.example.app:com.example.app.NotificationService:braze` → the app's bundle ID and its extension.
+    /// `com.example.app:com.example.app.NotificationService:braze`, or `com.example.app:{JSON manifest}` → the app's
+    /// bundle ID and its extension.
     static func serviceExtension(_ text: String) throws -> (app: String, ServiceExtensionManifest) {
+        if let (app, json) = try? appAndValue(text, option: "--extension"), json.hasPrefix("{") {
+            do {
+                return (app, try JSONDecoder().decode(ServiceExtensionManifest.self, from: Data(json.utf8)))
+            } catch {
+                throw ValidationError("--extension \(app): the manifest is not a service extension manifest (\(error))")
+            }
+        }
         let parts = text.split(separator: ":").map(String.init)
         guard parts.count == 3, let kind = ExtensionKind(rawValue: parts[2]) else {
             throw ValidationError("--extension takes APP:EXTENSION:KIND with KIND one of \(ExtensionKind.allCases.map(\.rawValue).joined(separator: ", ")); got \(text)")
         }
         return (parts[0], ServiceExtensionManifest(bundleID: parts[1], kind: kind))
+    }
+
+    /// `APP:VALUE` → the two parts (the value may hold colons).
+    static func appAndValue(_ text: String, option: String) throws -> (String, String) {
+        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw ValidationError("\(option) takes APP:VALUE; got \(text)")
+        }
+        return (parts[0], parts[1])
     }
 
     /// `com.example.app:development` → a correctly signed manifest.

@@ -22,11 +22,15 @@ final class DeviceProcesses: Sendable {
                              "--data", URL(fileURLWithPath: dataRoot).appendingPathComponent(device.id).path]
             if let model = device.model { arguments += ["--model", model] }
             if let os = device.os { arguments += ["--os", os] }
+            if device.extensionCategoriesApply == true { arguments.append("--extension-categories-apply") }
             for app in device.apps {
                 arguments += ["--app", "\(app.bundleID):\(app.environment.rawValue)"]
                 if let embedded = world.apps[app.bundleID]?.serviceExtension {
-                    arguments += ["--extension", "\(app.bundleID):\(embedded.bundleID):\(embedded.kind.rawValue)"]
+                    let json = String(decoding: try JSONEncoder().encode(embedded), as: UTF8.self)
+                    arguments += ["--extension", "\(app.bundleID):\(json)"]
                 }
+                if let resources = world.apps[app.bundleID]?.resources { arguments += ["--resources", "\(app.bundleID):\(resources)"] }
+                if app.alerts == false { arguments += ["--alerts-off", app.bundleID] }
             }
             let process = Process()
             process.executableURL = executable

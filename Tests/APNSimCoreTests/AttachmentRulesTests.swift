@@ -26,4 +26,17 @@ struct AttachmentRulesTests {
         #expect(AttachmentRules.refusal(fileExtension: "jpg", bytes: [])?.code == .corrupt)
         #expect(AttachmentRules.Code.invalidFileSize.rawValue == 102)
     }
+
+    @Test("MIME types and magic bytes name the types Apple lists; an M4A is told from an MP4 by its brand")
+    func mimeAndSniffing() {
+        #expect(AttachmentRules.fileExtension(forMIME: "image/jpeg; charset=binary") == "jpg")
+        #expect(AttachmentRules.fileExtension(forMIME: "audio/mpeg") == "mp3")
+        #expect(AttachmentRules.fileExtension(forMIME: "image/webp") == nil)
+        #expect(AttachmentRules.sniff(Self.png) == "png")
+        #expect(AttachmentRules.sniff([0, 0, 0, 0x1C] + Array("ftypM4A ".utf8)) == "m4a")
+        #expect(AttachmentRules.sniff([0, 0, 0, 0x18] + Array("ftypmp42".utf8)) == "mp4")
+        #expect(AttachmentRules.sniff(Array("ID3".utf8) + [4, 0]) == "mp3")
+        #expect(AttachmentRules.sniff([1, 2, 3]) == nil)
+        #expect(AttachmentRules.refusal(fileExtension: "m4a", bytes: [0, 0, 0, 0x18] + Array("ftypmp42".utf8))?.code == .corrupt)
+    }
 }

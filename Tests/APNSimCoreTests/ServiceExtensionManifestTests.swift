@@ -47,4 +47,34 @@ struct ServiceExtensionManifestTests {
             try JSONDecoder().decode(ServiceExtensionManifest.self, from: Data(#"{"bundleID":"x","kind":"nokia"}"#.utf8))
         }
     }
+
+    @Test("UNNotificationExtensionCategory reads as a string or an array; a budget or memory limit out of range is refused")
+    func decodesInfoPlistForms() throws {
+        let one = try JSONDecoder().decode(ServiceExtensionManifest.self,
+                                           from: Data(#"{"bundleID":"a.b.c","kind":"auto","categories":"PROMO","budget":2.5}"#.utf8))
+        #expect(one.categories == ["PROMO"])
+        #expect(one.budget == 2.5)
+        #expect(one.extensionPoint == ServiceExtensionManifest.serviceExtensionPoint)
+        #expect(one.memoryLimitMiB == 24)
+        for bad in [#""budget":0"#, #""budget":9999"#, #""memoryLimitMiB":0"#] {
+            #expect(throws: DecodingError.self, "\(bad)") {
+                try JSONDecoder().decode(ServiceExtensionManifest.self, from: Data(#"{"bundleID":"a.b.c","kind":"braze",\#(bad)}"#.utf8))
+            }
+        }
+    }
+
+    @Test("Alerts off, a non-service extension point and a category the device applies each stop the launch")
+    func deviceSettings() throws {
+        let rich = try Self.payload(#"{"aps":{"alert":"Hi","mutable-content":1,"category":"NEWS"}}"#)
+        #expect(Self.manifest.reasonNotLaunched(payload: rich, deviceOS: "iOS 18.1", settings: .init(alertsEnabled: false))?
+            .contains("alerts are off") == true)
+        var content = Self.manifest
+        content.extensionPoint = ServiceExtensionManifest.contentExtensionPoint
+        #expect(content.reasonNotLaunched(payload: rich, deviceOS: "iOS 18.1")?.contains("NSExtensionPointIdentifier") == true)
+        var categorized = Self.manifest
+        categorized.categories = ["PROMO"]
+        #expect(categorized.reasonNotLaunched(payload: rich, deviceOS: "iOS 18.1") == nil, "iOS ignores the key")
+        #expect(categorized.reasonNotLaunched(payload: rich, deviceOS: "iOS 18.1", settings: .init(categoriesApply: true))?
+            .contains("category NEWS") == true)
+    }
 }

@@ -11,6 +11,8 @@ public struct AppManifest: Sendable, Hashable, Codable {
     public var profile: ProvisioningProfile
     /// The notification service extension the app embeds, if any.
     public var serviceExtension: ServiceExtensionManifest?
+    /// A folder standing for the app bundle's resources (`Bundle.main`), such as media a Salesforce push names.
+    public var resources: String?
 
     public init(bundleID: String, team: String, apsEnvironment: APNsEnvironment?, profile: ProvisioningProfile) {
         self.bundleID = bundleID

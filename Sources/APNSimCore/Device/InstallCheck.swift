@@ -9,7 +9,8 @@ public enum InstallCheck {
     public struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {
         public enum Kind: String, Sendable, Hashable, Codable {
             case teamMismatch, appIDMismatch, expiredProfile, wildcardWithPush, noPushCapability,
-                 noPushEntitlement, entitlementMismatch
+                 noPushEntitlement, entitlementMismatch,
+                 extensionPrefix, extensionTeamMismatch, extensionProfile, extensionPoint
         }
         public var kind: Kind
         public var description: String
@@ -45,6 +46,46 @@ public enum InstallCheck {
         if profile.kind.apsEnvironment != environment {
             return Refusal(kind: .entitlementMismatch, description:
                 "Provisioning profile \"\(profile.name)\" doesn't match the entitlements file's value for the aps-environment entitlement (\(profile.kind.rawValue) profile, \(environment) entitlement).")
+        }
+        return app.serviceExtension.flatMap { refusal(for: $0, in: app, now: now) }
+    }
+
+    /// The first reason the app's notification service extension stops it installing: Xcode's embedding and
+    /// signing checks, then the device's. The extension needs its own explicit App ID and profile (a wildcard one
+    /// is not enough, as Braze's and Apple's set-up guides say); apnsim words that case and the extension-point one
+    /// itself, as Apple publishes no message for them.
+    static func refusal(for embedded: ServiceExtensionManifest, in app: AppManifest, now: Date) -> Refusal? {
+        guard embedded.bundleID.hasPrefix(app.bundleID + ".") else {
+            return Refusal(kind: .extensionPrefix, description:
+                "Embedded binary's bundle identifier is not prefixed with the parent app's bundle identifier. Embedded Binary Bundle Identifier: \(embedded.bundleID); Parent App Bundle Identifier: \(app.bundleID).")
+        }
+        let team = embedded.team ?? app.team
+        guard team == app.team else {
+            return Refusal(kind: .extensionTeamMismatch, description:
+                "Embedded binary is not signed with the same certificate as the parent app. Verify the embedded binary target's code sign settings match the parent app's (extension team \(team), app team \(app.team)).")
+        }
+        if let profile = embedded.profile {
+            if profile.team != team {
+                return Refusal(kind: .extensionProfile, description:
+                    "Provisioning profile \"\(profile.name)\" belongs to team \(profile.team), which does not match the signing team \(team) of \(embedded.bundleID).")
+            }
+            if profile.isWildcard {
+                return Refusal(kind: .extensionProfile, description:
+                    "Provisioning profile \"\(profile.name)\" has the wildcard app ID \"\(profile.appID)\"; the notification service extension \(embedded.bundleID) needs its own explicit App ID and provisioning profile.")
+            }
+            if !profile.covers(bundleID: embedded.bundleID, team: team) {
+                return Refusal(kind: .extensionProfile, description:
+                    "Provisioning profile \"\(profile.name)\" has app ID \"\(profile.appID)\", which does not match the bundle ID \"\(embedded.bundleID)\".")
+            }
+            if profile.expires <= now {
+                return Refusal(kind: .extensionProfile, description:
+                    "Provisioning profile \"\(profile.name)\" expired on \(profile.expires.formatted(.iso8601)).")
+            }
+        }
+        // Any of Apple's extension points installs (a content extension never runs on a push, which the record says).
+        guard embedded.extensionPoint.hasPrefix("com.apple.") else {
+            return Refusal(kind: .extensionPoint, description:
+                "Appex bundle at PlugIns/\(embedded.bundleID.split(separator: ".").last ?? "").appex with identifier \(embedded.bundleID) has an unknown NSExtensionPointIdentifier \"\(embedded.extensionPoint)\".")
         }
         return nil
     }

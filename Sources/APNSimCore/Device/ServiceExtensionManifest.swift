@@ -1,48 +1,130 @@
-/// A notification service extension embedded in an app: its bundle ID and what runs it.
+/// A notification service extension embedded in an app, as its Info.plist, entitlements and signature describe it,
+/// and what runs it.
 ///
 /// Apple, "UNNotificationServiceExtension",
 /// https://developer.apple.com/documentation/usernotifications/unnotificationserviceextension
 public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
+    /// The extension point of a notification service extension, its Info.plist's `NSExtensionPointIdentifier`.
+    public static let serviceExtensionPoint = "com.apple.usernotifications.service"
+    /// The extension point of a notification content extension: it installs, but never runs on a push.
+    public static let contentExtensionPoint = "com.apple.usernotifications.content-extension"
+
     /// The extension's own bundle ID, the app's followed by a suffix (`com.example.app.NotificationService`).
     public var bundleID: String
-    /// Which built-in extension runs in it.
+    /// Which built-in extension runs in it (`auto` picks one by the payload's keys).
     public var kind: ExtensionKind
+    /// The Team ID it is signed by; `nil`: the app's.
+    public var team: String?
+    /// The provisioning profile it is signed with; `nil`: its own explicit App ID and profile, as Xcode's automatic
+    /// signing makes them.
+    public var profile: ProvisioningProfile?
+    /// Its Info.plist's `NSExtensionPointIdentifier`.
+    public var extensionPoint: String
     /// The lowest iOS it runs on (`17.0`); `nil`: any.
     public var deploymentTarget: String?
     /// Whether the app's "Embed App Extensions" phase copies it into `PlugIns/`; iOS never finds one that is not.
     public var embedded: Bool
+    /// The `com.apple.developer.usernotifications.filtering` entitlement: with it, handing over empty content
+    /// suppresses the push.
+    public var filtering: Bool
+    /// The App Group it shares with the app (`group.com.example.app`), as vendor SDKs ask for.
+    public var appGroup: String?
+    /// `UNNotificationExtensionCategory`. iOS ignores it for service extensions; a device can be told to apply it
+    /// (`DeviceHostConfiguration.extensionCategoriesApply`).
+    public var categories: [String]
+    /// Seconds the extension has for each push; `nil`: the device's budget (30 s by default).
+    public var budget: Double?
+    /// What it may hold before iOS kills it, in MiB (24 by default, the figure reported for recent iOS).
+    public var memoryLimitMiB: Int
 
-    public init(bundleID: String, kind: ExtensionKind, deploymentTarget: String? = nil, embedded: Bool = true) {
+    public init(bundleID: String, kind: ExtensionKind, team: String? = nil, profile: ProvisioningProfile? = nil,
+                extensionPoint: String = serviceExtensionPoint, deploymentTarget: String? = nil, embedded: Bool = true,
+                filtering: Bool = false, appGroup: String? = nil, categories: [String] = [], budget: Double? = nil,
+                memoryLimitMiB: Int = 24) {
         self.bundleID = bundleID
         self.kind = kind
+        self.team = team
+        self.profile = profile
+        self.extensionPoint = extensionPoint
         self.deploymentTarget = deploymentTarget
         self.embedded = embedded
+        self.filtering = filtering
+        self.appGroup = appGroup
+        self.categories = categories
+        self.budget = budget
+        self.memoryLimitMiB = memoryLimitMiB
     }
 
-    enum CodingKeys: String, CodingKey { case bundleID, kind, deploymentTarget, embedded }
+    enum CodingKeys: String, CodingKey {
+        case bundleID, kind, team, profile, extensionPoint, deploymentTarget, embedded, filtering, appGroup, categories, budget,
+             memoryLimitMiB
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        bundleID = try container.decode(String.self, forKey: .bundleID)
-        kind = try container.decode(ExtensionKind.self, forKey: .kind)
-        deploymentTarget = try container.decodeIfPresent(String.self, forKey: .deploymentTarget)
-        embedded = try container.decodeIfPresent(Bool.self, forKey: .embedded) ?? true
+        self.init(bundleID: try container.decode(String.self, forKey: .bundleID),
+                  kind: try container.decode(ExtensionKind.self, forKey: .kind),
+                  team: try container.decodeIfPresent(String.self, forKey: .team),
+                  profile: try container.decodeIfPresent(ProvisioningProfile.self, forKey: .profile),
+                  extensionPoint: try container.decodeIfPresent(String.self, forKey: .extensionPoint) ?? Self.serviceExtensionPoint,
+                  deploymentTarget: try container.decodeIfPresent(String.self, forKey: .deploymentTarget),
+                  embedded: try container.decodeIfPresent(Bool.self, forKey: .embedded) ?? true,
+                  filtering: try container.decodeIfPresent(Bool.self, forKey: .filtering) ?? false,
+                  appGroup: try container.decodeIfPresent(String.self, forKey: .appGroup),
+                  categories: try Self.categories(container),
+                  budget: try container.decodeIfPresent(Double.self, forKey: .budget),
+                  memoryLimitMiB: try container.decodeIfPresent(Int.self, forKey: .memoryLimitMiB) ?? 24)
+        if let budget, !(budget.isFinite && (0.1...600).contains(budget)) {
+            throw DecodingError.dataCorruptedError(forKey: .budget, in: container, debugDescription: "budget takes 0.1 to 600 seconds; got \(budget)")
+        }
+        guard (1...4096).contains(memoryLimitMiB) else {
+            throw DecodingError.dataCorruptedError(forKey: .memoryLimitMiB, in: container,
+                                                   debugDescription: "memoryLimitMiB takes 1 to 4096; got \(memoryLimitMiB)")
+        }
+    }
+
+    /// `UNNotificationExtensionCategory` is a string or an array of strings in an Info.plist; both are taken.
+    private static func categories(_ container: KeyedDecodingContainer<CodingKeys>) throws -> [String] {
+        if let one = try? container.decodeIfPresent(String.self, forKey: .categories) { return [one] }
+        return try container.decodeIfPresent([String].self, forKey: .categories) ?? []
+    }
+
+    /// What the device has set for the app, which decides whether iOS starts the extension.
+    public struct DeviceSettings: Sendable, Hashable {
+        /// The app's notification settings allow alerts.
+        public var alertsEnabled = true
+        /// Skip the extension when the push's category is not among its `categories` (iOS ignores them).
+        public var categoriesApply = false
+        public init(alertsEnabled: Bool = true, categoriesApply: Bool = false) {
+            self.alertsEnabled = alertsEnabled
+            self.categoriesApply = categoriesApply
+        }
     }
 
     /// Why iOS would not start this extension for an alert push, in the words of the delivery record, or `nil` when
     /// it would. iOS says nothing in these cases; apnsim says why (Apple, "Modifying content in newly delivered
-    /// notifications": the push must be a mutable-content alert with text).
-    public func reasonNotLaunched(payload: PushPayload, deviceOS: String) -> String? {
+    /// notifications": the push must be a mutable-content alert with text, and alerts must be allowed).
+    public func reasonNotLaunched(payload: PushPayload, deviceOS: String, settings: DeviceSettings = .init()) -> String? {
         guard payload.mutableContent else { return "extension not launched: the push has no \"mutable-content\": 1 in aps" }
         guard payload.content.hasVisibleAlert else {
             return "extension not launched: the push shows no alert text (a badge or sound alone never reaches it)"
         }
+        guard settings.alertsEnabled else {
+            return "extension not launched: alerts are off for the app in the device's notification settings"
+        }
         guard embedded else {
             return "extension not launched: \(bundleID) is not embedded in the app (its Embed App Extensions phase)"
+        }
+        guard extensionPoint == Self.serviceExtensionPoint else {
+            return "extension not launched: \(bundleID) has NSExtensionPointIdentifier \(extensionPoint), not \(Self.serviceExtensionPoint)"
         }
         if let deploymentTarget, let device = Self.version(deviceOS), let target = Self.version(deploymentTarget),
            device.lexicographicallyPrecedes(target) {
             return "extension not launched: its deployment target \(deploymentTarget) is above the device's \(Self.versionText(deviceOS))"
+        }
+        if settings.categoriesApply, !categories.isEmpty, !categories.contains(payload.content.category ?? "") {
+            let category = payload.content.category.map { "category \($0)" } ?? "no category"
+            return "extension not launched: the push has \(category), not one of its UNNotificationExtensionCategory \(categories.joined(separator: ", ")) (the device applies them)"
         }
         return nil
     }
@@ -57,17 +139,4 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
     static func versionText(_ text: String) -> String {
         String(text.drop { !$0.isNumber })
     }
-}
-
-/// The extensions apnsim runs itself, each doing what its vendor's SDK documents for rich media.
-public enum ExtensionKind: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Braze: downloads `ab.att.url`, saves it with `ab.att.type` as the file extension, attaches it; without a
-    /// type, or on any failure, the original content is shown.
-    case braze
-    /// Salesforce Marketing Cloud MobilePush: downloads `_mediaUrl` (named by the URL's last path component) and
-    /// attaches it; on any failure, and when time runs out, shows `_mediaAlt` as the body.
-    case salesforce
-    /// Sailthru / Marigold: attaches `_st.video_url` when there is one, else `_st.image_url`; the file's extension
-    /// comes from the Content-Type, then the URL, else `.jpg`.
-    case sailthru
 }

@@ -13,7 +13,15 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
     }
 
     public var ran: Bool
+    /// The kind that ran: for an `auto` extension, the one it picked.
     public var kind: ExtensionKind?
+    /// For an `auto` extension, the payload key it picked `kind` by (`ab.att`), or why it picked none.
+    public var pickedBy: String?
+    /// Whether the push started the app's extension process (`false`: one still running from an earlier push
+    /// took it, as iOS reuses them).
+    public var launched: Bool
+    /// The extension handed over empty content and has the filtering entitlement: iOS shows nothing.
+    public var suppressed: Bool
     public var outcome: Outcome
     /// Why, in a sentence.
     public var diagnostic: String
@@ -22,12 +30,33 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
     public var violations: [String]
 
     public init(ran: Bool, kind: ExtensionKind?, outcome: Outcome, diagnostic: String, durationMs: Int = 0,
-                violations: [String] = []) {
+                violations: [String] = [], pickedBy: String? = nil, launched: Bool = false, suppressed: Bool = false) {
         self.ran = ran
         self.kind = kind
+        self.pickedBy = pickedBy
+        self.launched = launched
+        self.suppressed = suppressed
         self.outcome = outcome
         self.diagnostic = diagnostic
         self.durationMs = durationMs
         self.violations = violations
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case ran, kind, pickedBy, launched, suppressed, outcome, diagnostic, durationMs, violations
+    }
+
+    /// Records written before `pickedBy`, `launched` and `suppressed` existed read with their defaults.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(ran: try container.decode(Bool.self, forKey: .ran),
+                  kind: try container.decodeIfPresent(ExtensionKind.self, forKey: .kind),
+                  outcome: try container.decode(Outcome.self, forKey: .outcome),
+                  diagnostic: try container.decode(String.self, forKey: .diagnostic),
+                  durationMs: try container.decodeIfPresent(Int.self, forKey: .durationMs) ?? 0,
+                  violations: try container.decodeIfPresent([String].self, forKey: .violations) ?? [],
+                  pickedBy: try container.decodeIfPresent(String.self, forKey: .pickedBy),
+                  launched: try container.decodeIfPresent(Bool.self, forKey: .launched) ?? false,
+                  suppressed: try container.decodeIfPresent(Bool.self, forKey: .suppressed) ?? false)
     }
 }

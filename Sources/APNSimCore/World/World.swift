@@ -19,13 +19,18 @@ public struct World: Sendable {
         public var model: String?
         public var os: String?
         public var apps: [AppSpec]
+        /// Whether the device skips a service extension for a push whose category is not among the extension's
+        /// `UNNotificationExtensionCategory` (iOS does not); `nil`: it does not.
+        public var extensionCategoriesApply: Bool?
 
-        public init(id: String, name: String, model: String? = nil, os: String? = nil, apps: [AppSpec]) {
+        public init(id: String, name: String, model: String? = nil, os: String? = nil, apps: [AppSpec],
+                    extensionCategoriesApply: Bool? = nil) {
             self.id = id
             self.name = name
             self.model = model
             self.os = os
             self.apps = apps
+            self.extensionCategoriesApply = extensionCategoriesApply
         }
     }
 
@@ -33,10 +38,13 @@ public struct World: Sendable {
     public struct AppSpec: Sendable, Hashable, Codable {
         public var bundleID: String
         public var environment: APNsEnvironment
+        /// The app's notification settings allow alerts; `nil`: they do. With alerts off iOS skips its extension.
+        public var alerts: Bool?
 
-        public init(bundleID: String, environment: APNsEnvironment) {
+        public init(bundleID: String, environment: APNsEnvironment, alerts: Bool? = nil) {
             self.bundleID = bundleID
             self.environment = environment
+            self.alerts = alerts
         }
     }
 
@@ -56,10 +64,13 @@ public struct World: Sendable {
         public var team: String
         /// The notification service extension the app embeds, on every device that installs it.
         public var serviceExtension: ServiceExtensionManifest?
-        public init(bundleID: String, team: String, serviceExtension: ServiceExtensionManifest? = nil) {
+        /// A folder standing for the app bundle's resources; relative to the world file in a world file.
+        public var resources: String?
+        public init(bundleID: String, team: String, serviceExtension: ServiceExtensionManifest? = nil, resources: String? = nil) {
             self.bundleID = bundleID
             self.team = team
             self.serviceExtension = serviceExtension
+            self.resources = resources
         }
     }
 

@@ -100,7 +100,12 @@ public struct WorldFile: Codable, Sendable {
                 throw WorldFileError("\(path): \(error.description)")
             }
         }
-        for app in file.apps ?? [] { world.apps[app.bundleID] = app }
+        for var app in file.apps ?? [] {
+            if let resources = app.resources, let directory, !resources.hasPrefix("/") {
+                app.resources = directory.appendingPathComponent(resources).standardizedFileURL.path
+            }
+            world.apps[app.bundleID] = app
+        }
         for record in file.tokens ?? [] { world.tokens[record.token] = record }
         world.devices = file.devices ?? []
         let problems = world.problems

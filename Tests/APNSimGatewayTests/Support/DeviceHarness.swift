@@ -8,6 +8,7 @@ import Logging
 /// until `body` returns.
 func withDevice<T: Sendable>(_ harness: GatewayHarness, id: String = "device-1", dataDirectory: String? = nil,
                              apps: [AppManifest]? = nil, dropLinkBeforeAcknowledging: Int = 0, extensionBudget: Duration = .seconds(30),
+                             configure: (inout DeviceHostConfiguration) -> Void = { _ in },
                              _ body: @escaping @Sendable (DeviceHost) async throws -> T) async throws -> T {
     var configuration = DeviceHostConfiguration(
         tls: .init(ca: harness.pki.caFile, certificate: TestPKI.deviceIdentity.certificate, privateKey: TestPKI.deviceIdentity.key),
@@ -17,6 +18,7 @@ func withDevice<T: Sendable>(_ harness: GatewayHarness, id: String = "device-1",
     configuration.dataDirectory = dataDirectory
     configuration.dropLinkBeforeAcknowledging = dropLinkBeforeAcknowledging
     configuration.extensionBudget = extensionBudget
+    configure(&configuration)
     var logger = Logger(label: "apnsim.device.test")
     logger.logLevel = .warning
     let host = DeviceHost(configuration: configuration, logger: logger)

@@ -1,0 +1,69 @@
+import Synchronization
+
+/// The content handler iOS passes `didReceive`, and everything else that can end an extension's turn, as one stream
+/// of events the runtime reads in order. The first call of the handler counts; later calls are recorded as
+/// violations (Apple does not say what a second call does; apnsim shows the first, as vendor SDKs guard for).
+final class ContentHandler: Sendable {
+    enum Event: Sendable {
+        /// The content handler was called (the first time).
+        case handed(ExtensionResult)
+        /// `didReceive` returned or threw; what it handed over, if anything, came before.
+        case returned
+        case crashed(String)
+        case killed(String)
+        /// The budget ran out.
+        case deadline
+        /// The grace period after `serviceExtensionTimeWillExpire` ran out.
+        case graceOver
+    }
+
+    let events: AsyncStream<Event>
+    private let continuation: AsyncStream<Event>.Continuation
+    private let state: Mutex<State>
+    private let memoryLimit: Int
+
+    private struct State {
+        var calls = 0
+        var violations: [String] = []
+        var held = 0
+        var killed = false
+    }
+
+    /// - Parameter memoryLimit: bytes the extension may hold before iOS kills it.
+    init(memoryLimit: Int) {
+        (events, continuation) = AsyncStream.makeStream()
+        state = Mutex(State())
+        self.memoryLimit = memoryLimit
+    }
+
+    /// The extension calls its content handler.
+    func callAsFunction(_ result: ExtensionResult) {
+        let first = state.withLock { state in
+            state.calls += 1
+            if state.calls > 1 {
+                state.violations.append("called its content handler \(state.calls) times; iOS uses the first call")
+            }
+            return state.calls == 1
+        }
+        if first { continuation.yield(.handed(result)) }
+    }
+
+    func send(_ event: Event) { continuation.yield(event) }
+
+    /// The extension holds `bytes` more; past the limit iOS kills it (jetsam), once.
+    func hold(_ bytes: Int) {
+        let (over, held) = state.withLock { state -> (Bool, Int) in
+            state.held += bytes
+            let over = state.held > memoryLimit && !state.killed
+            if over { state.killed = true }
+            return (over, state.held)
+        }
+        if over {
+            send(.killed("it held \(held / 1_048_576) MiB, over its \(memoryLimit / 1_048_576) MiB memory limit, and iOS killed it"))
+        }
+    }
+
+    var violations: [String] { state.withLock { $0.violations } }
+
+    func finish() { continuation.finish() }
+}

@@ -1,0 +1,41 @@
+/// One app's extension process on a device: iOS starts it for a push, keeps it for the next one, and gives it one
+/// request at a time (apnsim's choice where engineers disagree; parallel requests are not simulated). A crash or a
+/// kill ends it; the next push starts it again.
+actor ExtensionProcess {
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var running = false
+
+    /// Waits for the process's turn; `true` when this push starts the process.
+    func acquire() async -> Bool {
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }  // `release` hands the turn over with `busy` still set
+        } else {
+            busy = true
+        }
+        defer { running = true }
+        return !running
+    }
+
+    /// Ends the turn; `alive: false` when the extension crashed or was killed.
+    func release(alive: Bool) {
+        running = alive
+        if waiting.isEmpty {
+            busy = false
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+}
+
+/// The extension processes of one device, by app bundle ID.
+actor ExtensionProcesses {
+    private var processes: [String: ExtensionProcess] = [:]
+
+    func process(for bundleID: String) -> ExtensionProcess {
+        if let process = processes[bundleID] { return process }
+        let process = ExtensionProcess()
+        processes[bundleID] = process
+        return process
+    }
+}

@@ -1,0 +1,128 @@
+import APNSimCore
+import Foundation
+import Testing
+
+/// The runtime's rules, driven by the `scripted` kind (the push says what the extension does): the budget and the
+/// expiry callback, first call wins, crashes, memory, suppression, one process per app reused.
+@Suite("Service extensions: the runtime")
+struct ExtensionRuntimeTests {
+    static func script(_ json: String) -> String { richPush(#""apnsim":{"extension":\#(json)}"#) }
+
+    @Test("A handler never called shows the original after the budget and the grace period")
+    func neverCalled() async throws {
+        try await withExtensionWorld(appWithExtension(.scripted), budget: .seconds(1), grace: .milliseconds(300)) { send in
+            let delivery = try await send(Self.script(#"{"action":"hang","atExpiry":"nothing"}"#))
+            #expect(delivery.outcome == "displayed")
+            #expect(delivery.run["outcome"] as? String == "expired")
+            #expect(delivery.diagnostic.contains("did not call its content handler within 1.0 seconds"), "\(delivery.run)")
+            #expect(delivery.content["title"] as? String == "Hello")
+            let took = try #require(delivery.run["durationMs"] as? Int)
+            #expect(took >= 1300 && took < 3000, "budget plus grace: \(took) ms")
+        }
+    }
+
+    @Test("At expiry serviceExtensionTimeWillExpire's best attempt is shown")
+    func bestAttemptAtExpiry() async throws {
+        try await withExtensionWorld(appWithExtension(.scripted), budget: .seconds(1), grace: .milliseconds(300)) { send in
+            let delivery = try await send(Self.script(#"{"action":"hang","atExpiry":"best-attempt","title":"Best attempt"}"#))
+            #expect(delivery.run["outcome"] as? String == "expired")
+            #expect(delivery.content["title"] as? String == "Best attempt", "\(delivery.run)")
+        }
+    }
+
+    @Test("The app's own budget overrides the device's")
+    func perAppBudget() async throws {
+        let app = appWithExtension(.scripted) { $0.budget = 0.5 }
+        try await withExtensionWorld(app, budget: .seconds(30), grace: .zero) { send in
+            let delivery = try await send(Self.script(#"{"action":"hang"}"#))
+            #expect(delivery.run["outcome"] as? String == "expired")
+            #expect((delivery.run["durationMs"] as? Int ?? 0) < 5000, "\(delivery.run)")
+        }
+    }
+
+    @Test("The first call of the content handler wins; the second is recorded as a violation")
+    func calledTwice() async throws {
+        try await withExtensionWorld(appWithExtension(.scripted)) { send in
+            let delivery = try await send(Self.script(#"{"action":"twice"}"#))
+            #expect(delivery.run["outcome"] as? String == "completed")
+            #expect(delivery.content["title"] as? String == "first")
+            let violations = delivery.run["violations"] as? [String] ?? []
+            #expect(violations.count == 1 && violations.first?.contains("2 times") == true, "\(delivery.run)")
+        }
+    }
+
+    /// Ways the extension dies, the outcome and what the diagnostic says.
+    static let deaths: [(script: String, outcome: String, diagnostic: String)] = [
+        (#"{"action":"crash"}"#, "crashed", "crashed"),
+        (#"{"action":"throw"}"#, "crashed", "threw"),
+        (#"{"action":"hold","mib":30}"#, "killed", "over its 24 MiB memory limit"),
+    ]
+
+    @Test("A crash, a thrown error or memory over the limit shows the original; the next push starts the process again",
+          arguments: deaths.indices)
+    func dies(_ index: Int) async throws {
+        let death = Self.deaths[index]
+        try await withExtensionWorld(appWithExtension(.scripted)) { send in
+            let first = try await send(Self.script(#"{"action":"modify","title":"Changed"}"#))
+            #expect(first.run["launched"] as? Bool == true)
+            let dead = try await send(Self.script(death.script))
+            #expect(dead.outcome == "displayed")
+            #expect(dead.run["outcome"] as? String == death.outcome, "\(dead.run)")
+            #expect(dead.diagnostic.contains(death.diagnostic), "\(dead.run)")
+            #expect(dead.content["title"] as? String == "Hello")
+            #expect(dead.run["launched"] as? Bool == false, "the process from the first push took it")
+            let next = try await send(Self.script(#"{"action":"modify","title":"Changed"}"#))
+            #expect(next.run["launched"] as? Bool == true, "a dead process is started again")
+            #expect(next.content["title"] as? String == "Changed")
+        }
+    }
+
+    @Test("Within the memory limit the extension completes")
+    func withinMemory() async throws {
+        try await withExtensionWorld(appWithExtension(.scripted) { $0.memoryLimitMiB = 48 }) { send in
+            let delivery = try await send(Self.script(#"{"action":"hold","mib":30,"title":"Held"}"#))
+            #expect(delivery.run["outcome"] as? String == "completed", "\(delivery.run)")
+            #expect(delivery.content["title"] as? String == "Held")
+        }
+    }
+
+    @Test("Empty content suppresses the push with the filtering entitlement; without it, the original is shown")
+    func filtering() async throws {
+        try await withExtensionWorld(appWithExtension(.scripted) { $0.filtering = true }) { send in
+            let delivery = try await send(Self.script(#"{"action":"suppress"}"#))
+            #expect(delivery.outcome == "suppressed", "\(delivery.record)")
+            #expect(delivery.run["suppressed"] as? Bool == true)
+        }
+        try await withExtensionWorld(appWithExtension(.scripted)) { send in
+            let delivery = try await send(Self.script(#"{"action":"suppress"}"#))
+            #expect(delivery.outcome == "displayed")
+            #expect(delivery.run["suppressed"] as? Bool == false)
+            #expect(delivery.diagnostic.contains("only with the filtering entitlement"), "\(delivery.run)")
+            #expect(delivery.content["title"] as? String == "Hello")
+        }
+    }
+
+    @Test("Content without alert text shows the original")
+    func alertRemoved() async throws {
+        try await withExtensionWorld(appWithExtension(.scripted)) { send in
+            let delivery = try await send(Self.script(#"{"action":"remove-alert"}"#))
+            #expect(delivery.content["title"] as? String == "Hello")
+            #expect(delivery.diagnostic.contains("removed the alert text"), "\(delivery.run)")
+        }
+    }
+
+    @Test("One process per app: pushes take turns in it, never two at once")
+    func oneAtATime() async throws {
+        try await withExtensionWorld(appWithExtension(.scripted)) { send in
+            // Each takes 1 s in the extension; side by side they would both be done after about 1 s.
+            let started = ContinuousClock.now
+            async let first = send(Self.script(#"{"action":"modify","delay":1,"title":"A"}"#))
+            async let second = send(Self.script(#"{"action":"modify","delay":1,"title":"B"}"#))
+            let (a, b) = try await (first, second)
+            let elapsed = ContinuousClock.now - started
+            #expect(elapsed >= .milliseconds(1950), "one after the other: \(elapsed)")
+            #expect([a.run["launched"], b.run["launched"]].compactMap { $0 as? Bool }.sorted { !$0 && $1 } == [false, true])
+            #expect(Set([a.content["title"] as? String, b.content["title"] as? String]) == ["A", "B"])
+        }
+    }
+}
