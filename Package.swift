@@ -153,6 +153,7 @@ let package = Package(
             dependencies: [
                 "APNSimCore", "APNSimGateway", "APNSimStore", "APNSimProvider", "APNSimDevice", "APNSimExtensions",
                 "apnsim",  // built for the tests that start real device processes
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -10,7 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pushes=${1:-20000}
+rich=${2:-2000}
 devices=100
+media_port=${APNSIM_E2E_MEDIA_PORT:-28299}
 dev_port=${APNSIM_E2E_PORT:-23197}
 control_port=${APNSIM_E2E_CONTROL_PORT:-29197}
 device_port=${APNSIM_E2E_DEVICE_PORT:-25223}
@@ -29,7 +31,10 @@ control="http://127.0.0.1:$control_port/v1"
   --device-port "$device_port" >"$work/gateway.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do curl -sf "$control/health" >/dev/null && break; sleep 0.1; done
-"$apnsim" device --count "$devices" --id bench --device-port "$device_port" --data "$work/devices" >"$work/devices.log" 2>&1 &
+"$apnsim" media --port "$media_port" --directory Scenarios/media >"$work/media.log" 2>&1 &
+pids+=($!)
+"$apnsim" device --count "$devices" --id bench --device-port "$device_port" --data "$work/devices" \
+  --extension com.example.app:com.example.app.NotificationService:braze >"$work/devices.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 600); do
   registered=$(curl -sf "$control/devices" | python3 -c 'import json,sys; print(sum(1 for d in json.load(sys.stdin) if d["online"] and d["apps"]))')
@@ -46,44 +51,71 @@ claims=$(printf '{"iss":"SIMTEAM001","iat":%d}' "$(date +%s)" | b64url)
 signature=$(printf '%s.%s' "$header" "$claims" | openssl dgst -binary -sha256 -sign Certs/AuthKey_SIMKEY0001.p8 | b64url)
 jwt="$header.$claims.$signature"
 printf '{"aps":{"alert":{"title":"bench","body":"send to display"},"badge":1}}' > "$work/payload.json"
-load() { # load N URL... -> prints h2load's requests per second
-  local n=$1; shift
-  h2load -n "$n" -c 10 -m 100 -d "$work/payload.json" -H "authorization: bearer $jwt" -H "apns-topic: com.example.app" \
+printf '{"aps":{"alert":{"title":"bench","body":"rich push"},"mutable-content":1},"ab":{"att":{"url":"http://127.0.0.1:%s/media/sample.jpg","type":"jpg"}}}' \
+  "$media_port" > "$work/rich.json"
+load() { # load N PAYLOAD URL... -> prints h2load's requests per second
+  local n=$1 payload=$2; shift 2
+  h2load -n "$n" -c 10 -m 100 -d "$payload" -H "authorization: bearer $jwt" -H "apns-topic: com.example.app" \
     -H "apns-push-type: alert" "$@" > "$work/h2load.out"
   grep -q "status codes: $n 2xx" "$work/h2load.out" || { cat "$work/h2load.out"; exit 1; }
   awk '/^finished in/{gsub(",","",$4); print $4}' "$work/h2load.out"
 }
 
 echo "reference: $pushes pushes to a token with no device (provider path only)"
-reference=$(load "$pushes" "https://127.0.0.1:$dev_port/3/device/$nobody")
+reference=$(load "$pushes" "$work/payload.json" "https://127.0.0.1:$dev_port/3/device/$nobody")
 curl -sf -X POST "$control/reset" >/dev/null
 
 echo "send to display: $pushes pushes over $devices devices"
 mapfile -t urls < "$work/urls"
 if [[ -n "${APNSIM_E2E_PERF:-}" ]]; then perf record -F 499 -g -p "${pids[0]}" -o "$APNSIM_E2E_PERF" -- sleep 4 >/dev/null 2>&1 & fi
-load "$pushes" "${urls[@]}" >/dev/null
+load "$pushes" "$work/payload.json" "${urls[@]}" >/dev/null
 [[ -n "${APNSIM_E2E_PROFILE:-}" ]] && { ps -o pid,comm,time -p "${pids[@]}"; }
-for _ in $(seq 1200); do
-  done_count=$(curl -sf "$control/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["completedDeliveries"])')
-  [[ "$done_count" -ge "$pushes" ]] && break
-  sleep 0.1
-done
+wait_for() { # wait_for N: until N deliveries are complete
+  for _ in $(seq 1200); do
+    done_count=$(curl -sf "$control/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["completedDeliveries"])')
+    [[ "$done_count" -ge "$1" ]] && return
+    sleep 0.1
+  done
+}
+wait_for "$pushes"
 [[ -n "${APNSIM_E2E_PROFILE:-}" ]] && { ps -o pid,args,time -p "${pids[@]}"; }
 curl -sf "$control/deliveries?limit=$((pushes * 2))" > "$work/deliveries.json"
-python3 - "$work/deliveries.json" "$pushes" "$reference" <<'PY'
+
+echo "rich push: $rich pushes over $devices devices, an image downloaded and attached for each"
+curl -sf -X POST "$control/reset" >/dev/null
+load "$rich" "$work/rich.json" "${urls[@]}" >/dev/null
+wait_for "$rich"
+curl -sf "$control/deliveries?limit=$((rich * 2))" > "$work/rich-deliveries.json"
+served=$(curl -sf "http://127.0.0.1:$media_port/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("/media/sample.jpg", 0))')
+
+python3 - "$work/deliveries.json" "$pushes" "$reference" "$work/rich-deliveries.json" "$rich" "$served" <<'PY'
 import json, sys
 from datetime import datetime
-records = json.load(open(sys.argv[1])); pushes = int(sys.argv[2]); reference = float(sys.argv[3])
 t = lambda s: datetime.fromisoformat(s).timestamp()
-shown = [r for r in records if r.get("outcome") == "displayed"]
-assert len(shown) == pushes, f"{len(shown)} of {pushes} pushes were displayed"
-latencies = sorted((t(r["displayedAt"]) - t(r["acceptedAt"])) * 1000 for r in shown)
-span = max(t(r["displayedAt"]) for r in shown) - min(t(r["acceptedAt"]) for r in shown)
-rate = pushes / span
-pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
+
+def figures(path, pushes, attached):
+    records = json.load(open(path))
+    shown = [r for r in records if r.get("outcome") == "displayed"]
+    assert len(shown) == pushes, f"{len(shown)} of {pushes} pushes were displayed"
+    if attached:
+        bare = [r for r in shown if not any(a.get("type") == "public.jpeg" and not a.get("refusal")
+                                            for a in r["content"].get("attachments", []))]
+        assert not bare, f"{len(bare)} rich pushes were displayed without their image: {bare[0]}"
+    latencies = sorted((t(r["displayedAt"]) - t(r["acceptedAt"])) * 1000 for r in shown)
+    span = max(t(r["displayedAt"]) for r in shown) - min(t(r["acceptedAt"]) for r in shown)
+    pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
+    return pushes / span, pick(0.50), pick(0.99)
+
+plain, p50, p99 = figures(sys.argv[1], int(sys.argv[2]), False)
+reference = float(sys.argv[3])
+rich, rich50, rich99 = figures(sys.argv[4], int(sys.argv[5]), True)
 print()
-print(f"send to display {rate:10.0f} pushes/s  ({pushes} pushes, 100 devices, every one displayed)")
+print(f"send to display {plain:10.0f} pushes/s  ({sys.argv[2]} pushes, 100 devices, every one displayed)")
 print(f"provider only   {reference:10.0f} pushes/s  (same load, no device behind the token)")
-print(f"ratio           {rate / reference:10.2f}")
-print(f"latency         p50 {pick(0.50):.1f} ms, p99 {pick(0.99):.1f} ms  (accepted -> displayed)")
+print(f"ratio           {plain / reference:10.2f}")
+print(f"latency         p50 {p50:.1f} ms, p99 {p99:.1f} ms  (accepted -> displayed)")
+print(f"rich push       {rich:10.0f} pushes/s  ({sys.argv[5]} pushes, each with its image downloaded and attached; "
+      f"the media server served {sys.argv[6]})")
+print(f"rich / plain    {rich / plain:10.2f}")
+print(f"rich latency    p50 {rich50:.1f} ms, p99 {rich99:.1f} ms  (accepted -> displayed with the attachment)")
 PY

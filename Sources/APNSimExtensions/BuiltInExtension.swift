@@ -53,7 +53,12 @@ struct ExtensionResult: Sendable {
 struct ExtensionContext: Sendable {
     let downloader: AttachmentDownloader
     let deliveryID: String
+    /// When the budget runs out and `serviceExtensionTimeWillExpire` is called.
     let deadline: ContinuousClock.Instant
+    /// When iOS ends the extension: the deadline plus the grace period. Downloads may run until then, so a
+    /// download never fails on its own time-out ahead of the expiry callback (a URLSession's time-out is longer
+    /// than the budget).
+    let end: ContinuousClock.Instant
     /// The app bundle's resources folder (`Bundle.main`), when the app declares one.
     let resources: URL?
     let handler: ContentHandler
@@ -66,7 +71,7 @@ struct ExtensionContext: Sendable {
     /// Downloads `url` and attaches it as `name`, with the extension `fileExtension` picks from the response.
     func attach(_ url: String, as name: String? = nil, fileExtension: @escaping @Sendable (DownloadResponse) -> String)
         async throws(DownloadError) -> NotificationContent.Attachment {
-        let left = deadline - .now
+        let left = end - .now
         guard left > .zero else { throw DownloadError("no time left to download \(url)") }
         let name = name ?? deliveryID
         return try await downloader.attach(url, identifier: name, name: name, timeout: left, fileExtension: fileExtension)

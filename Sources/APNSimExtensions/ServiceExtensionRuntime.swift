@@ -38,7 +38,7 @@ public struct ServiceExtensionRuntime: Sendable {
         let started = ContinuousClock.now
         let handler = ContentHandler(memoryLimit: manifest.memoryLimitMiB * 1_048_576)
         let context = ExtensionContext(downloader: downloader, deliveryID: deliveryID, deadline: started + budget,
-                                       resources: resources.map { URL(fileURLWithPath: $0) }, handler: handler)
+                                       end: started + budget + expiryGrace, resources: resources.map { URL(fileURLWithPath: $0) }, handler: handler)
         let turn = await Self.turn(of: kind.builtIn, on: original, context: context, grace: expiryGrace)
         await process.release(alive: turn.outcome != .crashed && turn.outcome != .killed)
 

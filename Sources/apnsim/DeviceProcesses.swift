@@ -23,6 +23,7 @@ final class DeviceProcesses: Sendable {
             if let model = device.model { arguments += ["--model", model] }
             if let os = device.os { arguments += ["--os", os] }
             if device.extensionCategoriesApply == true { arguments.append("--extension-categories-apply") }
+            if let budget = device.extensionBudget { arguments += ["--extension-budget", String(budget)] }
             for app in device.apps {
                 arguments += ["--app", "\(app.bundleID):\(app.environment.rawValue)"]
                 if let embedded = world.apps[app.bundleID]?.serviceExtension {

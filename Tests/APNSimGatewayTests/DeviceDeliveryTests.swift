@@ -16,8 +16,9 @@ struct DeviceDeliveryTests {
                                            headers: harness.headers(jwt: harness.jwt(), extra: [("apns-id", apnsID)] + extra)))
     }
 
-    static func delivery(_ control: ControlClient, apnsID: String) async throws -> [String: Any]? {
-        let found = try await control.get("/v1/deliveries?apnsId=\(apnsID)&wait=10").json as? [[String: Any]]
+    /// The delivery record of `apnsID` once it is complete, waiting up to `wait` seconds (a long-poll).
+    static func delivery(_ control: ControlClient, apnsID: String, wait: Int = 10) async throws -> [String: Any]? {
+        let found = try await control.get("/v1/deliveries?apnsId=\(apnsID)&wait=\(wait)").json as? [[String: Any]]
         return found?.first
     }
 

@@ -23,7 +23,8 @@ struct ServiceExtensionTests {
         let response = try await DeviceDeliveryTests.push(harness, token: token, payload: payload, apnsID: apnsID)
         #expect(response.status == 200)
         let control = ControlClient(port: harness.endpoints.controlPort)
-        return try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+        // Long enough for a download while other suites keep both cores busy; the long-poll returns at once.
+        return try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID, wait: 60))
     }
 
     @Test("Braze: ab.att with a JPEG, a GIF or an MP4 is downloaded, attached and displayed",

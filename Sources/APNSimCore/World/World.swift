@@ -22,15 +22,18 @@ public struct World: Sendable {
         /// Whether the device skips a service extension for a push whose category is not among the extension's
         /// `UNNotificationExtensionCategory` (iOS does not); `nil`: it does not.
         public var extensionCategoriesApply: Bool?
+        /// Seconds a service extension has per push on this device; `nil`: 30.
+        public var extensionBudget: Double?
 
         public init(id: String, name: String, model: String? = nil, os: String? = nil, apps: [AppSpec],
-                    extensionCategoriesApply: Bool? = nil) {
+                    extensionCategoriesApply: Bool? = nil, extensionBudget: Double? = nil) {
             self.id = id
             self.name = name
             self.model = model
             self.os = os
             self.apps = apps
             self.extensionCategoriesApply = extensionCategoriesApply
+            self.extensionBudget = extensionBudget
         }
     }
 
