@@ -83,8 +83,10 @@ curl -sf "$control/deliveries?limit=$((pushes * 2))" > "$work/deliveries.json"
 
 echo "rich push: $rich pushes over $devices devices, an image downloaded and attached for each"
 curl -sf -X POST "$control/reset" >/dev/null
+if [[ -n "${APNSIM_E2E_PERF_DEVICES:-}" ]]; then perf record -F 499 -g -p "${pids[2]}" -o "$APNSIM_E2E_PERF_DEVICES" -- sleep 4 >/dev/null 2>&1 & fi
 load "$rich" "$work/rich.json" "${urls[@]}" >/dev/null
 wait_for "$rich"
+[[ -n "${APNSIM_E2E_PROFILE:-}" ]] && { ps -o pid,args,time -p "${pids[@]}"; }
 curl -sf "$control/deliveries?limit=$((rich * 2))" > "$work/rich-deliveries.json"
 served=$(curl -sf "http://127.0.0.1:$media_port/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("/media/sample.jpg", 0))')
 

@@ -18,10 +18,13 @@ public struct AttachmentDownloader: Sendable {
 
     /// The client every extension in the process shares, set up as an extension's URLSession behaves: up to 5
     /// redirects (no loops), gzip and deflate decoded (up to 100 times the compressed size), and a refused or
-    /// unreachable server fails the download at once instead of being retried until the budget runs out.
+    /// unreachable server fails the download at once instead of being retried until the budget runs out. One
+    /// process may run many devices, each of which would have its own connections to a media host; the pool
+    /// allows 64 per host where async-http-client's default is 8 (Benchmarks/e2e.sh, rich-push run).
     public static let sharedClient: HTTPClient = {
         var pool = HTTPClient.Configuration.ConnectionPool()
         pool.retryConnectionEstablishment = false
+        pool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         let configuration = HTTPClient.Configuration(
             redirectConfiguration: .follow(max: 5, allowCycles: false),
             timeout: .init(connect: .seconds(10)),
