@@ -36,6 +36,8 @@ public final class DeviceHost: Sendable {
         var link: (any Channel)?
         /// Receipts finished while the link was down; sent when it is back.
         var outbox: [DeviceLinkMessage] = []
+        /// Pushes whose service extension is running; one sent again meanwhile is not run twice.
+        var inExtension: Set<String> = []
     }
 
     /// The TLS context of the device link, when the caller shares one among many hosts (``makeTLSContext(_:)``).
@@ -204,10 +206,12 @@ public final class DeviceHost: Sendable {
                     state.linkDropsLeft -= 1
                     throw DeviceError("dropping the link before acknowledging push \(delivery.id) (dropLinkBeforeAcknowledging)")
                 }
+                if let receipt = state.center.receipt(for: delivery.id) { return ([receipt], nil) }
                 switch Self.serviceExtension(for: delivery, apps: state.apps, configuration: configuration) {
                 case .none:
                     return (state.center.receive(delivery, now: now), nil)
                 case .launch(let app, let content):
+                    guard state.inExtension.insert(delivery.id).inserted else { return ([], nil) }
                     return ([], (app, content))
                 case .notLaunched(let manifest, let content, let why):
                     let run = ExtensionRun(ran: false, kind: manifest.kind, outcome: .notLaunched, diagnostic: why)
@@ -215,10 +219,11 @@ public final class DeviceHost: Sendable {
                 }
             }
             if let (app, content) = launch {
-                // The push has arrived: ack now, the receipt follows once the extension is done (docs/device-link.md).
+                // The push has arrived: a pending ack now, the receipt once the extension is done (docs/device-link.md).
                 Task { await self.runExtension(of: app, content: content, on: delivery) }
-                return [.ack(.init(id: delivery.id))]
+                return [.ack(.init(id: delivery.id, pending: true))]
             }
+            if receipts.isEmpty { return [.ack(.init(id: delivery.id, pending: true))] }  // its extension is still running
             // The receipt comes at once, and a receipt acknowledges its push (docs/device-link.md).
             return receipts.map { .receipt($0) }
         case .heartbeat(let beat):
@@ -275,7 +280,8 @@ public final class DeviceHost: Sendable {
                                                   deliveryID: delivery.id)
         let now = configuration.clock.now()
         let (receipts, link) = state.withLock { state in
-            (state.center.receive(delivery, now: now, processed: (content, run)).map { DeviceLinkMessage.receipt($0) }, state.link)
+            state.inExtension.remove(delivery.id)
+            return (state.center.receive(delivery, now: now, processed: (content, run)).map { DeviceLinkMessage.receipt($0) }, state.link)
         }
         guard let link, link.isActive else {
             state.withLock { $0.outbox += receipts }

@@ -68,6 +68,9 @@ public struct NotificationList: Sendable {
     /// and keeps a device under steady load at about half a megabyte of receipts (Benchmarks/soak.sh).
     private static let rememberedReceipts = 1_000
 
+    /// The receipt already sent for `deliveryID`, if any: a push sent again gets it and nothing else happens.
+    public func receipt(for deliveryID: String) -> DeviceLinkMessage.Receipt? { answered[deliveryID] }
+
     /// - Parameter processed: what the app's service extension made of the push, when one ran.
     public mutating func receive(_ delivery: DeviceLinkMessage.Delivery, now: Date = Date(),
                                  processed: (content: NotificationContent, run: ExtensionRun)? = nil) -> [DeviceLinkMessage.Receipt] {

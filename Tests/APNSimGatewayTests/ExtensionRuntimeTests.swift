@@ -1,4 +1,7 @@
 import APNSimCore
+import APNSimDevice
+import APNSimGateway
+import APNSimProvider
 import Foundation
 import Testing
 
@@ -123,6 +126,38 @@ struct ExtensionRuntimeTests {
             #expect(elapsed >= .milliseconds(1950), "one after the other: \(elapsed)")
             #expect([a.run["launched"], b.run["launched"]].compactMap { $0 as? Bool }.sorted { !$0 && $1 } == [false, true])
             #expect(Set([a.content["title"] as? String, b.content["title"] as? String]) == ["A", "B"])
+        }
+    }
+
+    @Test("A device stopped while its extension runs gets the push again when it is back, and shows it")
+    func stoppedMidExtension() async throws {
+        let data = temporaryDirectory()
+        let app = appWithExtension(.scripted)
+        try await withGateway { harness in
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let apnsID = UUID().uuidString
+                try await withDevice(harness, dataDirectory: data, apps: [app]) { device in
+                    let token = try #require(device.tokens["com.example.app"])
+                    // 3 s in the extension: the device is stopped well before that.
+                    let response = try await DeviceDeliveryTests.push(harness, token: token,
+                                                                      payload: Self.script(#"{"action":"modify","delay":3,"title":"Late"}"#),
+                                                                      apnsID: apnsID)
+                    #expect(response.status == 200)
+                    // The pending ack is recorded as the push reaching the device; stop the device then.
+                    for _ in 0..<200 {
+                        let found = try await control.get("/v1/deliveries?apnsId=\(apnsID)").json as? [[String: Any]]
+                        if found?.first?["deliveredAt"] != nil { break }
+                        try await Task.sleep(for: .milliseconds(50))  // no long-poll waits for an ack
+                    }
+                }
+                let held = try await control.get("/v1/deliveries?apnsId=\(apnsID)").json as? [[String: Any]]
+                #expect(held?.first?["deliveredAt"] != nil && held?.first?["outcome"] == nil, "\(held ?? [])")
+                try await withDevice(harness, dataDirectory: data, apps: [app]) { _ in
+                    let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID, wait: 60))
+                    #expect(record["outcome"] as? String == "displayed", "\(record)")
+                    #expect((record["extension"] as? [String: Any])?["launched"] as? Bool == true)
+                    #expect((record["content"] as? [String: Any])?["title"] as? String == "Late")
+                }
         }
     }
 }

@@ -125,7 +125,14 @@ public enum DeviceLinkMessage: Sendable, Hashable {
 
     public struct Ack: Sendable, Hashable, Codable {
         public var id: String
-        public init(id: String) { self.id = id }
+        /// `true`: the push arrived and its receipt comes later (a service extension is running); the gateway keeps
+        /// the push until then and sends it again on the next link, so a device that dies mid-extension loses
+        /// nothing.
+        public var pending: Bool?
+        public init(id: String, pending: Bool? = nil) {
+            self.id = id
+            self.pending = pending
+        }
     }
 
     public struct Receipt: Sendable, Hashable, Codable {

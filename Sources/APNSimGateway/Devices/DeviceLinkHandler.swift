@@ -81,7 +81,8 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         // sends the push again (the device answers with the same receipt) instead of losing its outcome.
         case .ack(let ack):
             services.deliveries.record(.acknowledged(id: ack.id, at: services.clock.now()))
-            services.directory.acknowledge(ack.id)
+            // A pending ack says the push arrived; it is held until its receipt (docs/device-link.md).
+            if ack.pending != true { services.directory.acknowledge(ack.id) }
         case .receipt(let receipt):
             services.deliveries.record(.receipt(id: receipt.id, outcome: receipt.outcome, content: receipt.content,
                                                 detail: receipt.detail, at: services.clock.now(),
