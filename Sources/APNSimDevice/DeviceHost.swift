@@ -54,7 +54,8 @@ public final class DeviceHost: Sendable {
         let attachments = configuration.dataDirectory.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-\(configuration.device.id)")
         self.extensions = ServiceExtensionRuntime(directory: attachments.appendingPathComponent("attachments"),
-                                                  budget: configuration.extensionBudget, expiryGrace: configuration.extensionGrace)
+                                                  budget: configuration.extensionBudget, expiryGrace: configuration.extensionGrace,
+                                                  logger: logger)
         var center = NotificationList()
         center.backgroundBudget = configuration.backgroundBudget
         center.foreground = configuration.foreground
@@ -115,6 +116,11 @@ public final class DeviceHost: Sendable {
     /// Keeps the device link up until the task is cancelled.
     public func run() async throws {
         let sslContext = try sharedTLSContext ?? Self.makeTLSContext(configuration.tls)
+        defer {
+            // The app's extension processes end with the device (an unstructured task: the caller is cancelled).
+            let extensions = extensions
+            Task { await extensions.shutdown() }
+        }
         var backoff: Duration = .milliseconds(100)
         while !Task.isCancelled {
             do {

@@ -108,6 +108,7 @@ extension ExtensionKind {
         case .iterable: IterableExtension()
         case .clevertap: CleverTapExtension()
         case .scripted: ScriptedExtension()
+        case .executable: AutoPick.Unpicked()  // the runtime runs the app's executable instead
         }
     }
 }

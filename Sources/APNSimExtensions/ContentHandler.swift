@@ -63,6 +63,21 @@ final class ContentHandler: Sendable {
         }
     }
 
+    /// The extension holds `bytes` in all (an extension process's resident memory); past the limit iOS kills it.
+    func resident(_ bytes: Int) {
+        let over = state.withLock { state -> Bool in
+            let over = bytes > memoryLimit && !state.killed
+            if over { state.killed = true }
+            return over
+        }
+        if over {
+            send(.killed("its process held \(bytes / 1_048_576) MiB, over its \(memoryLimit / 1_048_576) MiB memory limit, and iOS killed it"))
+        }
+    }
+
+    /// Something the extension did that iOS does not allow, for the record.
+    func violation(_ text: String) { state.withLock { $0.violations.append(text) } }
+
     var violations: [String] { state.withLock { $0.violations } }
 
     func finish() { continuation.finish() }

@@ -1,3 +1,5 @@
+import Logging
+
 /// One app's extension process on a device: iOS starts it for a push, keeps it for the next one, and gives it one
 /// request at a time (apnsim's choice where engineers disagree; parallel requests are not simulated). A crash or a
 /// kill ends it; the next push starts it again.
@@ -5,6 +7,8 @@ actor ExtensionProcess {
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
     private var running = false
+    /// The executable of an extension of kind `executable`, while it runs.
+    private var external: ExternalExtensionProcess?
 
     /// Waits for the process's turn; `true` when this push starts the process.
     func acquire() async -> Bool {
@@ -13,13 +17,30 @@ actor ExtensionProcess {
         } else {
             busy = true
         }
+        if external?.isRunning == false { (running, external) = (false, nil) }  // it ended between pushes
         defer { running = true }
         return !running
+    }
+
+    /// The running executable of a kind `executable` extension, started if need be.
+    func executable(_ command: [String], logger: Logger) -> Result<ExternalExtensionProcess, DownloadError> {
+        if let external, external.isRunning { return .success(external) }
+        do throws(DownloadError) {
+            let started = try ExternalExtensionProcess(command: command, logger: logger)
+            external = started
+            return .success(started)
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Ends the turn; `alive: false` when the extension crashed or was killed.
     func release(alive: Bool) {
         running = alive
+        if !alive {
+            external?.terminate()
+            external = nil
+        }
         if waiting.isEmpty {
             busy = false
         } else {
@@ -37,5 +58,10 @@ actor ExtensionProcesses {
         let process = ExtensionProcess()
         processes[bundleID] = process
         return process
+    }
+
+    /// Ends every extension process (the device is stopping).
+    func terminateAll() async {
+        for process in processes.values { await process.release(alive: false) }
     }
 }

@@ -1,5 +1,6 @@
 import APNSimCore
 import Foundation
+import Logging
 
 /// Runs an app's notification service extension on a push, as iOS does: the extension gets the content and a time
 /// budget (Apple: about 30 seconds); what it hands its content handler first is shown. At the deadline
@@ -17,13 +18,19 @@ public struct ServiceExtensionRuntime: Sendable {
     public var expiryGrace: Duration
     let downloader: AttachmentDownloader
     private let processes = ExtensionProcesses()
+    let logger: Logger
 
     /// - Parameter directory: where the extension saves its downloads (the device's data folder).
-    public init(directory: URL, budget: Duration = .seconds(30), expiryGrace: Duration = .seconds(2)) {
+    public init(directory: URL, budget: Duration = .seconds(30), expiryGrace: Duration = .seconds(2),
+                logger: Logger = Logger(label: "apnsim.extension")) {
+        self.logger = logger
         self.budget = budget
         self.expiryGrace = expiryGrace
         self.downloader = AttachmentDownloader(directory: directory)
     }
+
+    /// Ends every extension process; a stopping device calls it.
+    public func shutdown() async { await processes.terminateAll() }
 
     /// The content to show for a mutable-content push with a visible alert, and what the extension did.
     /// - Parameter resources: the app bundle's resources folder, when the app declares one.
@@ -39,8 +46,14 @@ public struct ServiceExtensionRuntime: Sendable {
         let handler = ContentHandler(memoryLimit: manifest.memoryLimitMiB * 1_048_576)
         let context = ExtensionContext(downloader: downloader, deliveryID: deliveryID, deadline: started + budget,
                                        end: started + budget + expiryGrace, resources: resources.map { URL(fileURLWithPath: $0) }, handler: handler)
-        let turn = await Self.turn(of: kind.builtIn, on: original, context: context, grace: expiryGrace)
-        await process.release(alive: turn.outcome != .crashed && turn.outcome != .killed)
+        let builtIn: any BuiltInExtension = kind == .executable
+            ? ExternalExtension(process: await process.executable(manifest.executable ?? [], logger: logger),
+                                directory: downloader.directory.appendingPathComponent(deliveryID), budget: budget)
+            : kind.builtIn
+        let turn = await Self.turn(of: builtIn, on: original, context: context, grace: expiryGrace)
+        // iOS ends the process after a crash, a kill, or an expiry the extension did not answer.
+        let ended = turn.outcome == .crashed || turn.outcome == .killed || (turn.outcome == .expired && turn.result == nil)
+        await process.release(alive: !ended)
 
         let elapsed = ContinuousClock.now - started
         let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)

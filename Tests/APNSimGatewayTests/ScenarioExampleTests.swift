@@ -21,7 +21,7 @@ struct ScenarioExampleTests {
         var apps = base.apps
         for override in world["apps"] as? [[String: Any]] ?? [] {
             let app = try YAMLDecoder().decode(World.App.self, from: try Yams.dump(object: override))
-            apps[app.bundleID] = app
+            apps[app.bundleID] = app.resolvingPaths(relativeTo: Self.folder)
         }
         let declared = try #require(apps["com.example.app"])
         var app = AppManifest.signed(bundleID: declared.bundleID, team: declared.team, environment: .development, now: Date())

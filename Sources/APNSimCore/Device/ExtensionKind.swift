@@ -22,6 +22,9 @@ public enum ExtensionKind: String, Sendable, Hashable, Codable, CaseIterable {
     case iterable
     /// CleverTap: attaches `ct_mediaUrl` typed by `ct_mediaType` (image → jpg, video → mp4, audio → mp3).
     case clevertap
+    /// An executable of the team's own (`executable:`), in any language, speaking the JSON-lines protocol of
+    /// docs/extension-protocol.md on its standard input and output.
+    case executable
     /// Does what the push's `apnsim.extension` says (hang, crash, throw, call its handler twice, hold memory,
     /// suppress), for testing what a misbehaving extension does to the send-to-display flow.
     case scripted

@@ -11,8 +11,11 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
 
     /// The extension's own bundle ID, the app's followed by a suffix (`com.example.app.NotificationService`).
     public var bundleID: String
-    /// Which built-in extension runs in it (`auto` picks one by the payload's keys).
+    /// Which built-in extension runs in it (`auto` picks one by the payload's keys), or `executable`.
     public var kind: ExtensionKind
+    /// For kind `executable`: the command and its arguments (docs/extension-protocol.md); a relative path in a
+    /// world file is taken from the file's folder.
+    public var executable: [String]?
     /// The Team ID it is signed by; `nil`: the app's.
     public var team: String?
     /// The provisioning profile it is signed with; `nil`: its own explicit App ID and profile, as Xcode's automatic
@@ -40,9 +43,10 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
     public init(bundleID: String, kind: ExtensionKind, team: String? = nil, profile: ProvisioningProfile? = nil,
                 extensionPoint: String = serviceExtensionPoint, deploymentTarget: String? = nil, embedded: Bool = true,
                 filtering: Bool = false, appGroup: String? = nil, categories: [String] = [], budget: Double? = nil,
-                memoryLimitMiB: Int = 24) {
+                memoryLimitMiB: Int = 24, executable: [String]? = nil) {
         self.bundleID = bundleID
         self.kind = kind
+        self.executable = executable
         self.team = team
         self.profile = profile
         self.extensionPoint = extensionPoint
@@ -57,7 +61,7 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case bundleID, kind, team, profile, extensionPoint, deploymentTarget, embedded, filtering, appGroup, categories, budget,
-             memoryLimitMiB
+             memoryLimitMiB, executable
     }
 
     public init(from decoder: any Decoder) throws {
@@ -73,7 +77,12 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
                   appGroup: try container.decodeIfPresent(String.self, forKey: .appGroup),
                   categories: try Self.categories(container),
                   budget: try container.decodeIfPresent(Double.self, forKey: .budget),
-                  memoryLimitMiB: try container.decodeIfPresent(Int.self, forKey: .memoryLimitMiB) ?? 24)
+                  memoryLimitMiB: try container.decodeIfPresent(Int.self, forKey: .memoryLimitMiB) ?? 24,
+                  executable: try container.decodeIfPresent([String].self, forKey: .executable))
+        guard (kind == .executable) == !(executable ?? []).isEmpty else {
+            throw DecodingError.dataCorruptedError(forKey: .executable, in: container,
+                                                   debugDescription: "kind executable takes an executable (a command and its arguments), and only it does")
+        }
         if let budget, !(budget.isFinite && (0.1...600).contains(budget)) {
             throw DecodingError.dataCorruptedError(forKey: .budget, in: container, debugDescription: "budget takes 0.1 to 600 seconds; got \(budget)")
         }

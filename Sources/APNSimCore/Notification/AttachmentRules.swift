@@ -80,6 +80,11 @@ public enum AttachmentRules {
         return aliases[bare] ?? table.first { $0.type.mime == bare }?.extensions.first
     }
 
+    /// The file extension of a UTI Apple lists (`public.jpeg` → `jpg`), as a type hint names it.
+    public static func fileExtension(forUTI uti: String) -> String? {
+        table.first { $0.type.uti == uti }?.extensions.first
+    }
+
     /// The file extension of the type `bytes` are, by their magic bytes, or `nil` (as Airship's extension sniffs
     /// a download whose name and MIME type say nothing).
     public static func sniff(_ bytes: [UInt8]) -> String? {
@@ -112,6 +117,11 @@ public enum AttachmentRules {
         public var message: String
 
         public var description: String { "UNErrorDomain \(code.rawValue): \(message)" }
+
+        public init(code: Code, message: String) {
+            self.code = code
+            self.message = message
+        }
     }
 
     /// `UNError.Code` values for attachments.

@@ -100,11 +100,8 @@ public struct WorldFile: Codable, Sendable {
                 throw WorldFileError("\(path): \(error.description)")
             }
         }
-        for var app in file.apps ?? [] {
-            if let resources = app.resources, let directory, !resources.hasPrefix("/") {
-                app.resources = directory.appendingPathComponent(resources).standardizedFileURL.path
-            }
-            world.apps[app.bundleID] = app
+        for app in file.apps ?? [] {
+            world.apps[app.bundleID] = directory.map { app.resolvingPaths(relativeTo: $0) } ?? app
         }
         for record in file.tokens ?? [] { world.tokens[record.token] = record }
         world.devices = file.devices ?? []
@@ -113,6 +110,20 @@ public struct WorldFile: Codable, Sendable {
             throw WorldFileError("\(path): " + problems.joined(separator: "; "))
         }
         return world
+    }
+}
+
+extension World.App {
+    /// The app with its `resources` folder, and any path in its extension's `executable` (`python/attach.py`),
+    /// taken from `directory` when relative.
+    public func resolvingPaths(relativeTo directory: URL) -> World.App {
+        func resolved(_ path: String) -> String {
+            path.hasPrefix("/") ? path : directory.appendingPathComponent(path).standardizedFileURL.path
+        }
+        var app = self
+        app.resources = resources.map(resolved)
+        app.serviceExtension?.executable = serviceExtension?.executable?.map { $0.contains("/") ? resolved($0) : $0 }
+        return app
     }
 }
 

@@ -1,0 +1,168 @@
+import APNSimCore
+import Foundation
+import Logging
+import Synchronization
+
+/// A team's own extension executable, running as the app's extension process: requests go to its standard input
+/// and its replies come back on its standard output, one JSON object per line (docs/extension-protocol.md). Its
+/// standard error goes to the device's log. It ends when the device closes its standard input, or is terminated.
+final class ExternalExtensionProcess: @unchecked Sendable {  // `process` and the file handles are used under `state`'s lock or are thread-safe
+    private let process: Process
+    private let input: FileHandle
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    private struct State {
+        var buffer: [UInt8] = []
+        var turn: Turn?
+        var exit: String?
+    }
+
+    /// The push being handled: where its replies go.
+    struct Turn {
+        var id: String
+        var handler: ContentHandler
+        var original: NotificationContent
+        var directory: URL
+        /// Told of the first content handed over, or of the process ending.
+        var progress: AsyncStream<Void>.Continuation
+    }
+
+    /// Starts `command`; throws a sentence when it cannot be started.
+    init(command: [String], logger: Logger) throws(DownloadError) {
+        self.logger = logger
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0].contains("/") ? command[0] : "/usr/bin/env")
+        process.arguments = command[0].contains("/") ? Array(command.dropFirst()) : command
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        input = stdin.fileHandleForWriting
+        stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil } else { self?.received(Array(data)) }
+        }
+        stderr.fileHandleForReading.readabilityHandler = { [logger] handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil; return }
+            logger.info("extension stderr", metadata: ["text": "\(String(decoding: data, as: UTF8.self))"])
+        }
+        process.terminationHandler = { [weak self] process in
+            let why = process.terminationReason == .uncaughtSignal ? "was killed by signal \(process.terminationStatus)"
+                : "exited with status \(process.terminationStatus)"
+            self?.ended(why)
+        }
+        do {
+            try process.run()
+        } catch {
+            throw DownloadError("cannot start the extension \(command.joined(separator: " ")): \(error.localizedDescription)")
+        }
+    }
+
+    var isRunning: Bool { state.withLock { $0.exit == nil } }
+    var pid: Int32 { process.processIdentifier }
+
+    /// Makes `turn` the push its replies go to; the returned stream says when something happened.
+    func begin(id: String, handler: ContentHandler, original: NotificationContent, directory: URL) -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+        let exit = state.withLock { state in
+            state.turn = Turn(id: id, handler: handler, original: original, directory: directory, progress: continuation)
+            return state.exit
+        }
+        if let exit { handler.send(.crashed("the extension process \(exit)")); continuation.finish() }
+        return stream
+    }
+
+    /// Writes one protocol message; a process that no longer reads is a crash.
+    func send(_ message: some Encodable) throws(DownloadError) {
+        do {
+            var line = try JSONEncoder().encode(message)
+            line.append(0x0A)
+            try input.write(contentsOf: line)
+        } catch {
+            throw DownloadError("cannot write to the extension process: \(error)")
+        }
+    }
+
+    func terminate() {
+        try? input.close()
+        if process.isRunning { process.terminate() }
+    }
+
+    private func received(_ bytes: [UInt8]) {
+        let lines = state.withLock { state -> [[UInt8]] in
+            state.buffer += bytes
+            var lines: [[UInt8]] = []
+            while let newline = state.buffer.firstIndex(of: 0x0A) {
+                lines.append(Array(state.buffer[..<newline]))
+                state.buffer.removeSubrange(...newline)
+            }
+            return lines
+        }
+        for line in lines where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) { handle(line) }
+    }
+
+    private func handle(_ line: [UInt8]) {
+        let turn = state.withLock { $0.turn }
+        guard let reply = try? JSONDecoder().decode(ExtensionProtocol.Reply.self, from: Data(line)),
+              ["content", "log"].contains(reply.type) else {
+            let text = String(decoding: line.prefix(80), as: UTF8.self)
+            turn?.handler.send(.crashed("the extension wrote \"\(text)\", which is not a protocol message (docs/extension-protocol.md), and was stopped"))
+            terminate()
+            return
+        }
+        if reply.type == "log" {
+            logger.info("extension log", metadata: ["message": "\(reply.message ?? "")"])
+            return
+        }
+        guard let turn, reply.id == turn.id, let content = reply.content else {
+            turn?.handler.violation("handed over content for \(reply.id ?? "no push") while handling \(turn?.id ?? "none")")
+            return
+        }
+        turn.handler(Self.result(content, turn: turn))
+        turn.progress.yield()
+    }
+
+    /// What the extension handed over, with each file it attached checked as iOS checks it.
+    static func result(_ content: ExtensionProtocol.Content, turn: Turn) -> ExtensionResult {
+        var shown = content.notificationContent(original: turn.original)
+        shown.attachments = (content.attachments ?? []).enumerated().map { index, file in
+            attachment(file, identifier: file.identifier ?? "\(turn.id)-\(index)")
+        }
+        let refused = shown.attachments.compactMap(\.refusal).map(\.description)
+        let diagnostic = refused.isEmpty ? "the extension handed over its content with \(shown.attachments.count) attachment(s)"
+            : "the extension handed over its content; iOS refused \(refused.joined(separator: "; "))"
+        return ExtensionResult(content: shown, diagnostic: diagnostic)
+    }
+
+    static func attachment(_ file: ExtensionProtocol.FileAttachment, identifier: String) -> NotificationContent.Attachment {
+        let url = URL(fileURLWithPath: file.file)
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            return .init(identifier: identifier, type: nil, size: 0, sha256: "", url: url.absoluteString,
+                         refusal: .init(code: .invalidURL, message: "\(file.file) is not a readable file"))
+        }
+        let bytes = Array(data)
+        let fileExtension = file.typeHint.flatMap(AttachmentRules.fileExtension(forUTI:)) ?? url.pathExtension
+        return .init(identifier: identifier, type: AttachmentRules.fileType(forExtension: fileExtension)?.uti, size: bytes.count,
+                     sha256: NotificationContent.Attachment.sha256(of: bytes), url: url.absoluteString,
+                     refusal: AttachmentRules.refusal(fileExtension: fileExtension, bytes: bytes))
+    }
+
+    private func ended(_ why: String) {
+        let turn = state.withLock { state -> Turn? in
+            state.exit = why
+            return state.turn
+        }
+        turn?.handler.send(.crashed("the extension process \(why)"))
+        turn?.progress.finish()
+    }
+
+    /// The memory the process holds (its resident set), where the system says (Linux's /proc); `nil` elsewhere.
+    var residentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+        return kilobytes * 1024
+    }
+}
