@@ -207,31 +207,33 @@ public final class DeviceHost: Sendable {
             for waiter in waiters { waiter() }
             return []
         case .push(let delivery):
-            let (receipts, launch) = try state.withLock { state -> ([DeviceLinkMessage.Receipt], (AppManifest, NotificationContent)?) in
+            let answer = try state.withLock { state -> PushAnswer in
                 if state.linkDropsLeft > 0 {
                     state.linkDropsLeft -= 1
                     throw DeviceError("dropping the link before acknowledging push \(delivery.id) (dropLinkBeforeAcknowledging)")
                 }
-                if let receipt = state.center.receipt(for: delivery.id) { return ([receipt], nil) }
+                if let receipt = state.center.receipt(for: delivery.id) { return .receipts([receipt]) }
                 switch Self.serviceExtension(for: delivery, apps: state.apps, configuration: configuration) {
                 case .none:
-                    return (state.center.receive(delivery, now: now), nil)
-                case .launch(let app, let content):
-                    guard state.inExtension.insert(delivery.id).inserted else { return ([], nil) }
-                    return ([], (app, content))
-                case .notLaunched(let manifest, let content, let why):
+                    return .receipts(state.center.receive(delivery, now: now))
+                case .launch(let app, let payload):
+                    return state.inExtension.insert(delivery.id).inserted ? .launch(app, payload) : .stillInExtension
+                case .notLaunched(let manifest, let payload, let why):
                     let run = ExtensionRun(ran: false, kind: manifest.kind, outcome: .notLaunched, diagnostic: why)
-                    return (state.center.receive(delivery, now: now, processed: (content, run)), nil)
+                    return .receipts(state.center.receive(delivery, payload: payload, now: now, processed: (payload.content, run)))
                 }
             }
-            if let (app, content) = launch {
+            switch answer {
+            case .receipts(let receipts):
+                // The receipt comes at once, and a receipt acknowledges its push (docs/device-link.md).
+                return receipts.map { .receipt($0) }
+            case .launch(let app, let payload):
                 // The push has arrived: a pending ack now, the receipt once the extension is done (docs/device-link.md).
-                Task { await self.runExtension(of: app, content: content, on: delivery) }
+                Task { await self.runExtension(of: app, payload: payload, on: delivery) }
+                return [.ack(.init(id: delivery.id, pending: true))]
+            case .stillInExtension:
                 return [.ack(.init(id: delivery.id, pending: true))]
             }
-            if receipts.isEmpty { return [.ack(.init(id: delivery.id, pending: true))] }  // its extension is still running
-            // The receipt comes at once, and a receipt acknowledges its push (docs/device-link.md).
-            return receipts.map { .receipt($0) }
         case .heartbeat(let beat):
             return [.heartbeatAck(beat)]
         case .install(let app):
@@ -257,10 +259,20 @@ public final class DeviceHost: Sendable {
     private enum ExtensionDecision {
         /// The app has no extension, or the push is not an alert.
         case none
-        /// The app's extension runs on the push's content.
-        case launch(AppManifest, NotificationContent)
+        /// The app's extension runs on the push.
+        case launch(AppManifest, PushPayload)
         /// iOS would skip the extension; the record says why.
-        case notLaunched(ServiceExtensionManifest, NotificationContent, String)
+        case notLaunched(ServiceExtensionManifest, PushPayload, String)
+    }
+
+    /// What the device does with a push.
+    private enum PushAnswer {
+        /// Its receipts, at once.
+        case receipts([DeviceLinkMessage.Receipt])
+        /// Start the app's extension on it.
+        case launch(AppManifest, PushPayload)
+        /// A push sent again while its extension still runs.
+        case stillInExtension
     }
 
     /// Whether iOS would start the app's extension for an alert push (``ServiceExtensionManifest/reasonNotLaunched``).
@@ -272,22 +284,22 @@ public final class DeviceHost: Sendable {
         let settings = ServiceExtensionManifest.DeviceSettings(alertsEnabled: !configuration.alertsOff.contains(app.bundleID),
                                                                categoriesApply: configuration.extensionCategoriesApply)
         if let why = manifest.reasonNotLaunched(payload: payload, deviceOS: configuration.device.os, settings: settings) {
-            return .notLaunched(manifest, payload.content, why)
+            return .notLaunched(manifest, payload, why)
         }
-        return .launch(app, payload.content)
+        return .launch(app, payload)
     }
 
     /// Runs the app's extension on `delivery`, then shows the result and sends the receipts (or keeps them for the
     /// next link).
-    private func runExtension(of app: AppManifest, content original: NotificationContent,
-                              on delivery: DeviceLinkMessage.Delivery) async {
+    private func runExtension(of app: AppManifest, payload: PushPayload, on delivery: DeviceLinkMessage.Delivery) async {
         guard let manifest = app.serviceExtension else { return }
-        let (content, run) = await extensions.run(manifest, app: app.bundleID, resources: app.resources, content: original,
+        let (content, run) = await extensions.run(manifest, app: app.bundleID, resources: app.resources, content: payload.content,
                                                   deliveryID: delivery.id)
         let now = configuration.clock.now()
         let (receipts, link) = state.withLock { state in
             state.inExtension.remove(delivery.id)
-            return (state.center.receive(delivery, now: now, processed: (content, run)).map { DeviceLinkMessage.receipt($0) }, state.link)
+            return (state.center.receive(delivery, payload: payload, now: now, processed: (content, run)).map { DeviceLinkMessage.receipt($0) },
+                    state.link)
         }
         guard let link, link.isActive else {
             state.withLock { $0.outbox += receipts }

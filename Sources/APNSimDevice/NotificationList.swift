@@ -72,10 +72,11 @@ public struct NotificationList: Sendable {
     public func receipt(for deliveryID: String) -> DeviceLinkMessage.Receipt? { answered[deliveryID] }
 
     /// - Parameter processed: what the app's service extension made of the push, when one ran.
-    public mutating func receive(_ delivery: DeviceLinkMessage.Delivery, now: Date = Date(),
+    /// - Parameter payload: the delivery's payload when the caller has already read it.
+    public mutating func receive(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload? = nil, now: Date = Date(),
                                  processed: (content: NotificationContent, run: ExtensionRun)? = nil) -> [DeviceLinkMessage.Receipt] {
         if let receipt = answered[delivery.id] { return [receipt] }
-        var receipts = path(of: delivery, now: now, processed: processed)
+        var receipts = path(of: delivery, payload: payload, now: now, processed: processed)
         if let processed, let index = receipts.firstIndex(where: { $0.id == delivery.id }) {
             receipts[index].extensionRun = processed.run
         }
@@ -92,11 +93,11 @@ public struct NotificationList: Sendable {
         return receipts
     }
 
-    private mutating func path(of delivery: DeviceLinkMessage.Delivery, now: Date,
+    private mutating func path(of delivery: DeviceLinkMessage.Delivery, payload read: PushPayload?, now: Date,
                                processed: (content: NotificationContent, run: ExtensionRun)?) -> [DeviceLinkMessage.Receipt] {
         let payload: PushPayload
         do {
-            payload = try PushPayload(json: Array(delivery.payload.utf8))
+            payload = try read ?? PushPayload(json: Array(delivery.payload.utf8))
         } catch {
             return [.init(id: delivery.id, outcome: .dropped, content: nil, detail: "the device could not read the payload: \(error)")]
         }

@@ -18,10 +18,10 @@ struct AirshipExtension: BuiltInExtension {
         guard !urls.isEmpty else {
             return .init(content: text, diagnostic: "\(Self.key) names no URL: Airship shows its text without media")
         }
-        let outcomes = await withTaskGroup(of: (Int, Result<NotificationContent.Attachment, DownloadError>).self) { group in
+        let outcomes = await withTaskGroup(of: (Int, Result<NotificationContent.Attachment, ExtensionError>).self) { group in
             for (index, url) in urls.enumerated() {
                 group.addTask {
-                    do throws(DownloadError) {
+                    do throws(ExtensionError) {
                         return (index, .success(try await context.attach(url, as: "\(context.deliveryID)-\(index)", fileExtension: Self.fileExtension)))
                     } catch {
                         return (index, .failure(error))

@@ -39,23 +39,23 @@ public struct AttachmentDownloader: Sendable {
     }
 
     /// Downloads `url`, saves it as `name.EXTENSION` and checks it; `fileExtension` picks the extension from the
-    /// response, as each vendor's extension does in its own way. Throws a ``DownloadError`` (a sentence) when
+    /// response, as each vendor's extension does in its own way. Throws a ``ExtensionError`` (a sentence) when
     /// nothing could be downloaded; a file iOS would refuse comes back with its refusal.
     public func attach(_ url: String, identifier: String, name: String, timeout: Duration,
-                       fileExtension: @Sendable (DownloadResponse) -> String) async throws(DownloadError) -> NotificationContent.Attachment {
+                       fileExtension: @Sendable (DownloadResponse) -> String) async throws(ExtensionError) -> NotificationContent.Attachment {
         let response = try await download(url, timeout: timeout)
         return try save(response.bytes, as: name, fileExtension: fileExtension(response), identifier: identifier, url: url)
     }
 
     /// Saves `bytes` as `name.fileExtension` and checks them as iOS would an attachment of that name.
     public func save(_ bytes: [UInt8], as name: String, fileExtension: String, identifier: String,
-                     url: String) throws(DownloadError) -> NotificationContent.Attachment {
+                     url: String) throws(ExtensionError) -> NotificationContent.Attachment {
         let file = directory.appendingPathComponent(fileExtension.isEmpty ? name : "\(name).\(fileExtension)")
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Data(bytes).write(to: file)
         } catch {
-            throw DownloadError("cannot save the attachment at \(file.path): \(error)")
+            throw ExtensionError("cannot save the attachment at \(file.path): \(error)")
         }
         return NotificationContent.Attachment(identifier: identifier,
                                               type: AttachmentRules.fileType(forExtension: fileExtension)?.uti,
@@ -63,25 +63,25 @@ public struct AttachmentDownloader: Sendable {
                                               refusal: AttachmentRules.refusal(fileExtension: fileExtension, bytes: bytes))
     }
 
-    func download(_ url: String, timeout: Duration) async throws(DownloadError) -> DownloadResponse {
+    func download(_ url: String, timeout: Duration) async throws(ExtensionError) -> DownloadResponse {
         let request = HTTPClientRequest(url: url)
         do {
             let response = try await client.execute(request, timeout: TimeAmount(timeout))
             guard (200..<300).contains(response.status.code) else {
-                throw DownloadError("\(url) answered \(response.status.code) \(response.status.reasonPhrase)")
+                throw ExtensionError("\(url) answered \(response.status.code) \(response.status.reasonPhrase)")
             }
             let body = try await response.body.collect(upTo: Self.bodyLimit)
             return DownloadResponse(url: url, contentType: response.headers.first(name: "content-type"),
                                     contentDisposition: response.headers.first(name: "content-disposition"),
                                     bytes: Array(body.readableBytesView))
-        } catch let error as DownloadError {
+        } catch let error as ExtensionError {
             throw error
         } catch let error as NIOTooManyBytesError {
-            throw DownloadError("\(url) sent more than \(Self.bodyLimit - 1) bytes (\(error))")
+            throw ExtensionError("\(url) sent more than \(Self.bodyLimit - 1) bytes (\(error))")
         } catch let error as HTTPClientError where error == .redirectCycleDetected || error == .redirectLimitReached {
-            throw DownloadError("cannot download \(url): its redirects loop or go on past 5 (\(error))")
+            throw ExtensionError("cannot download \(url): its redirects loop or go on past 5 (\(error))")
         } catch {
-            throw DownloadError("cannot download \(url): \(error)")
+            throw ExtensionError("cannot download \(url): \(error)")
         }
     }
 }
@@ -120,10 +120,4 @@ public struct DownloadResponse: Sendable {
         }
         return nil
     }
-}
-
-/// A download that failed, in a sentence naming the URL.
-public struct DownloadError: Error, CustomStringConvertible, Sendable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
 }

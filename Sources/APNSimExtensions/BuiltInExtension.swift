@@ -64,27 +64,27 @@ struct ExtensionContext: Sendable {
     let handler: ContentHandler
 
     /// Downloads `url` and attaches it as `name` (the delivery's ID by default), with `fileExtension`.
-    func attach(_ url: String, as name: String? = nil, fileExtension: String) async throws(DownloadError) -> NotificationContent.Attachment {
+    func attach(_ url: String, as name: String? = nil, fileExtension: String) async throws(ExtensionError) -> NotificationContent.Attachment {
         try await attach(url, as: name) { _ in fileExtension }
     }
 
     /// Downloads `url` and attaches it as `name`, with the extension `fileExtension` picks from the response.
     func attach(_ url: String, as name: String? = nil, fileExtension: @escaping @Sendable (DownloadResponse) -> String)
-        async throws(DownloadError) -> NotificationContent.Attachment {
+        async throws(ExtensionError) -> NotificationContent.Attachment {
         let left = end - .now
-        guard left > .zero else { throw DownloadError("no time left to download \(url)") }
+        guard left > .zero else { throw ExtensionError("no time left to download \(url)") }
         let name = name ?? deliveryID
         return try await downloader.attach(url, identifier: name, name: name, timeout: left, fileExtension: fileExtension)
     }
 
     /// Attaches the file `name` of the app bundle's resources (a copy, as iOS copies bundle files into its store).
-    func attachBundled(_ name: String) throws(DownloadError) -> NotificationContent.Attachment {
+    func attachBundled(_ name: String) throws(ExtensionError) -> NotificationContent.Attachment {
         guard let resources else {
-            throw DownloadError("\(name) is not in the app bundle: the app declares no resources folder")
+            throw ExtensionError("\(name) is not in the app bundle: the app declares no resources folder")
         }
         let file = resources.appendingPathComponent((name as NSString).lastPathComponent)
         guard let data = FileManager.default.contents(atPath: file.path) else {
-            throw DownloadError("\(name) is not in the app bundle (\(resources.path))")
+            throw ExtensionError("\(name) is not in the app bundle (\(resources.path))")
         }
         return try downloader.save(Array(data), as: deliveryID, fileExtension: file.pathExtension, identifier: deliveryID,
                                    url: file.absoluteString)
@@ -103,9 +103,9 @@ extension ExtensionKind {
         case .salesforce: SalesforceExtension()
         case .sailthru: SailthruExtension()
         case .onesignal: OneSignalExtension()
-        case .firebase: FirebaseExtension()
+        case .firebase: SuggestedNameExtension.firebase
         case .airship: AirshipExtension()
-        case .iterable: IterableExtension()
+        case .iterable: SuggestedNameExtension.iterable
         case .clevertap: CleverTapExtension()
         case .scripted: ScriptedExtension()
         case .executable: AutoPick.Unpicked()  // the runtime runs the app's executable instead

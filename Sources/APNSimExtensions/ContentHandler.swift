@@ -50,28 +50,27 @@ final class ContentHandler: Sendable {
 
     func send(_ event: Event) { continuation.yield(event) }
 
-    /// The extension holds `bytes` more; past the limit iOS kills it (jetsam), once.
+    /// The extension holds `bytes` more (a built-in extension's own accounting).
     func hold(_ bytes: Int) {
-        let (over, held) = state.withLock { state -> (Bool, Int) in
+        let held = state.withLock { state -> Int in
             state.held += bytes
-            let over = state.held > memoryLimit && !state.killed
-            if over { state.killed = true }
-            return (over, state.held)
+            return state.held
         }
-        if over {
-            send(.killed("it held \(held / 1_048_576) MiB, over its \(memoryLimit / 1_048_576) MiB memory limit, and iOS killed it"))
-        }
+        check(held, what: "it held")
     }
 
-    /// The extension holds `bytes` in all (an extension process's resident memory); past the limit iOS kills it.
-    func resident(_ bytes: Int) {
+    /// The extension holds `bytes` in all (an extension process's resident memory).
+    func resident(_ bytes: Int) { check(bytes, what: "its process held") }
+
+    /// Past the limit iOS kills the extension (jetsam), once.
+    private func check(_ held: Int, what: String) {
         let over = state.withLock { state -> Bool in
-            let over = bytes > memoryLimit && !state.killed
-            if over { state.killed = true }
-            return over
+            guard held > memoryLimit, !state.killed else { return false }
+            state.killed = true
+            return true
         }
         if over {
-            send(.killed("its process held \(bytes / 1_048_576) MiB, over its \(memoryLimit / 1_048_576) MiB memory limit, and iOS killed it"))
+            send(.killed("\(what) \(held / 1_048_576) MiB, over its \(memoryLimit / 1_048_576) MiB memory limit, and iOS killed it"))
         }
     }
 

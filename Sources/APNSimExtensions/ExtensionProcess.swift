@@ -23,9 +23,9 @@ actor ExtensionProcess {
     }
 
     /// The running executable of a kind `executable` extension, started if need be.
-    func executable(_ command: [String], logger: Logger) -> Result<ExternalExtensionProcess, DownloadError> {
+    func executable(_ command: [String], logger: Logger) -> Result<ExternalExtensionProcess, ExtensionError> {
         if let external, external.isRunning { return .success(external) }
-        do throws(DownloadError) {
+        do throws(ExtensionError) {
             let started = try ExternalExtensionProcess(command: command, logger: logger)
             external = started
             return .success(started)

@@ -5,7 +5,7 @@ import Foundation
 /// through its content handler as the process writes it; at the deadline it gets `expire`. While it works, the
 /// memory it holds is checked against its limit.
 struct ExternalExtension: BuiltInExtension {
-    let process: Result<ExternalExtensionProcess, DownloadError>
+    let process: Result<ExternalExtensionProcess, ExtensionError>
     let directory: URL
     let budget: Duration
     /// After the first content, how long later calls are still counted against this push.
@@ -19,7 +19,7 @@ struct ExternalExtension: BuiltInExtension {
             context.handler.send(.crashed(error.description))
             return nil
         }
-        let progress = process.begin(id: context.deliveryID, handler: context.handler, original: content, directory: directory)
+        let progress = process.begin(id: context.deliveryID, handler: context.handler, original: content)
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let milliseconds = Int(budget.components.seconds * 1000 + budget.components.attoseconds / 1_000_000_000_000_000)
         do {

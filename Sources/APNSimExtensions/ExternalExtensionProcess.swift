@@ -23,13 +23,12 @@ final class ExternalExtensionProcess: @unchecked Sendable {  // `process` and th
         var id: String
         var handler: ContentHandler
         var original: NotificationContent
-        var directory: URL
         /// Told of the first content handed over, or of the process ending.
         var progress: AsyncStream<Void>.Continuation
     }
 
     /// Starts `command`; throws a sentence when it cannot be started.
-    init(command: [String], logger: Logger) throws(DownloadError) {
+    init(command: [String], logger: Logger) throws(ExtensionError) {
         self.logger = logger
         process = Process()
         process.executableURL = URL(fileURLWithPath: command[0].contains("/") ? command[0] : "/usr/bin/env")
@@ -56,7 +55,7 @@ final class ExternalExtensionProcess: @unchecked Sendable {  // `process` and th
         do {
             try process.run()
         } catch {
-            throw DownloadError("cannot start the extension \(command.joined(separator: " ")): \(error.localizedDescription)")
+            throw ExtensionError("cannot start the extension \(command.joined(separator: " ")): \(error.localizedDescription)")
         }
     }
 
@@ -64,10 +63,10 @@ final class ExternalExtensionProcess: @unchecked Sendable {  // `process` and th
     var pid: Int32 { process.processIdentifier }
 
     /// Makes `turn` the push its replies go to; the returned stream says when something happened.
-    func begin(id: String, handler: ContentHandler, original: NotificationContent, directory: URL) -> AsyncStream<Void> {
+    func begin(id: String, handler: ContentHandler, original: NotificationContent) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
         let exit = state.withLock { state in
-            state.turn = Turn(id: id, handler: handler, original: original, directory: directory, progress: continuation)
+            state.turn = Turn(id: id, handler: handler, original: original, progress: continuation)
             return state.exit
         }
         if let exit { handler.send(.crashed("the extension process \(exit)")); continuation.finish() }
@@ -75,13 +74,13 @@ final class ExternalExtensionProcess: @unchecked Sendable {  // `process` and th
     }
 
     /// Writes one protocol message; a process that no longer reads is a crash.
-    func send(_ message: some Encodable) throws(DownloadError) {
+    func send(_ message: some Encodable) throws(ExtensionError) {
         do {
             var line = try JSONEncoder().encode(message)
             line.append(0x0A)
             try input.write(contentsOf: line)
         } catch {
-            throw DownloadError("cannot write to the extension process: \(error)")
+            throw ExtensionError("cannot write to the extension process: \(error)")
         }
     }
 

@@ -24,11 +24,10 @@ struct SailthruExtension: BuiltInExtension {
         }
     }
 
-    /// The extension Sailthru's SDK gives a MIME type (its table includes types iOS then refuses, such as WebP).
+    /// The extension Sailthru's SDK gives a MIME type: the types Apple lists, plus some iOS then refuses.
     static func fileExtension(contentType: String?) -> String? {
-        guard let mime = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return nil }
-        let table = ["image/jpeg": "jpg", "image/jpg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp",
-                     "video/mp4": "mp4", "video/quicktime": "mov", "audio/mp4": "m4a", "audio/mpeg": "mp3"]
-        return table[mime]
+        guard let contentType else { return nil }
+        let mime = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        return ["image/webp": "webp", "video/quicktime": "mov"][mime] ?? AttachmentRules.fileExtension(forMIME: contentType)
     }
 }

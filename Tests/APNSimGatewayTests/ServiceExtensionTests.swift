@@ -9,13 +9,6 @@ import Testing
 /// delivery record, over real TLS and a real HTTP media server.
 @Suite("Service extensions")
 struct ServiceExtensionTests {
-    /// `com.example.app` embedding a service extension of `kind`.
-    static func app(_ kind: ExtensionKind) -> AppManifest {
-        var app = AppManifest.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())
-        app.serviceExtension = ServiceExtensionManifest(bundleID: "com.example.app.NotificationService", kind: kind)
-        return app
-    }
-
     /// Sends `payload` to the device's app and returns its delivery record once the device has answered.
     static func send(_ payload: String, harness: GatewayHarness, device: DeviceHost) async throws -> [String: Any] {
         let token = try #require(device.tokens["com.example.app"])
@@ -32,7 +25,7 @@ struct ServiceExtensionTests {
     func brazeImage(_ file: String, type: String, uti: String) async throws {
         try await withMediaServer { media in
             try await withGateway { harness in
-                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [Self.app(.braze)]) { device in
+                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [appWithExtension(.braze)]) { device in
                     let record = try await Self.send(##"{"aps":{"alert":{"title":"Sale","body":"50% off"},"mutable-content":1},"ab":{"att":{"url":"\##(media)/media/\##(file)","type":"\##(type)"}}}"##,
                                                      harness: harness, device: device)
                     #expect(record["outcome"] as? String == "displayed")
@@ -62,7 +55,7 @@ struct ServiceExtensionTests {
     func brazeWithoutType() async throws {
         try await withMediaServer { media in
             try await withGateway { harness in
-                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [Self.app(.braze)]) { device in
+                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [appWithExtension(.braze)]) { device in
                     let record = try await Self.send(##"{"aps":{"alert":{"title":"Sale","body":"50% off"},"mutable-content":1},"ab":{"att":{"url":"\##(media)/media/sample.jpg"}}}"##,
                                                      harness: harness, device: device)
                     #expect(record["outcome"] as? String == "displayed")
@@ -92,7 +85,7 @@ struct ServiceExtensionTests {
         let closed = try await unusedPort()
         try await withMediaServer { media in
             try await withGateway { harness in
-                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [Self.app(.braze)]) { device in
+                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [appWithExtension(.braze)]) { device in
                     let att = failure.att.replacingOccurrences(of: "MEDIA", with: media).replacingOccurrences(of: "CLOSED", with: "\(closed)")
                     let record = try await Self.send(##"{"aps":{"alert":{"title":"Sale","body":"50% off"},"mutable-content":1},"ab":{"att":\##(att)}}"##,
                                                      harness: harness, device: device)
@@ -123,7 +116,7 @@ struct ServiceExtensionTests {
         let testCase = Self.salesforceCases[index]
         try await withMediaServer { media in
             try await withGateway { harness in
-                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [Self.app(.salesforce)],
+                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [appWithExtension(.salesforce)],
                                      extensionBudget: testCase.budget) { device in
                     let record = try await Self.send(##"{"aps":{"alert":{"title":"Shipping","body":"Your order shipped"},"mutable-content":1},"_mediaUrl":"\##(media)\##(testCase.path)","_mediaAlt":"A parcel on its way"}"##,
                                                      harness: harness, device: device)
@@ -163,7 +156,7 @@ struct ServiceExtensionTests {
         let testCase = Self.sailthruCases[index]
         try await withMediaServer { media in
             try await withGateway { harness in
-                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [Self.app(.sailthru)]) { device in
+                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [appWithExtension(.sailthru)]) { device in
                     let st = testCase.st.replacingOccurrences(of: "MEDIA", with: media)
                     let record = try await Self.send(##"{"aps":{"alert":{"title":"New video","body":"Watch it"},"mutable-content":1},"_st":\##(st)}"##,
                                                      harness: harness, device: device)
@@ -183,11 +176,7 @@ struct ServiceExtensionTests {
 
     @Test("iOS skips the extension, and the record says why: no mutable-content, or a deployment target above the device's iOS")
     func notLaunched() async throws {
-        let tooNew = {
-            var app = Self.app(.braze)
-            app.serviceExtension?.deploymentTarget = "19.0"
-            return app
-        }()
+        let tooNew = appWithExtension(.braze) { $0.deploymentTarget = "19.0" }
         try await withMediaServer { media in
             try await withGateway { harness in
                 try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [tooNew]) { device in
@@ -200,7 +189,7 @@ struct ServiceExtensionTests {
                     #expect(run["diagnostic"] as? String == "extension not launched: its deployment target 19.0 is above the device's 18.1")
                     #expect(((record["content"] as? [String: Any])?["attachments"] as? [Any])?.isEmpty != false)
                 }
-                try await withDevice(harness, id: "device-2", dataDirectory: temporaryDirectory(), apps: [Self.app(.braze)]) { device in
+                try await withDevice(harness, id: "device-2", dataDirectory: temporaryDirectory(), apps: [appWithExtension(.braze)]) { device in
                     let record = try await Self.send(##"{"aps":{"alert":{"title":"Sale","body":"50% off"}},"ab":{"att":{"url":"\##(media)/media/sample.jpg","type":"jpg"}}}"##,
                                                      harness: harness, device: device)
                     let run = try #require(record["extension"] as? [String: Any])
