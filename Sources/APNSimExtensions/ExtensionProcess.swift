@@ -23,10 +23,10 @@ actor ExtensionProcess {
     }
 
     /// The running executable of a kind `executable` extension, started if need be.
-    func executable(_ command: [String], logger: Logger) -> Result<ExternalExtensionProcess, ExtensionError> {
+    func executable(_ command: [String], logger: Logger) async -> Result<ExternalExtensionProcess, ExtensionError> {
         if let external, external.isRunning { return .success(external) }
         do throws(ExtensionError) {
-            let started = try ExternalExtensionProcess(command: command, logger: logger)
+            let started = try await ExternalExtensionProcess(command: command, logger: logger)
             external = started
             return .success(started)
         } catch {

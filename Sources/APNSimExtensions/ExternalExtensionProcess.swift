@@ -1,14 +1,17 @@
 import APNSimCore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import Synchronization
 
 /// A team's own extension executable, running as the app's extension process: requests go to its standard input
 /// and its replies come back on its standard output, one JSON object per line (docs/extension-protocol.md). Its
 /// standard error goes to the device's log. It ends when the device closes its standard input, or is terminated.
-final class ExternalExtensionProcess: @unchecked Sendable {  // `process` and the file handles are used under `state`'s lock or are thread-safe
-    private let process: Process
-    private let input: FileHandle
+final class ExternalExtensionProcess: Sendable {
+    /// Set once it has started.
+    private let child = Mutex<ChildProcess?>(nil)
     private let state = Mutex(State())
     private let logger: Logger
 
@@ -28,39 +31,28 @@ final class ExternalExtensionProcess: @unchecked Sendable {  // `process` and th
     }
 
     /// Starts `command`; throws a sentence when it cannot be started.
-    init(command: [String], logger: Logger) throws(ExtensionError) {
+    init(command: [String], logger: Logger) async throws(ExtensionError) {
         self.logger = logger
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0].contains("/") ? command[0] : "/usr/bin/env")
-        process.arguments = command[0].contains("/") ? Array(command.dropFirst()) : command
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        input = stdin.fileHandleForWriting
-        stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { self?.received(Array(data)) }
-        }
-        stderr.fileHandleForReading.readabilityHandler = { [logger] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil; return }
-            logger.info("extension stderr", metadata: ["text": "\(String(decoding: data, as: UTF8.self))"])
-        }
-        process.terminationHandler = { [weak self] process in
-            let why = process.terminationReason == .uncaughtSignal ? "was killed by signal \(process.terminationStatus)"
-                : "exited with status \(process.terminationStatus)"
-            self?.ended(why)
-        }
+        let child: ChildProcess
         do {
-            try process.run()
+            child = try await ChildProcess.start(command) { [weak self, logger] stream, bytes in
+                switch stream {
+                case .standardOutput: self?.received(bytes)
+                case .standardError: logger.info("extension stderr", metadata: ["text": "\(String(decoding: bytes, as: UTF8.self))"])
+                }
+            }
         } catch {
-            throw ExtensionError("cannot start the extension \(command.joined(separator: " ")): \(error.localizedDescription)")
+            throw ExtensionError("cannot start the extension \(command.joined(separator: " ")): \(error)")
+        }
+        self.child.withLock { $0 = child }
+        Task { [weak self] in
+            let status = await child.waitForExit()
+            self?.ended("\(status)")
         }
     }
 
     var isRunning: Bool { state.withLock { $0.exit == nil } }
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { child.withLock { $0 }?.pid ?? 0 }
 
     /// Makes `turn` the push its replies go to; the returned stream says when something happened.
     func begin(id: String, handler: ContentHandler, original: NotificationContent) -> AsyncStream<Void> {
@@ -75,18 +67,16 @@ final class ExternalExtensionProcess: @unchecked Sendable {  // `process` and th
 
     /// Writes one protocol message; a process that no longer reads is a crash.
     func send(_ message: some Encodable) throws(ExtensionError) {
-        do {
-            var line = try JSONEncoder().encode(message)
-            line.append(0x0A)
-            try input.write(contentsOf: line)
-        } catch {
-            throw ExtensionError("cannot write to the extension process: \(error)")
-        }
+        guard var line = try? JSONEncoder().encode(message) else { throw ExtensionError("cannot encode \(message)") }
+        line.append(0x0A)
+        if let exit = state.withLock({ $0.exit }) { throw ExtensionError("cannot write to the extension process: it \(exit)") }
+        guard child.withLock({ $0 })?.write(Array(line)) == true else { throw ExtensionError("cannot write to the extension process: its standard input is closed") }
     }
 
     func terminate() {
-        try? input.close()
-        if process.isRunning { process.terminate() }
+        guard let process = child.withLock({ $0 }) else { return }
+        process.closeInput()
+        process.signal(SIGTERM)
     }
 
     private func received(_ bytes: [UInt8]) {

@@ -3,6 +3,8 @@ import Foundation
 /// Writes to standard output at once, so a banner shows even when stdout is a pipe or a file.
 enum Console {
     static func say(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        // A reader that has gone (`apnsim … | head -1`, an `apnsim up` that was killed) is no reason to stop:
+        // `write(contentsOf:)` reports it as an error, where `write(_:)` would trap.
+        try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
     }
 }

@@ -1,17 +1,19 @@
 import APNSimCore
+import APNSimExtensions
 import APNSimGateway
 import Foundation
 import Synchronization
 
 /// The device processes `apnsim up` starts from the world's `devices:`, one `apnsim device` each.
+///
+/// Each device's standard input is a pipe from this process that is never written to and never closed: it closes
+/// when this process ends, however it ends, and each device stops then (`--stop-when-stdin-closes`), so none is left
+/// orphaned. A device's logs (its standard error) show in this process's; what it prints is dropped.
 final class DeviceProcesses: Sendable {
-    private let processes = Mutex<[Process]>([])
-    /// Each device's standard input. This process never writes to them and never closes them: they close when it
-    /// ends, however it ends, and each device stops then (`--stop-when-stdin-closes`), so none is left orphaned.
-    private let lifelines = Mutex<[Pipe]>([])
+    private let processes = Mutex<[ChildProcess]>([])
 
     /// Starts one process per declared device; each keeps its data under `dataRoot/<id>`.
-    func start(_ devices: [World.DeviceSpec], world: World, devicePort: Int, certs: String, dataRoot: String) throws {
+    func start(_ devices: [World.DeviceSpec], world: World, devicePort: Int, certs: String, dataRoot: String) async throws {
         guard let executable = Bundle.main.executableURL else {
             throw DeviceProcessError("cannot find the apnsim executable to start devices with")
         }
@@ -33,15 +35,10 @@ final class DeviceProcesses: Sendable {
                 if let resources = world.apps[app.bundleID]?.resources { arguments += ["--resources", "\(app.bundleID):\(resources)"] }
                 if app.alerts == false { arguments += ["--alerts-off", app.bundleID] }
             }
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            let lifeline = Pipe()
-            process.standardInput = lifeline
-            try process.run()
+            let process = try await ChildProcess.start([executable.path] + arguments) { stream, bytes in
+                if stream == .standardError { try? FileHandle.standardError.write(contentsOf: bytes) }
+            }
             processes.withLock { $0.append(process) }
-            lifelines.withLock { $0.append(lifeline) }
         }
     }
 
@@ -61,10 +58,10 @@ final class DeviceProcesses: Sendable {
     }
 
     /// Stops every device process and waits for it.
-    func stop() {
+    func stop() async {
         let running = processes.withLock { $0 }
-        for process in running where process.isRunning { process.terminate() }
-        for process in running { process.waitUntilExit() }
+        for process in running { process.signal(SIGTERM) }
+        for process in running { await process.waitForExit() }
     }
 }
 

@@ -28,7 +28,6 @@ struct UpCommand: AsyncParsableCommand {
         let certs = options.certs
         let world = gateway.world.snapshot
         let processes = DeviceProcesses()
-        defer { processes.stop() }
         let (mediaPorts, mediaPortSink) = AsyncStream.makeStream(of: Int.self)
         var media = MediaServer(directory: URL(fileURLWithPath: mediaDirectory), host: "127.0.0.1", port: mediaPort,
                                 logger: options.logger)
@@ -37,7 +36,7 @@ struct UpCommand: AsyncParsableCommand {
             var ports = mediaPorts.makeAsyncIterator()
             let mediaURL = await ports.next().map { "http://127.0.0.1:\($0)" }
             do {
-                try processes.start(world.devices, world: world, devicePort: endpoints.devicePort ?? options.devicePort,
+                try await processes.start(world.devices, world: world, devicePort: endpoints.devicePort ?? options.devicePort,
                                     certs: certs, dataRoot: data)
             } catch {
                 Console.say("apnsim: cannot start the devices: \(error)")
@@ -47,7 +46,13 @@ struct UpCommand: AsyncParsableCommand {
             }
             Console.say(Self.banner(endpoints: endpoints, gateway: gateway, certs: certs, mediaURL: mediaURL))
         }
-        try await ProcessLife.run([media, service], name: "up", logger: options.logger)
+        do {
+            try await ProcessLife.run([media, service], name: "up", logger: options.logger)
+        } catch {
+            await processes.stop()
+            throw error
+        }
+        await processes.stop()
     }
 
     static func banner(endpoints: Gateway.Endpoints, gateway: Gateway, certs: String, mediaURL: String?) -> String {

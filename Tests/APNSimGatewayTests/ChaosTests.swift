@@ -14,7 +14,7 @@ import Testing
 struct ChaosTests {
     /// Starts `count` devices in one `apnsim device` process and returns it with each device's token.
     static func devices(_ count: Int, gateway: GatewayProcess, data: String) async throws -> (ApnsimProcess, [String]) {
-        let process = try ApnsimProcess(["device", "--count", String(count), "--id", "chaos", "--device-port", String(gateway.devicePort),
+        let process = try await ApnsimProcess(["device", "--count", String(count), "--id", "chaos", "--device-port", String(gateway.devicePort),
                                          "--certs", "Certs", "--data", data])
         let printed = try await process.waitForOutput(timeout: .seconds(60)) { text in
             text.components(separatedBy: "registered, token").count - 1 >= count
@@ -85,7 +85,7 @@ struct ChaosTests {
         let first = try await GatewayProcess.start(store: store)
         let (devices, tokens) = try await Self.devices(100, gateway: first, data: data)
         #expect(tokens.count == 100)
-        devices.stop()
+        await devices.stop()
         for _ in 0..<3000 {  // the gateway sees the links close; nothing to long-poll on for that
             let list = try await first.control.get("/v1/devices").json as? [[String: Any]] ?? []
             if list.count == 100, list.allSatisfy({ $0["online"] as? Bool == false }) { break }
@@ -104,8 +104,8 @@ struct ChaosTests {
         let outcomes = try await Self.outcomes(of: accepted, gateway: second, within: .seconds(60))
         #expect(outcomes.count == accepted.count, "\(accepted.count - outcomes.count) accepted pushes have no outcome after the restart")
         #expect(outcomes.values.allSatisfy { $0 == "displayed" }, "\(Set(outcomes.values))")
-        again.stop()
-        second.process.stop()
+        await again.stop()
+        await second.process.stop()
     }
 
     @Test("SIGKILL under load with devices online: every push answered 200 is displayed or recorded dropped after a restart",
@@ -133,8 +133,8 @@ struct ChaosTests {
         let outcomes = try await Self.outcomes(of: accepted, gateway: second, within: .seconds(60))
         #expect(outcomes.count == accepted.count, "\(accepted.count - outcomes.count) of \(accepted.count) accepted pushes have no outcome")
         #expect(Set(outcomes.values).isSubset(of: ["displayed", "replaced", "dropped"]), "\(Set(outcomes.values))")
-        devices.stop()
-        second.process.stop()
+        await devices.stop()
+        await second.process.stop()
     }
 }
 

@@ -27,7 +27,7 @@ struct DeviceProcessTests {
         try await withGateway { harness in
             let control = ControlClient(port: harness.endpoints.controlPort)
             let data = temporaryDirectory()
-            let first = try DeviceProcess.start(harness, id: "proc-1", data: data)
+            let first = try await DeviceProcess.start(harness, id: "proc-1", data: data)
             let online = try await Self.devices(control) { Self.token($0, of: "proc-1") != nil && $0.first?["online"] as? Bool == true }
             let hex = try #require(Self.token(online, of: "proc-1"))
             let token = try #require(DeviceToken(hex))
@@ -37,13 +37,13 @@ struct DeviceProcessTests {
                                                        apnsID: shown).status == 200)
             #expect(try await DeviceDeliveryTests.delivery(control, apnsID: shown)?["outcome"] as? String == "displayed")
 
-            first.stop()
+            await first.process.stop()
             _ = try await Self.devices(control) { $0.first?["online"] as? Bool == false }
             let stored = UUID().uuidString
             #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"while stopped"}}"#,
                                                        apnsID: stored).status == 200)
 
-            let second = try DeviceProcess.start(harness, id: "proc-1", data: data)
+            let second = try await DeviceProcess.start(harness, id: "proc-1", data: data)
             defer { second.stop() }
             let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: stored))
             #expect(record["outcome"] as? String == "displayed")
@@ -55,7 +55,7 @@ struct DeviceProcessTests {
     func processLostAck() async throws {
         try await withGateway { harness in
             let control = ControlClient(port: harness.endpoints.controlPort)
-            let device = try DeviceProcess.start(harness, id: "proc-2", data: temporaryDirectory(),
+            let device = try await DeviceProcess.start(harness, id: "proc-2", data: temporaryDirectory(),
                                                  extra: ["--drop-link-before-ack", "1"])
             defer { device.stop() }
             let online = try await Self.devices(control) { Self.token($0, of: "proc-2") != nil }
@@ -83,7 +83,7 @@ struct DeviceProcessPathTests {
     func path(_ pushType: String, _ topic: String, _ payload: String, _ outcome: String) async throws {
         try await withGateway { harness in
             let control = ControlClient(port: harness.endpoints.controlPort)
-            let device = try DeviceProcess.start(harness, id: "path-\(pushType)", data: temporaryDirectory())
+            let device = try await DeviceProcess.start(harness, id: "path-\(pushType)", data: temporaryDirectory())
             defer { device.stop() }
             let online = try await DeviceProcessTests.devices(control) { DeviceProcessTests.token($0, of: "path-\(pushType)") != nil }
             let token = try #require(DeviceProcessTests.token(online, of: "path-\(pushType)"))
@@ -117,7 +117,7 @@ struct DeviceProcessListTests {
     func collapseAndMutableContent() async throws {
         try await withGateway { harness in
             let control = ControlClient(port: harness.endpoints.controlPort)
-            let device = try DeviceProcess.start(harness, id: "list-1", data: temporaryDirectory())
+            let device = try await DeviceProcess.start(harness, id: "list-1", data: temporaryDirectory())
             defer { device.stop() }
             let online = try await DeviceProcessTests.devices(control) { DeviceProcessTests.token($0, of: "list-1") != nil }
             let token = try #require(DeviceProcessTests.token(online, of: "list-1"))
@@ -137,7 +137,7 @@ struct DeviceProcessListTests {
     func foregroundSuppressed() async throws {
         try await withGateway { harness in
             let control = ControlClient(port: harness.endpoints.controlPort)
-            let device = try DeviceProcess.start(harness, id: "list-2", data: temporaryDirectory(),
+            let device = try await DeviceProcess.start(harness, id: "list-2", data: temporaryDirectory(),
                                                  extra: ["--foreground", "com.example.app"])
             defer { device.stop() }
             let online = try await DeviceProcessTests.devices(control) { DeviceProcessTests.token($0, of: "list-2") != nil }

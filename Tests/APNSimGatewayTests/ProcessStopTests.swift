@@ -9,6 +9,7 @@ import APNSimProvider
 import Foundation
 import Logging
 import ServiceLifecycle
+import Subprocess
 import Testing
 
 /// Every `apnsim` process stops on SIGINT and SIGTERM within two seconds, whatever it is doing, and says so; and
@@ -32,7 +33,7 @@ struct ProcessStopTests {
 
     @Test("A device that cannot reach its gateway stops", .timeLimit(.minutes(1)), arguments: signals, [1, 100])
     func connecting(_ signal: Int32, count: Int) async throws {
-        let device = try DeviceProcess.start(devicePort: try await unusedPort(), id: "nowhere", data: temporaryDirectory(),
+        let device = try await DeviceProcess.start(devicePort: try await unusedPort(), id: "nowhere", data: temporaryDirectory(),
                                              extra: ["--count", String(count)])
         _ = try await device.process.waitForOutput("started, linking to")
         try await Self.expectStops(device.process, on: signal, "connecting, \(count) device(s)")
@@ -42,7 +43,7 @@ struct ProcessStopTests {
     func reconnecting(_ signal: Int32) async throws {
         let (gateway, _) = try makeTestGateway()
         let device = try await gateway.withRunning { endpoints in
-            let device = try DeviceProcess.start(devicePort: endpoints.devicePort!, id: "orphan", data: temporaryDirectory())
+            let device = try await DeviceProcess.start(devicePort: endpoints.devicePort!, id: "orphan", data: temporaryDirectory())
             _ = try await device.process.waitForOutput("registered, token")
             return device
         }
@@ -53,7 +54,7 @@ struct ProcessStopTests {
     @Test("A device stops in the middle of a stream of pushes", .timeLimit(.minutes(1)), arguments: signals)
     func midDelivery(_ signal: Int32) async throws {
         try await withGateway { harness in
-            let device = try DeviceProcess.start(harness, id: "busy", data: temporaryDirectory())
+            let device = try await DeviceProcess.start(harness, id: "busy", data: temporaryDirectory())
             let line = try await device.process.waitForOutput("registered, token")
             let token = try #require(line.split(separator: " ").last.map(String.init)?.trimmingCharacters(in: .whitespacesAndNewlines))
             let client = try await harness.connect()
@@ -77,7 +78,7 @@ struct ProcessStopTests {
     @Test("A device stops while an app is being installed on it", .timeLimit(.minutes(1)), arguments: signals)
     func midInstall(_ signal: Int32) async throws {
         try await withGateway { harness in
-            let device = try DeviceProcess.start(harness, id: "installing", data: temporaryDirectory())
+            let device = try await DeviceProcess.start(harness, id: "installing", data: temporaryDirectory())
             _ = try await device.process.waitForOutput("registered, token")
             let control = ControlClient(port: harness.endpoints.controlPort)
             try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -95,7 +96,7 @@ struct ProcessStopTests {
 
     @Test("The gateway stops with provider connections open and pushes in flight", .timeLimit(.minutes(1)), arguments: signals)
     func gatewayUnderLoad(_ signal: Int32) async throws {
-        let gateway = try ApnsimProcess(["gateway", "--development-port", "0", "--production-port", "0", "--control-port", "0",
+        let gateway = try await ApnsimProcess(["gateway", "--development-port", "0", "--production-port", "0", "--control-port", "0",
                                          "--device-port", "0", "--store", temporaryDirectory() + ".sqlite", "--log-level", "notice"])
         let banner = try await gateway.waitForOutput("CA to trust")
         let port = try #require(Self.port(after: "development (sandbox) provider API  https://127.0.0.1:", in: banner))
@@ -127,10 +128,10 @@ struct ProcessStopTests {
     @Test("apnsim up stops with its devices on a signal, and its devices stop when it is killed", .timeLimit(.minutes(1)),
           arguments: [SIGINT, SIGTERM, SIGKILL])
     func upAndItsDevices(_ signal: Int32) async throws {
-        let up = try ApnsimProcess(["up", "--development-port", "0", "--production-port", "0", "--control-port", "0",
+        let up = try await ApnsimProcess(["up", "--development-port", "0", "--production-port", "0", "--control-port", "0",
                                     "--device-port", "0", "--media-port", "0", "--data", temporaryDirectory(), "--certs", "Certs"])
         _ = try await up.waitForOutput("Ctrl-C stops everything.")
-        let devices = Self.children(of: up.pid)
+        let devices = await Self.children(of: up.pid)
         #expect(devices.count == 2, "the sandbox world's two devices: \(devices)")
         if signal == SIGKILL {
             up.signal(SIGKILL)
@@ -152,36 +153,28 @@ struct ProcessStopTests {
     }
 
     /// Child process IDs, from `pgrep -P` (Linux and macOS).
-    static func children(of pid: Int32) -> [Int32] {
-        let pgrep = Process()
-        pgrep.executableURL = URL(fileURLWithPath: "/usr/bin/pgrep")
-        pgrep.arguments = ["-P", String(pid)]
-        let pipe = Pipe()
-        pgrep.standardOutput = pipe
-        try? pgrep.run()
-        pgrep.waitUntilExit()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return text.split(whereSeparator: \.isNewline).compactMap { Int32($0) }
+    static func children(of pid: Int32) async -> [Int32] {
+        await printed(by: "pgrep", ["-P", String(pid)]).split(whereSeparator: \.isNewline).compactMap { Int32($0) }
     }
 
     /// Whether process `pid` has ended (a zombie waiting for its new parent to reap it counts as ended).
     static func waitUntilGone(_ pid: Int32, within timeout: Duration) async -> Bool {
         let start = ContinuousClock.now
         while ContinuousClock.now - start < timeout {
-            if kill(pid, 0) != 0 || isZombie(pid) { return true }
+            if kill(pid, 0) != 0 { return true }
+            if await isZombie(pid) { return true }
             try? await Task.sleep(for: .milliseconds(20))  // another process's exit: nothing to await
         }
         return false
     }
 
-    static func isZombie(_ pid: Int32) -> Bool {
-        let ps = Process()
-        ps.executableURL = URL(fileURLWithPath: "/bin/ps")
-        ps.arguments = ["-o", "stat=", "-p", String(pid)]
-        let pipe = Pipe()
-        ps.standardOutput = pipe
-        try? ps.run()
-        ps.waitUntilExit()
-        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).hasPrefix("Z")
+    static func isZombie(_ pid: Int32) async -> Bool {
+        await printed(by: "ps", ["-o", "stat=", "-p", String(pid)]).hasPrefix("Z")
+    }
+
+    /// What a short command prints; empty when it cannot be run.
+    static func printed(by command: String, _ arguments: [String]) async -> String {
+        let result = try? await Subprocess.run(.name(command), arguments: Arguments(arguments), output: .string(limit: 65_536))
+        return result?.standardOutput ?? ""
     }
 }

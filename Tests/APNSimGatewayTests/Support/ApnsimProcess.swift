@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import APNSimExtensions
 import Foundation
 import NIOCore
 import NIOPosix
@@ -11,8 +12,8 @@ import Synchronization
 /// The `apnsim` binary as users run it, as a child process of the test, with what it prints collected so a test
 /// can wait for a line instead of sleeping.
 final class ApnsimProcess: Sendable {
-    let process: Process
-    private let output = Output()
+    let process: ChildProcess
+    private let output: Output
 
     /// The `apnsim` executable SwiftPM built beside this test bundle.
     static var executable: URL {
@@ -27,26 +28,14 @@ final class ApnsimProcess: Sendable {
         }
     }
 
-    /// Starts `apnsim ARGUMENTS…`; with `stdinPipe`, standard input is a pipe this test holds open.
-    init(_ arguments: [String], stdinPipe: Pipe? = nil) throws {
-        process = Process()
-        process.executableURL = try Self.executable
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe  // logs too, so a failure shows them
-        if let stdinPipe { process.standardInput = stdinPipe }
-        try process.run()
-        // A thread of its own reads the output until the end: Foundation's readabilityHandler crashed libdispatch's
-        // manager thread once in a few hundred process starts on Linux (a stress run of the whole suite caught it).
-        let output = self.output
-        let reading = pipe.fileHandleForReading
-        Thread.detachNewThread {
-            while true {
-                let data = reading.availableData
-                if data.isEmpty { break }
-                output.append(data)
-            }
+    /// Starts `apnsim ARGUMENTS…`, its standard output and error (logs too, so a failure shows them) collected
+    /// together. Its standard input stays open until it ends.
+    init(_ arguments: [String]) async throws {
+        let output = Output()
+        process = try await ChildProcess.start([try Self.executable.path] + arguments) { _, bytes in output.append(Data(bytes)) }
+        self.output = output
+        Task { [process] in
+            await process.waitForExit()
             output.closed()
         }
     }
@@ -54,10 +43,10 @@ final class ApnsimProcess: Sendable {
     /// No test leaves a process behind, even one that fails half-way: a child still running would keep `swift test`
     /// waiting on the output it inherited.
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
     }
 
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
 
     /// Everything printed so far.
     var printed: String { output.text }
@@ -73,28 +62,33 @@ final class ApnsimProcess: Sendable {
     }
 
     func signal(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        process.signal(signal)
     }
 
     /// How long the process took to exit after this call, or `nil` when it still runs after `timeout`
     /// (it is then killed, so no test leaves a process behind).
     func exitTime(within timeout: Duration) async -> Duration? {
         let start = ContinuousClock.now
-        while process.isRunning {
-            if ContinuousClock.now - start > timeout {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+        return await withTaskGroup(of: Duration?.self) { group in
+            group.addTask { [process] in
+                await process.waitForExit()
+                return ContinuousClock.now - start
+            }
+            group.addTask { [process] in
+                guard (try? await Task.sleep(for: timeout)) != nil else { return nil }  // it exited first
+                process.signal(SIGKILL)
                 return nil
             }
-            try? await Task.sleep(for: .milliseconds(10))  // polling a child's exit: there is no event to await
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
-        return ContinuousClock.now - start
     }
 
     /// Stops the process as Ctrl-C would and waits for it.
-    func stop() {
-        if process.isRunning { process.interrupt() }
-        process.waitUntilExit()
+    func stop() async {
+        process.signal(SIGINT)
+        await process.waitForExit()
     }
 
     private final class Output: Sendable {

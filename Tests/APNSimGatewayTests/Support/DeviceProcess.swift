@@ -5,19 +5,20 @@ import Foundation
 struct DeviceProcess {
     let process: ApnsimProcess
 
-    static func start(_ harness: GatewayHarness, id: String, data: String, extra: [String] = []) throws -> DeviceProcess {
-        try start(devicePort: harness.endpoints.devicePort!, id: id, data: data, extra: extra)
+    static func start(_ harness: GatewayHarness, id: String, data: String, extra: [String] = []) async throws -> DeviceProcess {
+        try await start(devicePort: harness.endpoints.devicePort!, id: id, data: data, extra: extra)
     }
 
-    static func start(devicePort: Int, id: String, data: String, extra: [String] = []) throws -> DeviceProcess {
+    static func start(devicePort: Int, id: String, data: String, extra: [String] = []) async throws -> DeviceProcess {
         _ = TestPKI.deviceIdentity  // writes device.pem and device-key.pem into the test PKI folder
-        return DeviceProcess(process: try ApnsimProcess(["device", "--id", id, "--device-port", String(devicePort),
+        return DeviceProcess(process: try await ApnsimProcess(["device", "--id", id, "--device-port", String(devicePort),
                                                          "--certs", TestPKI.shared.directory.path, "--data", data] + extra))
     }
 
-    /// Stops the process as Ctrl-C would and waits for it.
+    /// Asks the process to stop as Ctrl-C would, without waiting (for a `defer`; `process.stop()` waits). One
+    /// that does not stop is killed when the test lets go of it.
     func stop() {
-        process.stop()
+        process.signal(SIGINT)
     }
 
     struct DeviceProcessError: Error, CustomStringConvertible { var description: String }

@@ -15,7 +15,7 @@ struct GatewayProcess {
         var arguments = ["gateway", "--development-port", "0", "--production-port", "0", "--control-port", "0",
                          "--device-port", String(devicePort), "--log-level", "notice"]
         if let store { arguments += ["--store", store] }
-        let process = try ApnsimProcess(arguments + extra)
+        let process = try await ApnsimProcess(arguments + extra)
         let banner = try await process.waitForOutput("CA to trust")
         guard let provider = ProcessStopTests.port(after: "development (sandbox) provider API  https://127.0.0.1:", in: banner),
               let control = ProcessStopTests.port(after: "control API                         http://127.0.0.1:", in: banner),
