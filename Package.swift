@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "APNSimProvider", targets: ["APNSimProvider"]),
         .library(name: "APNSimDevice", targets: ["APNSimDevice"]),
         .library(name: "APNSimExtensions", targets: ["APNSimExtensions"]),
+        .library(name: "APNSimUserNotifications", targets: ["APNSimUserNotifications"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -113,6 +114,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            // Apple's UserNotifications as an extension uses it; `apnsim extension build` compiles these same files
+            // as `UserNotifications` (and CGRect+Dictionary.swift as `CoreGraphics`) around a team's own extension.
+            name: "APNSimUserNotifications",
+            dependencies: ["APNSimCore"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "APNSimDevice",
             dependencies: [
                 "APNSimCore",
@@ -182,6 +190,11 @@ let package = Package(
         .testTarget(
             name: "APNSimDeviceTests",
             dependencies: ["APNSimCore", "APNSimDevice"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "APNSimUserNotificationsTests",
+            dependencies: ["APNSimUserNotifications"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -46,31 +46,16 @@ PY
 # keys, downloads from the media server apnsim up started (or takes the app bundle's file) and attaches it.
 media=$(grep -oE "media server +http://[0-9.:]+/media/" "$work/up.log" | awk '{print $3}')
 [[ -n "$media" ]] || { cat "$work/up.log"; echo "the banner has no media server"; exit 1; }
-rich() { # rich NAME PAYLOAD-KEYS PYTHON-CHECK (on `delivery`)
-  local name=$1 keys=$2 check=$3 id
-  id=$(tr a-f A-F < /proc/sys/kernel/random/uuid)
-  "$apnsim" send --token "$token" --port "$dev_port" --apns-id "$id" \
-    --payload "{\"aps\":{\"alert\":{\"title\":\"Rich\",\"body\":\"$name\"},\"mutable-content\":1},$keys}" > "$work/rich.out"
-  grep -q "status: 200" "$work/rich.out" || { cat "$work/rich.out"; echo "the $name push was not accepted"; exit 1; }
-  curl -sf "http://127.0.0.1:$control_port/v1/deliveries?apnsId=$id&wait=30" > "$work/rich.json"
-  "$python" - "$work/rich.json" "$name" "$check" <<'PY'
-import json, sys
-delivery = json.load(open(sys.argv[1]))[0]
-run, content = delivery.get("extension", {}), delivery.get("content", {})
-types = [a.get("type") for a in content.get("attachments", []) if "refusal" not in a]
-assert delivery["outcome"] == "displayed" and eval(sys.argv[3]), delivery
-print(f"sandbox: {sys.argv[2]}: {run['kind']} {run['outcome']}, attached {types}, body {content.get('body')!r}")
-PY
-}
-rich braze "\"ab\":{\"att\":{\"url\":\"${media}sample.jpg\",\"type\":\"jpg\"}}" \
+source Interop/rich_push.sh
+rich_push sandbox braze ",\"ab\":{\"att\":{\"url\":\"${media}sample.jpg\",\"type\":\"jpg\"}}" \
   'run["kind"] == "braze" and run["pickedBy"] == "ab" and types == ["public.jpeg"]'
-rich salesforce-bundled "\"_mediaUrl\":\"sample.gif\",\"_mediaAlt\":\"alt\"" \
+rich_push sandbox salesforce-bundled ",\"_mediaUrl\":\"sample.gif\",\"_mediaAlt\":\"alt\"" \
   'run["kind"] == "salesforce" and types == ["com.compuserve.gif"] and content["body"] == "salesforce-bundled"'
-rich salesforce-404 "\"_mediaUrl\":\"${media}missing.jpg\",\"_mediaAlt\":\"alt\"" \
+rich_push sandbox salesforce-404 ",\"_mediaUrl\":\"${media}missing.jpg\",\"_mediaAlt\":\"alt\"" \
   'run["kind"] == "salesforce" and types == [] and content["body"] == "alt"'
-rich sailthru "\"_st\":{\"image_url\":\"${media}sample.jpg\",\"video_url\":\"${media}sample.mp4\"}" \
+rich_push sandbox sailthru ",\"_st\":{\"image_url\":\"${media}sample.jpg\",\"video_url\":\"${media}sample.mp4\"}" \
   'run["kind"] == "sailthru" and types == ["public.mpeg-4"]'
-rich scripted-crash "\"apnsim\":{\"extension\":{\"action\":\"crash\"}}" \
+rich_push sandbox scripted-crash ",\"apnsim\":{\"extension\":{\"action\":\"crash\"}}" \
   'run["kind"] == "scripted" and run["outcome"] == "crashed" and content["body"] == "scripted-crash"'
 
 # The simctl-style command: `apnsim push DEVICE FILE.apns` with the bundle inside the file.

@@ -190,7 +190,7 @@ public final class DeviceHost: Sendable {
         switch message {
         case .welcome:
             let (registrations, waiters) = state.withLock { state -> ([DeviceLinkMessage], [@Sendable () -> Void]) in
-                let registrations = state.apps.map { install($0, state: &state, now: now) }
+                let registrations = state.apps.compactMap { install($0, state: &state, now: now) }
                 return (registrations, Self.takeWaitersIfRegistered(&state, apps: state.apps))
             }
             for waiter in waiters { waiter() }
@@ -241,7 +241,7 @@ public final class DeviceHost: Sendable {
                 state.apps.removeAll { $0.bundleID == app.bundleID }
                 state.apps.append(app)
                 state.refusals[app.bundleID] = nil
-                return [install(app, state: &state, now: now)]
+                return install(app, state: &state, now: now).map { [$0] } ?? []
             }
         case .uninstall(let uninstall):
             return state.withLock { state in
@@ -301,23 +301,56 @@ public final class DeviceHost: Sendable {
             return (state.center.receive(delivery, payload: payload, now: now, processed: (content, run)).map { DeviceLinkMessage.receipt($0) },
                     state.link)
         }
+        send(receipts, on: link)
+    }
+
+    /// Sends `messages` on `link`, or keeps them for the next link when it is down or the write fails.
+    private func send(_ messages: [DeviceLinkMessage], on link: (any Channel)?) {
         guard let link, link.isActive else {
-            state.withLock { $0.outbox += receipts }
+            state.withLock { $0.outbox += messages }
             return
         }
-        let bytes = receipts.flatMap { DeviceLinkFraming.frame($0) }
+        let bytes = messages.flatMap { DeviceLinkFraming.frame($0) }
         link.writeAndFlush(ByteBuffer(bytes: bytes)).whenFailure { _ in
-            self.state.withLock { $0.outbox += receipts }
+            self.state.withLock { $0.outbox += messages }
         }
     }
 
-    /// Installs `app` if iOS would: a registration to send, or the refusal to report.
-    private func install(_ app: AppManifest, state: inout State, now: Date) -> DeviceLinkMessage {
+    /// Installs `app` if iOS would: a registration to send, or the refusal to report; `nil` while its kind `swift`
+    /// extension builds (the answer is sent when the build is done).
+    private func install(_ app: AppManifest, state: inout State, now: Date) -> DeviceLinkMessage? {
         if let refusal = InstallCheck.refusal(for: app, now: now) {
-            state.refusals[app.bundleID] = refusal
-            logger.warning("app not installed", metadata: ["bundle": "\(app.bundleID)", "reason": "\(refusal)"])
-            return .installRefused(.init(bundleID: app.bundleID, kind: refusal.kind, message: refusal.description))
+            return refuse(app, refusal, state: &state)
         }
+        if let manifest = app.serviceExtension, manifest.kind == .swift {
+            Task { await self.install(app, building: manifest) }
+            return nil
+        }
+        return registration(app, state: &state)
+    }
+
+    /// Builds the app's own Swift extension, then registers the app, or refuses it with the compiler's messages.
+    private func install(_ app: AppManifest, building manifest: ServiceExtensionManifest) async {
+        let failure = await extensions.prepare(manifest)
+        let (message, waiters, link) = state.withLock { state -> (DeviceLinkMessage?, [@Sendable () -> Void], (any Channel)?) in
+            guard state.apps.contains(app) else { return (nil, [], nil) }  // removed or replaced while it built
+            let message = failure.map { failure in
+                refuse(app, .init(kind: .extensionBuild, description: "The notification service extension \(manifest.bundleID) cannot be built: \(failure)"),
+                       state: &state)
+            } ?? registration(app, state: &state)
+            return (message, Self.takeWaitersIfRegistered(&state, apps: state.apps), state.link)
+        }
+        for waiter in waiters { waiter() }
+        if let message { send([message], on: link) }
+    }
+
+    private func refuse(_ app: AppManifest, _ refusal: InstallCheck.Refusal, state: inout State) -> DeviceLinkMessage {
+        state.refusals[app.bundleID] = refusal
+        logger.warning("app not installed", metadata: ["bundle": "\(app.bundleID)", "reason": "\(refusal)"])
+        return .installRefused(.init(bundleID: app.bundleID, kind: refusal.kind, message: refusal.description))
+    }
+
+    private func registration(_ app: AppManifest, state: inout State) -> DeviceLinkMessage {
         let installation = state.installations.id(for: app.bundleID)
         return .register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
                                installation: installation, team: app.team))

@@ -108,7 +108,7 @@ extension ExtensionKind {
         case .iterable: SuggestedNameExtension.iterable
         case .clevertap: CleverTapExtension()
         case .scripted: ScriptedExtension()
-        case .executable: AutoPick.Unpicked()  // the runtime runs the app's executable instead
+        case .executable, .swift: AutoPick.Unpicked()  // the runtime runs the app's executable instead
         }
     }
 }

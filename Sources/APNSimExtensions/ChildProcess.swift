@@ -49,8 +49,9 @@ public final class ChildProcess: Sendable {
 
     /// Starts `command` (an executable, then its arguments; a name without a `/` is looked up in `PATH`) and returns
     /// once it runs; throws a sentence naming the command when it cannot be started.
+    /// - Parameter environment: variables to set (or, with `nil`, remove) on top of this process's environment.
     public static func start(
-        _ command: [String], output: @escaping @Sendable (Stream, [UInt8]) -> Void
+        _ command: [String], environment: [String: String?] = [:], output: @escaping @Sendable (Stream, [UInt8]) -> Void
     ) async throws(ChildProcessError) -> ChildProcess {
         guard let program = command.first, !program.isEmpty else { throw ChildProcessError("no command to start") }
         ignoreBrokenPipes
@@ -61,7 +62,9 @@ public final class ChildProcess: Sendable {
         Task {
             let status: ExitStatus
             do {
+                let variables = Dictionary(uniqueKeysWithValues: environment.map { (Environment.Key(stringLiteral: $0.key), $0.value) })
                 let result = try await Subprocess.run(executable, arguments: Arguments(Array(command.dropFirst())),
+                                                      environment: .inherit.updating(variables),
                                                       input: .inputWriter, output: .sequence, error: .sequence) { execution in
                     started.fulfill(.success(execution.processIdentifier.value))
                     let writer = execution.standardInputWriter
@@ -88,6 +91,16 @@ public final class ChildProcess: Sendable {
             ended.fulfill(status)
         }
         return ChildProcess(pid: try await started.value.get(), inputs: inputs, ended: ended)
+    }
+
+    /// Runs `command` to its end: how it ended, and what it wrote to its standard output and error together.
+    public static func run(_ command: [String]) async throws(ChildProcessError) -> (status: ExitStatus, output: String) {
+        final class Printed: Sendable { let bytes = Mutex<[UInt8]>([]) }
+        let printed = Printed()
+        let child = try await start(command) { _, bytes in printed.bytes.withLock { $0 += bytes } }
+        child.closeInput()
+        let status = await child.waitForExit()
+        return (status, printed.bytes.withLock { String(decoding: $0, as: UTF8.self) })
     }
 
     /// How it ended; `nil` while it runs.

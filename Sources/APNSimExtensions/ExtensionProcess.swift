@@ -22,11 +22,11 @@ actor ExtensionProcess {
         return !running
     }
 
-    /// The running executable of a kind `executable` extension, started if need be.
-    func executable(_ command: [String], logger: Logger) async -> Result<ExternalExtensionProcess, ExtensionError> {
+    /// The running executable of a kind `executable` or `swift` extension, started with `command` if need be.
+    func executable(logger: Logger, command: () async -> Result<[String], ExtensionError>) async -> Result<ExternalExtensionProcess, ExtensionError> {
         if let external, external.isRunning { return .success(external) }
         do throws(ExtensionError) {
-            let started = try await ExternalExtensionProcess(command: command, logger: logger)
+            let started = try await ExternalExtensionProcess(command: try await command().get(), logger: logger)
             external = started
             return .success(started)
         } catch {

@@ -18,15 +18,28 @@ public struct ServiceExtensionRuntime: Sendable {
     public var expiryGrace: Duration
     let downloader: AttachmentDownloader
     private let processes = ExtensionProcesses()
+    private let swiftExtensions: SwiftExtensions
     let logger: Logger
 
-    /// - Parameter directory: where the extension saves its downloads (the device's data folder).
+    /// - Parameters:
+    ///   - directory: where the extension saves its downloads (the device's data folder).
+    ///   - builder: what builds kind `swift` extensions; their app-bundle folders go beside `directory`.
     public init(directory: URL, budget: Duration = .seconds(30), expiryGrace: Duration = .seconds(2),
-                logger: Logger = Logger(label: "apnsim.extension")) {
+                builder: SwiftExtensionBuilder = SwiftExtensionBuilder(), logger: Logger = Logger(label: "apnsim.extension")) {
         self.logger = logger
         self.budget = budget
         self.expiryGrace = expiryGrace
         self.downloader = AttachmentDownloader(directory: directory)
+        self.swiftExtensions = SwiftExtensions(builder: builder,
+                                               bundles: directory.deletingLastPathComponent().appendingPathComponent("extension-bundles"))
+    }
+
+    /// Readies `manifest`'s extension for pushes: builds a kind `swift` one, once per source (nothing to do for the
+    /// other kinds). The compiler's messages, when it does not build, are the reason the app does not install.
+    public func prepare(_ manifest: ServiceExtensionManifest) async -> ExtensionError? {
+        guard manifest.kind == .swift, let source = manifest.source else { return nil }
+        if case .failure(let error) = await swiftExtensions.build(source) { return error }
+        return nil
     }
 
     /// Ends every extension process; a stopping device calls it.
@@ -42,14 +55,25 @@ public struct ServiceExtensionRuntime: Sendable {
         let picked = manifest.kind != .auto ? "" : pickedBy.map { "auto picked \(kind.rawValue) by the payload's \($0) key; " }
             ?? "auto found no vendor's keys; "
         let budget = manifest.budget.map { Duration.milliseconds(Int64($0 * 1000)) } ?? self.budget
+        let builtIn: any BuiltInExtension
+        switch kind {
+        case .executable, .swift:
+            let swiftExtensions = self.swiftExtensions
+            let running = await process.executable(logger: logger) {
+                kind == .swift
+                    ? await swiftExtensions.command(source: manifest.source ?? "", app: bundleID, resources: resources.map { URL(fileURLWithPath: $0) })
+                    : .success(manifest.executable ?? [])
+            }
+            builtIn = ExternalExtension(process: running, directory: downloader.directory.appendingPathComponent(deliveryID), budget: budget)
+        default:
+            builtIn = kind.builtIn
+        }
+        // The budget starts once the extension process runs, as iOS's starts at didReceive: starting a process here
+        // (and, for kind swift, linking its bundle folder) is the simulation's cost, not the extension's.
         let started = ContinuousClock.now
         let handler = ContentHandler(memoryLimit: manifest.memoryLimitMiB * 1_048_576)
         let context = ExtensionContext(downloader: downloader, deliveryID: deliveryID, deadline: started + budget,
                                        end: started + budget + expiryGrace, resources: resources.map { URL(fileURLWithPath: $0) }, handler: handler)
-        let builtIn: any BuiltInExtension = kind == .executable
-            ? ExternalExtension(process: await process.executable(manifest.executable ?? [], logger: logger),
-                                directory: downloader.directory.appendingPathComponent(deliveryID), budget: budget)
-            : kind.builtIn
         let turn = await Self.turn(of: builtIn, on: original, context: context, grace: expiryGrace)
         // iOS ends the process after a crash, a kill, or an expiry the extension did not answer.
         let ended = turn.outcome == .crashed || turn.outcome == .killed || (turn.outcome == .expired && turn.result == nil)

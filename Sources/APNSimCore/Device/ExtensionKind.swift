@@ -25,6 +25,10 @@ public enum ExtensionKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// An executable of the team's own (`executable:`), in any language, speaking the JSON-lines protocol of
     /// docs/extension-protocol.md on its standard input and output.
     case executable
+    /// A team's own `NotificationService.swift` (`source:`, a file or a folder of Swift files), written against
+    /// Apple's UserNotifications: apnsim builds it once with its mirror of that API (docs/own-extensions.md) and runs
+    /// it as an `executable`.
+    case swift
     /// Does what the push's `apnsim.extension` says (hang, crash, throw, call its handler twice, hold memory,
     /// suppress), for testing what a misbehaving extension does to the send-to-display flow.
     case scripted

@@ -10,10 +10,17 @@ public enum InstallCheck {
         public enum Kind: String, Sendable, Hashable, Codable {
             case teamMismatch, appIDMismatch, expiredProfile, wildcardWithPush, noPushCapability,
                  noPushEntitlement, entitlementMismatch,
-                 extensionPrefix, extensionTeamMismatch, extensionProfile, extensionPoint
+                 extensionPrefix, extensionTeamMismatch, extensionProfile, extensionPoint,
+                 /// A kind `swift` extension whose source does not build: the compiler's messages.
+                 extensionBuild
         }
         public var kind: Kind
         public var description: String
+
+        public init(kind: Kind, description: String) {
+            self.kind = kind
+            self.description = description
+        }
     }
 
     /// The first reason iOS refuses `app`, or `nil` when it installs.

@@ -16,6 +16,9 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
     /// For kind `executable`: the command and its arguments (docs/extension-protocol.md); a relative path in a
     /// world file is taken from the file's folder.
     public var executable: [String]?
+    /// For kind `swift`: the extension's Swift source, a file or a folder; a relative path in a world file is taken
+    /// from the file's folder.
+    public var source: String?
     /// The Team ID it is signed by; `nil`: the app's.
     public var team: String?
     /// The provisioning profile it is signed with; `nil`: its own explicit App ID and profile, as Xcode's automatic
@@ -43,10 +46,11 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
     public init(bundleID: String, kind: ExtensionKind, team: String? = nil, profile: ProvisioningProfile? = nil,
                 extensionPoint: String = serviceExtensionPoint, deploymentTarget: String? = nil, embedded: Bool = true,
                 filtering: Bool = false, appGroup: String? = nil, categories: [String] = [], budget: Double? = nil,
-                memoryLimitMiB: Int = 24, executable: [String]? = nil) {
+                memoryLimitMiB: Int = 24, executable: [String]? = nil, source: String? = nil) {
         self.bundleID = bundleID
         self.kind = kind
         self.executable = executable
+        self.source = source
         self.team = team
         self.profile = profile
         self.extensionPoint = extensionPoint
@@ -61,7 +65,7 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case bundleID, kind, team, profile, extensionPoint, deploymentTarget, embedded, filtering, appGroup, categories, budget,
-             memoryLimitMiB, executable
+             memoryLimitMiB, executable, source
     }
 
     public init(from decoder: any Decoder) throws {
@@ -78,10 +82,15 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
                   categories: try Self.categories(container),
                   budget: try container.decodeIfPresent(Double.self, forKey: .budget),
                   memoryLimitMiB: try container.decodeIfPresent(Int.self, forKey: .memoryLimitMiB) ?? 24,
-                  executable: try container.decodeIfPresent([String].self, forKey: .executable))
+                  executable: try container.decodeIfPresent([String].self, forKey: .executable),
+                  source: try container.decodeIfPresent(String.self, forKey: .source))
         guard (kind == .executable) == !(executable ?? []).isEmpty else {
             throw DecodingError.dataCorruptedError(forKey: .executable, in: container,
                                                    debugDescription: "kind executable takes an executable (a command and its arguments), and only it does")
+        }
+        guard (kind == .swift) == !(source ?? "").isEmpty else {
+            throw DecodingError.dataCorruptedError(forKey: .source, in: container,
+                                                   debugDescription: "kind swift takes a source (a Swift file or a folder of them), and only it does")
         }
         if let budget, !(budget.isFinite && (0.1...600).contains(budget)) {
             throw DecodingError.dataCorruptedError(forKey: .budget, in: container, debugDescription: "budget takes 0.1 to 600 seconds; got \(budget)")

@@ -114,7 +114,7 @@ public struct WorldFile: Codable, Sendable {
 }
 
 extension World.App {
-    /// The app with its `resources` folder, and any path in its extension's `executable` (`python/attach.py`),
+    /// The app with its `resources` folder, its extension's `source`, and any path in its `executable` (`python/attach.py`),
     /// taken from `directory` when relative.
     public func resolvingPaths(relativeTo directory: URL) -> World.App {
         func resolved(_ path: String) -> String {
@@ -123,6 +123,7 @@ extension World.App {
         var app = self
         app.resources = resources.map(resolved)
         app.serviceExtension?.executable = serviceExtension?.executable?.map { $0.contains("/") ? resolved($0) : $0 }
+        app.serviceExtension?.source = serviceExtension?.source.map(resolved)
         return app
     }
 }

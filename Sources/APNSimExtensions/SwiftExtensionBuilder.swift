@@ -1,0 +1,156 @@
+import APNSimCore
+import Crypto
+import Foundation
+
+/// Builds a team's own `NotificationService.swift`, written against Apple's UserNotifications, into an extension
+/// process (docs/own-extensions.md): `swiftc` compiles apnsim's mirror of that API as a module named
+/// `UserNotifications` (and, where Foundation lacks them, the few CoreGraphics names as `CoreGraphics`), then the
+/// team's files with a `main.swift` that hands requests to its `UNNotificationServiceExtension` subclass.
+///
+/// Each build is kept under `cache`, named by a hash of every file that went in, so a source is built once however
+/// many devices run it; a changed file builds again.
+public struct SwiftExtensionBuilder: Sendable {
+    /// apnsim's source checkout, whose `Sources/APNSimUserNotifications` is compiled with each extension.
+    public var packageRoot: URL
+    public var cache: URL
+    /// The Swift compiler: `swiftc` from `PATH` unless told otherwise.
+    public var compiler: String
+
+    public init(packageRoot: URL = Self.checkout, cache: URL = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-extension-builds"),
+                compiler: String = "swiftc") {
+        self.packageRoot = packageRoot
+        self.cache = cache
+        self.compiler = compiler
+    }
+
+    /// The checkout this apnsim was built from (`swift run apnsim` runs from it).
+    public static var checkout: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// What a build made: the executable, and the `UNNotificationServiceExtension` subclass it runs.
+    public struct Product: Sendable, Hashable {
+        public var executable: URL
+        public var principalClass: String
+    }
+
+    /// Builds `source` (a Swift file, or a folder of them) unless built already; throws the compiler's messages,
+    /// each with its file and line, when it does not build.
+    public func build(_ source: String) async throws(ExtensionError) -> Product {
+        let files = try Self.swiftFiles(in: source)
+        let principal = try Self.principalClass(in: files, source: source)
+        let mirror = try mirrorFiles()
+        let key = Self.key(of: mirror.userNotifications + mirror.coreGraphics + files, extra: principal + compiler)
+        let done = cache.appendingPathComponent(key)
+        let product = Product(executable: done.appendingPathComponent(principal), principalClass: principal)
+        if FileManager.default.isExecutableFile(atPath: product.executable.path) { return product }
+
+        // Built in a folder of its own, then renamed into place: two devices building the same source at once
+        // both succeed, and a build that fails half-way leaves nothing a later one would take for done.
+        let work = cache.appendingPathComponent("\(key).building-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+        do {
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            try Data("import UserNotifications\nServiceExtensionHost.run { \(principal)() }\n".utf8)
+                .write(to: work.appendingPathComponent("main.swift"))
+        } catch {
+            throw ExtensionError("cannot write the build of \(source) under \(cache.path): \(error.localizedDescription)")
+        }
+        let out = work.path
+        var linked = ["-lUserNotifications"]
+        if !mirror.coreGraphics.isEmpty {
+            try await compile(["-parse-as-library", "-emit-library", "-static", "-module-name", "CoreGraphics", "-emit-module",
+                               "-emit-module-path", "\(out)/CoreGraphics.swiftmodule", "-o", "\(out)/libCoreGraphics.a"]
+                              + mirror.coreGraphics.map(\.path), what: "apnsim's CoreGraphics names")
+            linked.append("-lCoreGraphics")
+        }
+        try await compile(["-parse-as-library", "-emit-library", "-static", "-module-name", "UserNotifications", "-emit-module",
+                           "-emit-module-path", "\(out)/UserNotifications.swiftmodule", "-o", "\(out)/libUserNotifications.a"]
+                          + mirror.userNotifications.map(\.path), what: "apnsim's UserNotifications")
+        // Swift 5 mode, as Xcode's extension templates build: code written for Apple's callbacks (captured `self`
+        // in a URLSession completion handler) is accepted as Xcode accepts it.
+        try await compile(["-swift-version", "5", "-module-name", "NotificationServiceExtension", "-I", out, "-L", out]
+                          + linked + files.map(\.path) + ["\(out)/main.swift", "-o", "\(out)/\(principal)"], what: source)
+        do {
+            try FileManager.default.moveItem(at: work, to: done)
+        } catch where FileManager.default.isExecutableFile(atPath: product.executable.path) {
+            // Another build of the same files finished first.
+        } catch {
+            throw ExtensionError("cannot keep the build of \(source) in \(done.path): \(error.localizedDescription)")
+        }
+        return product
+    }
+
+    /// Runs the compiler; throws its error lines (`File.swift:12:5: error: …`) when it fails.
+    private func compile(_ arguments: [String], what: String) async throws(ExtensionError) {
+        let (status, output): (ChildProcess.ExitStatus, String)
+        do {
+            (status, output) = try await ChildProcess.run([compiler] + arguments)
+        } catch {
+            throw ExtensionError("cannot run the Swift compiler (\(compiler)) to build \(what): \(error)")
+        }
+        guard status != .exited(0) else { return }
+        let errors = output.split(separator: "\n").filter { $0.contains(": error: ") }
+        let shown = Array(Set(errors.map(String.init))).sorted().prefix(10)
+        throw ExtensionError("\(what) does not build: " + (shown.isEmpty ? String(output.suffix(2000)) : shown.joined(separator: "; ")))
+    }
+
+    /// The mirror's files: those compiled as `UserNotifications` and those compiled as `CoreGraphics` (none where
+    /// the system has CoreGraphics).
+    private func mirrorFiles() throws(ExtensionError) -> (userNotifications: [URL], coreGraphics: [URL]) {
+        let folder = packageRoot.appendingPathComponent("Sources/APNSimUserNotifications")
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
+            throw ExtensionError("apnsim's UserNotifications sources are not at \(folder.path): building an extension needs apnsim's source checkout")
+        }
+        let swift = names.filter { $0.hasSuffix(".swift") }.sorted().map { folder.appendingPathComponent($0) }
+        let coreGraphics = swift.filter { $0.lastPathComponent.hasPrefix("CGRect") }
+        let rules = packageRoot.appendingPathComponent("Sources/APNSimCore/Notification/AttachmentRules.swift")
+        #if canImport(Darwin)
+        return (swift.filter { !coreGraphics.contains($0) } + [rules], [])
+        #else
+        return (swift.filter { !coreGraphics.contains($0) } + [rules], coreGraphics)
+        #endif
+    }
+
+    /// The Swift files of `source`: the file itself, or every `.swift` file under the folder (but a package's
+    /// manifest and tests).
+    static func swiftFiles(in source: String) throws(ExtensionError) -> [URL] {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: source, isDirectory: &isFolder) else {
+            throw ExtensionError("the extension source \(source) does not exist")
+        }
+        guard isFolder.boolValue else { return [URL(fileURLWithPath: source)] }
+        let root = URL(fileURLWithPath: source, isDirectory: true)
+        let files = (FileManager.default.enumerator(atPath: source)?.compactMap { $0 as? String } ?? [])
+            .filter { $0.hasSuffix(".swift") && $0 != "Package.swift" && !$0.hasPrefix("Tests/") && !$0.hasPrefix(".build/") }
+            .sorted().map { root.appendingPathComponent($0) }
+        guard !files.isEmpty else { throw ExtensionError("the extension source folder \(source) has no Swift files") }
+        return files
+    }
+
+    /// The one class in `files` that subclasses `UNNotificationServiceExtension`, as Info.plist's
+    /// `NSExtensionPrincipalClass` names it on iOS.
+    static func principalClass(in files: [URL], source: String) throws(ExtensionError) -> String {
+        let pattern = /class\s+([A-Za-z_][A-Za-z0-9_]*)\s*:\s*UNNotificationServiceExtension\b/
+        let names = files.flatMap { file -> [String] in
+            let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            return text.matches(of: pattern).map { String($0.output.1) }
+        }
+        guard names.count == 1, let name = names.first else {
+            throw ExtensionError(names.isEmpty
+                ? "\(source) has no class that subclasses UNNotificationServiceExtension"
+                : "\(source) has \(names.count) classes that subclass UNNotificationServiceExtension (\(names.joined(separator: ", "))); an extension has one")
+        }
+        return name
+    }
+
+    static func key(of files: [URL], extra: String) -> String {
+        var hash = SHA256()
+        for file in files {
+            hash.update(data: Data(file.lastPathComponent.utf8))
+            hash.update(data: (try? Data(contentsOf: file)) ?? Data())
+        }
+        hash.update(data: Data(extra.utf8))
+        return hash.finalize().prefix(12).map { String(format: "%02x", $0) }.joined()
+    }
+}

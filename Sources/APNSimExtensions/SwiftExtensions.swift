@@ -1,0 +1,59 @@
+import APNSimCore
+import Foundation
+
+/// The kind `swift` extensions of one device: each source built once (at install, or at its first push), and each
+/// app's extension given an app-bundle folder of its own, so `Bundle.main` finds the app's resources.
+actor SwiftExtensions {
+    let builder: SwiftExtensionBuilder
+    /// Where each app's bundle folder goes.
+    let bundles: URL
+    private var builds: [String: Task<Result<SwiftExtensionBuilder.Product, ExtensionError>, Never>] = [:]
+
+    init(builder: SwiftExtensionBuilder, bundles: URL) {
+        self.builder = builder
+        self.bundles = bundles
+    }
+
+    /// Builds `source` (again if its files changed since); the compiler's messages when it does not build.
+    func build(_ source: String) async -> Result<SwiftExtensionBuilder.Product, ExtensionError> {
+        let builder = self.builder
+        let task = Task { () -> Result<SwiftExtensionBuilder.Product, ExtensionError> in
+            do throws(ExtensionError) { return .success(try await builder.build(source)) } catch { return .failure(error) }
+        }
+        builds[source] = task
+        return await task.value
+    }
+
+    /// The command that starts app `bundleID`'s extension built from `source`: its executable, linked into the app's
+    /// bundle folder beside the app's resources.
+    func command(source: String, app bundleID: String, resources: URL?) async -> Result<[String], ExtensionError> {
+        let built: Result<SwiftExtensionBuilder.Product, ExtensionError>
+        if let building = builds[source] { built = await building.value } else { built = await build(source) }
+        return built.flatMap { product in
+            Result { try Self.bundle(product, app: bundleID, resources: resources, in: bundles) }
+                .mapError { ExtensionError("cannot make the app bundle folder of \(bundleID)'s extension: \($0.localizedDescription)") }
+                .map { [$0.path] }
+        }
+    }
+
+    /// Links the executable and the app's resources into one folder: on Linux `Bundle.main` is the executable's
+    /// folder (it follows a symbolic link to the executable, so that one is a hard link, or a copy across disks).
+    static func bundle(_ product: SwiftExtensionBuilder.Product, app bundleID: String, resources: URL?, in bundles: URL) throws -> URL {
+        let folder = bundles.appendingPathComponent(bundleID)
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let executable = folder.appendingPathComponent(product.principalClass)
+        do {
+            try FileManager.default.linkItem(at: product.executable, to: executable)
+        } catch {
+            try FileManager.default.copyItem(at: product.executable, to: executable)
+        }
+        if let resources, let names = try? FileManager.default.contentsOfDirectory(atPath: resources.path) {
+            for name in names where name != product.principalClass {
+                try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent(name),
+                                                           withDestinationURL: resources.appendingPathComponent(name))
+            }
+        }
+        return executable
+    }
+}

@@ -1,0 +1,148 @@
+import APNSimCore
+import APNSimExtensions
+import ArgumentParser
+import Foundation
+import Logging
+
+/// `apnsim extension`: build a team's own service extension and try it on one payload, without a world or a device.
+struct ExtensionCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "extension",
+        abstract: "Build your own notification service extension and run it on one payload (docs/own-extensions.md).",
+        subcommands: [Build.self, Run.self]
+    )
+
+    struct Build: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Build a NotificationService.swift (or a folder of Swift files) written against Apple's UserNotifications.")
+
+        @Argument(help: "The extension's Swift file, or a folder of Swift files.")
+        var path: String
+
+        func run() async throws {
+            let started = ContinuousClock.now
+            Console.say("apnsim extension: building \(path)…")
+            do {
+                let product = try await SwiftExtensionBuilder().build(path)
+                Console.say("apnsim extension: built \(product.principalClass) in \(Seconds(ContinuousClock.now - started)): \(product.executable.path)")
+            } catch {
+                throw ExtensionCommand.fail("\(error)")
+            }
+        }
+    }
+
+    struct Run: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run an extension on one payload and print what the device would display, and why.",
+            discussion: """
+                PATH is a Swift file or folder (built first, as `build` does) or an executable speaking \
+                docs/extension-protocol.md. The payload is the push's JSON body, with `mutable-content: 1`.
+                """)
+
+        @Argument(help: "The extension: a Swift file or folder, or an executable.")
+        var path: String
+
+        @Option(help: "The push's JSON payload.")
+        var payload: String
+
+        @Option(help: "The app's resources folder, where the extension's Bundle.main finds bundled files.")
+        var resources: String?
+
+        @Option(help: "Seconds the extension has before serviceExtensionTimeWillExpire (iOS: about 30).")
+        var budget: Double = 30
+
+        @Flag(help: "The app has the com.apple.developer.usernotifications.filtering entitlement.")
+        var filtering = false
+
+        @Flag(help: "Print the displayed record as JSON.")
+        var json = false
+
+        func validate() throws {
+            guard (0.1...600).contains(budget) else { throw ValidationError("--budget takes 0.1 to 600 seconds; got \(budget)") }
+        }
+
+        func run() async throws {
+            let bytes: Data
+            do {
+                bytes = try Data(contentsOf: URL(fileURLWithPath: payload))
+            } catch {
+                throw ValidationError("cannot read the payload \(payload): \(error.localizedDescription)")
+            }
+            let push: PushPayload
+            do {
+                push = try PushPayload(json: Array(bytes))
+            } catch {
+                throw ValidationError("the payload \(payload) is not an APNs payload: \(error)")
+            }
+            let isSwift = path.hasSuffix(".swift") || Self.isFolder(path)
+            let manifest = ServiceExtensionManifest(bundleID: "com.example.app.NotificationService", kind: isSwift ? .swift : .executable,
+                                                    filtering: filtering, budget: budget,
+                                                    executable: isSwift ? nil : [path], source: isSwift ? path : nil)
+            if let why = manifest.reasonNotLaunched(payload: push, deviceOS: DeviceDescriptor(id: "", name: "").os) {
+                Console.say("not launched: \(why)")
+                return
+            }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-extension-run-\(UUID().uuidString)")
+            var logger = Logger(label: "apnsim.extension")
+            logger.logLevel = .warning
+            let runtime = ServiceExtensionRuntime(directory: directory.appendingPathComponent("attachments"), logger: logger)
+            if isSwift {
+                if !json { Console.say("apnsim extension: building \(path)…") }
+                if let failure = await runtime.prepare(manifest) { throw ExtensionCommand.fail("\(failure)") }
+            }
+            let (shown, record) = await runtime.run(manifest, app: "com.example.app", resources: resources.map { URL(fileURLWithPath: $0).path },
+                                                    content: push.content, deliveryID: UUID().uuidString)
+            await runtime.shutdown()
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                let report = Report(displayed: shown, serviceExtension: record)
+                Console.say(String(decoding: try encoder.encode(report), as: UTF8.self))
+            } else {
+                Console.say(Self.describe(shown, record))
+            }
+        }
+
+        struct Report: Encodable {
+            var displayed: NotificationContent
+            var serviceExtension: ExtensionRun
+        }
+
+        static func describe(_ shown: NotificationContent, _ record: ExtensionRun) -> String {
+            var lines = ["outcome     \(record.outcome.rawValue)\(record.suppressed ? " (suppressed: nothing is displayed)" : "") in \(record.durationMs) ms",
+                         "why         \(record.diagnostic)"]
+            for (label, value) in [("title", shown.title), ("subtitle", shown.subtitle), ("body", shown.body)] {
+                if let value { lines.append("\(label.padding(toLength: 12, withPad: " ", startingAt: 0))\(value)") }
+            }
+            for attachment in shown.attachments {
+                let verdict = attachment.refusal.map { "refused, \($0)" } ?? "attached"
+                lines.append("attachment  \(attachment.identifier): \(attachment.type ?? "unknown type"), \(attachment.size) bytes, \(verdict)")
+            }
+            for violation in record.violations { lines.append("violation   \(violation)") }
+            return lines.joined(separator: "\n")
+        }
+
+        static func isFolder(_ path: String) -> Bool {
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+        }
+    }
+}
+
+extension ExtensionCommand {
+    /// Says why on standard error and ends with status 1 (not ArgumentParser's usage text: the input was well formed).
+    static func fail(_ sentence: String) -> ExitCode {
+        try? FileHandle.standardError.write(contentsOf: Data("apnsim extension: \(sentence)\n".utf8))
+        return ExitCode.failure
+    }
+}
+
+/// A duration as people read it: `3.2 s`.
+struct Seconds: CustomStringConvertible {
+    var duration: Duration
+    init(_ duration: Duration) { self.duration = duration }
+    var description: String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return String(format: "%.1f s", seconds)
+    }
+}
