@@ -37,6 +37,9 @@ public struct SwiftExtensionBuilder: Sendable {
     /// Builds `source` (a Swift file, or a folder of them) unless built already; throws the compiler's messages,
     /// each with its file and line, when it does not build.
     public func build(_ source: String) async throws(ExtensionError) -> Product {
+        if FileManager.default.fileExists(atPath: URL(fileURLWithPath: source).appendingPathComponent("Package.swift").path) {
+            return try await buildPackage(source)
+        }
         let files = try Self.swiftFiles(in: source)
         let principal = try Self.principalClass(in: files, source: source)
         let mirror = try mirrorFiles()
@@ -81,11 +84,42 @@ public struct SwiftExtensionBuilder: Sendable {
         return product
     }
 
+    /// A Swift package whose one executable product is the extension process (it speaks docs/extension-protocol.md,
+    /// for example through `ServiceExtensionHost` of apnsim's `APNSimUserNotifications` library): built with
+    /// `swift build`, which keeps its own incremental build in the package's `.build`.
+    private func buildPackage(_ source: String) async throws(ExtensionError) -> Product {
+        let swift = URL(fileURLWithPath: compiler).deletingLastPathComponent().appendingPathComponent("swift").path
+        let tool = compiler.contains("/") ? swift : "swift"
+        let printed = try await output(of: [tool, "package", "--package-path", source, "describe", "--type", "json"], what: source)
+        // It may print progress lines (fetching, resolving) before the JSON, which starts at the first brace.
+        let description = printed.firstIndex(of: "{").map { String(printed[$0...]) } ?? printed
+        let executables = ((try? JSONSerialization.jsonObject(with: Data(description.utf8))) as? [String: Any])
+            .flatMap { $0["products"] as? [[String: Any]] }?
+            .filter { ($0["type"] as? [String: Any])?["executable"] != nil }.compactMap { $0["name"] as? String } ?? []
+        guard executables.count == 1, let name = executables.first else {
+            throw ExtensionError("the package \(source) has \(executables.count) executable products (\(executables.joined(separator: ", "))); an extension package has one")
+        }
+        try await compile(["build", "--package-path", source, "--product", name], what: source, tool: tool)
+        let bin = try await output(of: [tool, "build", "--package-path", source, "--show-bin-path"], what: source)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return Product(executable: URL(fileURLWithPath: bin).appendingPathComponent(name), principalClass: name)
+    }
+
+    /// What a command prints when it succeeds.
+    private func output(of command: [String], what: String) async throws(ExtensionError) -> String {
+        let result: (status: ChildProcess.ExitStatus, output: String)
+        do { result = try await ChildProcess.run(command) } catch { throw ExtensionError("cannot build \(what): \(error)") }
+        guard result.status == .exited(0) else {
+            throw ExtensionError("cannot build \(what): \(command.joined(separator: " ")) \(result.status): \(result.output.suffix(1000))")
+        }
+        return result.output
+    }
+
     /// Runs the compiler; throws its error lines (`File.swift:12:5: error: …`) when it fails.
-    private func compile(_ arguments: [String], what: String) async throws(ExtensionError) {
+    private func compile(_ arguments: [String], what: String, tool: String? = nil) async throws(ExtensionError) {
         let (status, output): (ChildProcess.ExitStatus, String)
         do {
-            (status, output) = try await ChildProcess.run([compiler] + arguments)
+            (status, output) = try await ChildProcess.run([tool ?? compiler] + arguments)
         } catch {
             throw ExtensionError("cannot run the Swift compiler (\(compiler)) to build \(what): \(error)")
         }

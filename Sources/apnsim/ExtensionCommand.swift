@@ -62,17 +62,18 @@ struct ExtensionCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
+            guard FileManager.default.fileExists(atPath: payload) else { throw ExtensionCommand.fail("the payload file \(payload) does not exist") }
             let bytes: Data
             do {
                 bytes = try Data(contentsOf: URL(fileURLWithPath: payload))
             } catch {
-                throw ValidationError("cannot read the payload \(payload): \(error.localizedDescription)")
+                throw ExtensionCommand.fail("cannot read the payload \(payload): \(error.localizedDescription)")
             }
             let push: PushPayload
             do {
                 push = try PushPayload(json: Array(bytes))
             } catch {
-                throw ValidationError("the payload \(payload) is not an APNs payload: \(error)")
+                throw ExtensionCommand.fail("the payload \(payload) is not an APNs payload: \(error)")
             }
             let isSwift = path.hasSuffix(".swift") || Self.isFolder(path)
             let manifest = ServiceExtensionManifest(bundleID: "com.example.app.NotificationService", kind: isSwift ? .swift : .executable,

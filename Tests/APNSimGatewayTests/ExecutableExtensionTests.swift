@@ -104,4 +104,28 @@ struct ExecutableExtensionTests {
             }
         }
     }
+
+    @Test("An app whose own Swift extension does not build is refused with the compiler's message; its device serves its other apps")
+    func brokenSwiftSource() async throws {
+        let broken = appWithExtension(.swift) { manifest in
+            manifest.source = repositoryRoot.appendingPathComponent("Scenarios/extensions/swift-broken/NotificationService.swift").path
+        }
+        let other = AppManifest.signed(bundleID: "com.example.other", team: TestWorld.team, environment: .development, now: Date())
+        try await withGateway { harness in
+            try await withDevice(harness, apps: [broken, other]) { device in
+                let refusal = try #require(device.refusals["com.example.app"])
+                #expect(refusal.kind == .extensionBuild)
+                #expect(refusal.description.contains("NotificationService.swift:9:48: error:"), "\(refusal)")
+                #expect(device.tokens["com.example.app"] == nil)
+                let fine = UUID().uuidString
+                let client = try await harness.connect()
+                defer { Task { await client.close() } }
+                let response = try await client.send(.push(token: try #require(device.tokens["com.example.other"]).hex, payload: GatewayHarness.alert,
+                                                           headers: harness.headers(jwt: harness.jwt(), topic: "com.example.other", extra: [("apns-id", fine)])))
+                #expect(response.status == 200, "\(response)")
+                let shown = try await DeviceDeliveryTests.delivery(ControlClient(port: harness.endpoints.controlPort), apnsID: fine, wait: 60)
+                #expect(shown?["outcome"] as? String == "displayed")
+            }
+        }
+    }
 }
