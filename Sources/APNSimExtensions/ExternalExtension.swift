@@ -21,10 +21,9 @@ struct ExternalExtension: BuiltInExtension {
         }
         let progress = process.begin(id: context.deliveryID, handler: context.handler, original: content)
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let milliseconds = Int(budget.components.seconds * 1000 + budget.components.attoseconds / 1_000_000_000_000_000)
         do {
             try process.send(ExtensionProtocol.Request(id: context.deliveryID, content: .init(content),
-                                                       attachmentsDirectory: directory.path, budgetMs: milliseconds))
+                                                       attachmentsDirectory: directory.path, budgetMs: budget.milliseconds))
         } catch {
             context.handler.send(.crashed(error.description))
             return nil
@@ -45,4 +44,9 @@ struct ExternalExtension: BuiltInExtension {
         if case .success(let process) = process { try? process.send(ExtensionProtocol.Expire(id: context.deliveryID)) }
         return nil  // what it hands over now comes through its content handler
     }
+}
+
+extension Duration {
+    /// Whole milliseconds, as records and the extension protocol give times.
+    var milliseconds: Int { Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000) }
 }

@@ -129,15 +129,10 @@ final class ExternalExtensionProcess: Sendable {
 
     static func attachment(_ file: ExtensionProtocol.FileAttachment, identifier: String) -> NotificationContent.Attachment {
         let url = URL(fileURLWithPath: file.file)
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            return .init(identifier: identifier, type: nil, size: 0, sha256: "", url: url.absoluteString,
-                         refusal: .init(code: .invalidURL, message: "\(file.file) is not a readable file"))
-        }
-        let bytes = Array(data)
-        let fileExtension = file.typeHint.flatMap(AttachmentRules.fileExtension(forUTI:)) ?? url.pathExtension
-        return .init(identifier: identifier, type: AttachmentRules.fileType(forExtension: fileExtension)?.uti, size: bytes.count,
-                     sha256: NotificationContent.Attachment.sha256(of: bytes), url: url.absoluteString,
-                     refusal: AttachmentRules.refusal(fileExtension: fileExtension, bytes: bytes))
+        let checked = AttachmentRules.check(file: url, typeHint: file.typeHint)
+        return .init(identifier: identifier, type: checked.type?.uti, size: checked.bytes?.count ?? 0,
+                     sha256: checked.bytes.map(NotificationContent.Attachment.sha256(of:)) ?? "", url: url.absoluteString,
+                     refusal: checked.refusal)
     }
 
     private func ended(_ why: String) {

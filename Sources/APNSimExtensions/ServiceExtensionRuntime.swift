@@ -79,9 +79,7 @@ public struct ServiceExtensionRuntime: Sendable {
         let ended = turn.outcome == .crashed || turn.outcome == .killed || (turn.outcome == .expired && turn.result == nil)
         await process.release(alive: !ended)
 
-        let elapsed = ContinuousClock.now - started
-        let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-        var run = ExtensionRun(ran: true, kind: kind, outcome: turn.outcome, diagnostic: "", durationMs: milliseconds,
+        var run = ExtensionRun(ran: true, kind: kind, outcome: turn.outcome, diagnostic: "", durationMs: (ContinuousClock.now - started).milliseconds,
                                violations: handler.violations, pickedBy: pickedBy, launched: launched)
         let shown: NotificationContent
         switch turn.outcome {

@@ -62,18 +62,18 @@ public struct SwiftExtensionBuilder: Sendable {
         let out = work.path
         var linked = ["-lUserNotifications"]
         if !mirror.coreGraphics.isEmpty {
-            try await compile(["-parse-as-library", "-emit-library", "-static", "-module-name", "CoreGraphics", "-emit-module",
-                               "-emit-module-path", "\(out)/CoreGraphics.swiftmodule", "-o", "\(out)/libCoreGraphics.a"]
-                              + mirror.coreGraphics.map(\.path), what: "apnsim's CoreGraphics names")
+            try await run([compiler, "-parse-as-library", "-emit-library", "-static", "-module-name", "CoreGraphics", "-emit-module",
+                           "-emit-module-path", "\(out)/CoreGraphics.swiftmodule", "-o", "\(out)/libCoreGraphics.a"]
+                          + mirror.coreGraphics.map(\.path), building: "apnsim's CoreGraphics names")
             linked.append("-lCoreGraphics")
         }
-        try await compile(["-parse-as-library", "-emit-library", "-static", "-module-name", "UserNotifications", "-emit-module",
-                           "-emit-module-path", "\(out)/UserNotifications.swiftmodule", "-o", "\(out)/libUserNotifications.a"]
-                          + mirror.userNotifications.map(\.path), what: "apnsim's UserNotifications")
+        try await run([compiler, "-parse-as-library", "-emit-library", "-static", "-module-name", "UserNotifications", "-emit-module",
+                       "-emit-module-path", "\(out)/UserNotifications.swiftmodule", "-o", "\(out)/libUserNotifications.a"]
+                      + mirror.userNotifications.map(\.path), building: "apnsim's UserNotifications")
         // Swift 5 mode, as Xcode's extension templates build: code written for Apple's callbacks (captured `self`
         // in a URLSession completion handler) is accepted as Xcode accepts it.
-        try await compile(["-swift-version", "5", "-module-name", "NotificationServiceExtension", "-I", out, "-L", out]
-                          + linked + files.map(\.path) + ["\(out)/main.swift", "-o", "\(out)/\(principal)"], what: source)
+        try await run([compiler, "-swift-version", "5", "-module-name", "NotificationServiceExtension", "-I", out, "-L", out]
+                      + linked + files.map(\.path) + ["\(out)/main.swift", "-o", "\(out)/\(principal)"], building: source)
         do {
             try FileManager.default.moveItem(at: work, to: done)
         } catch where FileManager.default.isExecutableFile(atPath: product.executable.path) {
@@ -90,7 +90,7 @@ public struct SwiftExtensionBuilder: Sendable {
     private func buildPackage(_ source: String) async throws(ExtensionError) -> Product {
         let swift = URL(fileURLWithPath: compiler).deletingLastPathComponent().appendingPathComponent("swift").path
         let tool = compiler.contains("/") ? swift : "swift"
-        let printed = try await output(of: [tool, "package", "--package-path", source, "describe", "--type", "json"], what: source)
+        let printed = try await run([tool, "package", "--package-path", source, "describe", "--type", "json"], building: source)
         // It may print progress lines (fetching, resolving) before the JSON, which starts at the first brace.
         let description = printed.firstIndex(of: "{").map { String(printed[$0...]) } ?? printed
         let executables = ((try? JSONSerialization.jsonObject(with: Data(description.utf8))) as? [String: Any])
@@ -99,31 +99,23 @@ public struct SwiftExtensionBuilder: Sendable {
         guard executables.count == 1, let name = executables.first else {
             throw ExtensionError("the package \(source) has \(executables.count) executable products (\(executables.joined(separator: ", "))); an extension package has one")
         }
-        try await compile(["build", "--package-path", source, "--product", name], what: source, tool: tool)
-        let bin = try await output(of: [tool, "build", "--package-path", source, "--show-bin-path"], what: source)
+        try await run([tool, "build", "--package-path", source, "--product", name], building: source)
+        let bin = try await run([tool, "build", "--package-path", source, "--show-bin-path"], building: source)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         return Product(executable: URL(fileURLWithPath: bin).appendingPathComponent(name), principalClass: name)
     }
 
-    /// What a command prints when it succeeds.
-    private func output(of command: [String], what: String) async throws(ExtensionError) -> String {
-        let result: (status: ChildProcess.ExitStatus, output: String)
-        do { result = try await ChildProcess.run(command) } catch { throw ExtensionError("cannot build \(what): \(error)") }
-        guard result.status == .exited(0) else {
-            throw ExtensionError("cannot build \(what): \(command.joined(separator: " ")) \(result.status): \(result.output.suffix(1000))")
-        }
-        return result.output
-    }
-
-    /// Runs the compiler; throws its error lines (`File.swift:12:5: error: …`) when it fails.
-    private func compile(_ arguments: [String], what: String, tool: String? = nil) async throws(ExtensionError) {
+    /// Runs a build tool and returns what it printed; when it fails, throws its error lines
+    /// (`File.swift:12:5: error: …`), or the end of what it printed when it has none.
+    @discardableResult
+    private func run(_ command: [String], building what: String) async throws(ExtensionError) -> String {
         let (status, output): (ChildProcess.ExitStatus, String)
         do {
-            (status, output) = try await ChildProcess.run([tool ?? compiler] + arguments)
+            (status, output) = try await ChildProcess.run(command)
         } catch {
-            throw ExtensionError("cannot run the Swift compiler (\(compiler)) to build \(what): \(error)")
+            throw ExtensionError("cannot run \(command[0]) to build \(what): \(error)")
         }
-        guard status != .exited(0) else { return }
+        guard status != .exited(0) else { return output }
         let errors = output.split(separator: "\n").filter { $0.contains(": error: ") }
         let shown = Array(Set(errors.map(String.init))).sorted().prefix(10)
         throw ExtensionError("\(what) does not build: " + (shown.isEmpty ? String(output.suffix(2000)) : shown.joined(separator: "; ")))

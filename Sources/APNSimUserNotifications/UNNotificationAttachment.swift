@@ -37,15 +37,10 @@ open class UNNotificationAttachment: NSObject, @unchecked Sendable {
 
     /// Checks the file at `url` and describes it as an attachment; `identifier` empty gets a UUID, as on iOS.
     public convenience init(identifier: String, url: URL, options: [AnyHashable: Any]? = nil) throws {
-        guard url.isFileURL, let data = FileManager.default.contents(atPath: url.path) else {
-            throw UNError(.attachmentInvalidURL, reason: "\(url) is not a readable file")
-        }
-        let hint = options?[UNNotificationAttachmentOptionsTypeHintKey] as? String
-        let fileExtension = hint.flatMap(AttachmentRules.fileExtension(forUTI:)) ?? url.pathExtension
-        if let refusal = AttachmentRules.refusal(fileExtension: fileExtension, bytes: Array(data)) {
+        let checked = AttachmentRules.check(file: url, typeHint: options?[UNNotificationAttachmentOptionsTypeHintKey] as? String)
+        if let refusal = checked.refusal {
             throw UNError(UNError.Code(rawValue: refusal.code.rawValue) ?? .attachmentUnrecognizedType, reason: refusal.message)
         }
-        let type = AttachmentRules.fileType(forExtension: fileExtension)?.uti ?? fileExtension
-        self.init(identifier: identifier.isEmpty ? UUID().uuidString : identifier, url: url, type: type, options: options ?? [:])
+        self.init(identifier: identifier.isEmpty ? UUID().uuidString : identifier, url: url, type: checked.type?.uti ?? "", options: options ?? [:])
     }
 }

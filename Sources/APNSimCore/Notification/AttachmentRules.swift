@@ -111,6 +111,24 @@ public enum AttachmentRules {
         return nil
     }
 
+    /// A file offered as an attachment, as `UNNotificationAttachment(identifier:url:options:)` checks it: the type
+    /// comes from `typeHint` (a UTI, `UNNotificationAttachmentOptionsTypeHintKey`) or else the file's extension.
+    public struct FileCheck: Sendable {
+        /// The file's bytes; `nil` when it cannot be read.
+        public var bytes: [UInt8]?
+        public var type: FileType?
+        public var refusal: Refusal?
+    }
+
+    public static func check(file url: URL, typeHint: String?) -> FileCheck {
+        guard url.isFileURL, let data = FileManager.default.contents(atPath: url.path) else {
+            return FileCheck(bytes: nil, type: nil, refusal: Refusal(code: .invalidURL, message: "\(url.path) is not a readable file"))
+        }
+        let bytes = Array(data)
+        let fileExtension = typeHint.flatMap(fileExtension(forUTI:)) ?? url.pathExtension
+        return FileCheck(bytes: bytes, type: fileType(forExtension: fileExtension), refusal: refusal(fileExtension: fileExtension, bytes: bytes))
+    }
+
     /// An attachment iOS would not accept: the `UNErrorDomain` code and a sentence.
     public struct Refusal: Sendable, Hashable, Codable, Error, CustomStringConvertible {
         public var code: Code
