@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "APNSimDevice", targets: ["APNSimDevice"]),
         .library(name: "APNSimExtensions", targets: ["APNSimExtensions"]),
         .library(name: "APNSimUserNotifications", targets: ["APNSimUserNotifications"]),
+        .library(name: "APNSimSandbox", targets: ["APNSimSandbox"]),
+        .library(name: "APNSimScenario", targets: ["APNSimScenario"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -132,6 +134,29 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            // One world running (gateway, media server, devices): what apnsim up, apnsim replay and APNSimTesting stand on.
+            name: "APNSimSandbox",
+            dependencies: [
+                "APNSimCore", "APNSimGateway", "APNSimStore", "APNSimDevice", "APNSimExtensions",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            // Scenario files: the model, the loader with file:line errors, the runner and its reports.
+            name: "APNSimScenario",
+            dependencies: [
+                "APNSimCore", "APNSimProvider", "APNSimSandbox",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "apnsim",
             dependencies: [
@@ -141,6 +166,8 @@ let package = Package(
                 "APNSimProvider",
                 "APNSimDevice",
                 "APNSimExtensions",
+                "APNSimSandbox",
+                "APNSimScenario",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -177,6 +204,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -195,6 +224,11 @@ let package = Package(
         .testTarget(
             name: "APNSimUserNotificationsTests",
             dependencies: ["APNSimUserNotifications"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "APNSimScenarioTests",
+            dependencies: ["APNSimCore", "APNSimScenario"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -57,3 +57,12 @@ public struct GoAwayFrame: Sendable, Hashable {
     public var errorCode: UInt32
     public var debugData: String
 }
+
+extension GoAwayFrame {
+    /// The `reason` of APNs' JSON debug data (`{"reason":"Shutdown"}`), if it has one.
+    public var reason: String? {
+        guard let data = debugData.data(using: .utf8),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return object["reason"] as? String
+    }
+}

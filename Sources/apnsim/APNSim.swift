@@ -6,6 +6,6 @@ struct APNSim: AsyncParsableCommand {
         commandName: "apnsim",
         abstract: "An APNs-style end-to-end simulator: a fake APNs gateway, mock devices, and a record of what they showed.",
         subcommands: [UpCommand.self, GatewayCommand.self, DeviceCommand.self, MediaCommand.self, SendCommand.self, PushCommand.self,
-                      ExtensionCommand.self]
+                      ExtensionCommand.self, ReplayCommand.self]
     )
 }

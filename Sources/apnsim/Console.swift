@@ -8,3 +8,10 @@ enum Console {
         try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
     }
 }
+
+extension Console {
+    /// Writes one line to standard error: a command's error sentence, without usage text after it.
+    static func error(_ text: String) {
+        try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
+    }
+}

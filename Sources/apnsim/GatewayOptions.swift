@@ -102,7 +102,19 @@ struct GatewayOptions: ParsableArguments {
     }
 
     func makeGateway() throws -> Gateway {
-        let loaded = try WorldFile.load(path: world)
+        try Gateway(configuration: try makeGatewayConfiguration(), world: WorldRegistry(try loadWorld()), store: try makeStore(),
+                    logger: logger)
+    }
+
+    func loadWorld() throws -> World {
+        try WorldFile.load(path: world)
+    }
+
+    func makeStore() throws -> Store {
+        try Store(path: store)
+    }
+
+    func makeGatewayConfiguration() throws -> GatewayConfiguration {
         var configuration = GatewayConfiguration(tls: .certsDirectory(certs))
         configuration.host = host
         configuration.ports = [.development: developmentPort, .production: productionPort]
@@ -122,6 +134,6 @@ struct GatewayOptions: ParsableArguments {
         configuration.validator.acceptUnknownDeviceTokens = acceptUnknownTokens
         configuration.validator.rejectBackgroundPriority10 = !allowBackgroundPriority10
         configuration.validator.rejectMalformedPayload = !acceptMalformedPayloads
-        return try Gateway(configuration: configuration, world: WorldRegistry(loaded), store: try Store(path: store), logger: logger)
+        return configuration
     }
 }

@@ -1,8 +1,10 @@
 import APNSimCore
 import APNSimExtensions
 import APNSimGateway
+import APNSimSandbox
 import ArgumentParser
 import Foundation
+import ServiceLifecycle
 
 /// `apnsim up`: the sandbox. The gateway with the sandbox world, the world's devices as child processes, and
 /// everything a newcomer needs to send a first push and see it displayed.
@@ -24,35 +26,24 @@ struct UpCommand: AsyncParsableCommand {
     var mediaDirectory = "Scenarios/media"
 
     func run() async throws {
-        let gateway = try options.makeGateway()
-        let certs = options.certs
-        let world = gateway.world.snapshot
-        let processes = DeviceProcesses()
-        let (mediaPorts, mediaPortSink) = AsyncStream.makeStream(of: Int.self)
-        var media = MediaServer(directory: URL(fileURLWithPath: mediaDirectory), host: "127.0.0.1", port: mediaPort,
-                                logger: options.logger)
-        media.onReady = { mediaPortSink.yield($0); mediaPortSink.finish() }
-        let service = GatewayService(gateway: gateway) { endpoints in
-            var ports = mediaPorts.makeAsyncIterator()
-            let mediaURL = await ports.next().map { "http://127.0.0.1:\($0)" }
-            do {
-                try await processes.start(world.devices, world: world, devicePort: endpoints.devicePort ?? options.devicePort,
-                                    certs: certs, dataRoot: data)
-            } catch {
-                Console.say("apnsim: cannot start the devices: \(error)")
-            }
-            if !(await processes.waitUntilRegistered(world.devices, gateway: gateway, timeout: .seconds(30))) {
-                Console.say("apnsim: not every device registered within 30 s; GET /v1/devices shows which did")
-            }
-            Console.say(Self.banner(endpoints: endpoints, gateway: gateway, certs: certs, mediaURL: mediaURL))
+        guard let executable = Bundle.main.executableURL?.path else {
+            throw ValidationError("cannot find the apnsim executable to start devices with")
         }
-        do {
-            try await ProcessLife.run([media, service], name: "up", logger: options.logger)
-        } catch {
-            await processes.stop()
-            throw error
+        let gateway = try options.makeGatewayConfiguration()
+        var configuration = Sandbox.Configuration(world: try options.loadWorld(), certs: options.certs)
+        configuration.gateway = gateway
+        configuration.media = Sandbox.Media(directory: mediaDirectory, port: mediaPort)
+        configuration.devices = .processes(executable: executable)
+        configuration.dataDirectory = data
+        let sandbox = try Sandbox(configuration, store: try options.makeStore(), logger: options.logger)
+        let service = SandboxService(sandbox: sandbox) { running in
+            if !running.unregistered.isEmpty {
+                Console.say("apnsim: not every device registered within 30 s (\(running.unregistered.joined(separator: ", "))); GET /v1/devices shows which did")
+            }
+            Console.say(Self.banner(endpoints: running.endpoints, gateway: running.gateway, certs: running.certs,
+                                    mediaURL: running.mediaURL))
         }
-        await processes.stop()
+        try await ProcessLife.run([service], name: "up", logger: options.logger)
     }
 
     static func banner(endpoints: Gateway.Endpoints, gateway: Gateway, certs: String, mediaURL: String?) -> String {
@@ -102,5 +93,15 @@ struct UpCommand: AsyncParsableCommand {
         }
         lines += ["", "Ctrl-C stops everything."]
         return lines.joined(separator: "\n")
+    }
+}
+
+/// A sandbox as a service of `apnsim up`'s group, printing its banner once ready.
+struct SandboxService: Service {
+    let sandbox: Sandbox
+    let onReady: @Sendable (Sandbox.Running) async -> Void
+
+    func run() async throws {
+        try await sandbox.run(onReady: onReady)
     }
 }

@@ -36,9 +36,9 @@ struct WorldAndTokenTests {
 
     @Test("World files with mistakes say where", arguments: [
         ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T2}]", "team T2"),
-        ("tokens:\n  - token: nothex\n    bundleID: a\n    environment: development\n    state: active", "tokens.0.token"),
+        ("tokens:\n  - token: nothex\n    bundleID: a\n    environment: development\n    state: active", "<world>:2: tokens[0].token: 'nothex' is not a device token"),
         ("teams: [{id: T1}]\nkeys: [{id: K1, team: T1}]", "publicKey"),
-        ("teams: [{id: T1\n", "<world>"),
+        ("teams: [{id: T1\n", "<world>:2: not valid YAML"),
     ])
     func badWorlds(_ yaml: String, _ mention: String) {
         #expect {

@@ -2,19 +2,15 @@ import APNSimCore
 import APNSimGateway
 import Foundation
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Who may reach the gateway's doors: the control API (a token beyond loopback) and the device link (a device
 /// certificate from the gateway's CA).
 @Suite("Access")
 struct AccessTests {
     static func status(_ port: Int, authorization: String?) async throws -> (Int, String) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/health")!)
-        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+        let answer = try await ControlClient(port: port).get("/v1/health", headers: authorization.map { [("Authorization", $0)] } ?? [])
+        if let text = answer.json as? String { return (answer.status, text) }
+        return (answer.status, String(decoding: try JSONSerialization.data(withJSONObject: answer.json), as: UTF8.self))
     }
 
     @Test("With a control token, requests without it or with another get 401 and a sentence; with it, 200")

@@ -56,4 +56,9 @@ public enum JSONValue: Sendable, Hashable, Codable {
         guard let number, number.rounded() == number, abs(number) < 1e15 else { return nil }
         return Int(number)
     }
+
+    public var array: [JSONValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
 }

@@ -19,6 +19,15 @@ public struct WorldFile: Codable, Sendable {
     public var tokens: [World.TokenRecord]?
     public var devices: [World.DeviceSpec]?
 
+    public init(teams: [World.Team]? = nil, keys: [Key]? = nil, apps: [World.App]? = nil, tokens: [World.TokenRecord]? = nil,
+                devices: [World.DeviceSpec]? = nil) {
+        self.teams = teams
+        self.keys = keys
+        self.apps = apps
+        self.tokens = tokens
+        self.devices = devices
+    }
+
     /// A key entry: the public key inline (`publicKey`, PEM) or in a file (`publicKeyFile`).
     public struct Key: Codable, Sendable {
         public var id: String
@@ -79,37 +88,45 @@ public struct WorldFile: Codable, Sendable {
         return try parse(text, path: path, directory: url.deletingLastPathComponent())
     }
 
-    /// Parses world YAML; errors name the file and, where Yams knows it, the line.
+    /// Parses world YAML; a mistake is one sentence with the file, line and key (``YAMLDocument``).
     public static func parse(_ yaml: String, path: String = "<world>", directory: URL? = nil) throws -> World {
         let file: WorldFile
         do {
-            file = try YAMLDecoder().decode(WorldFile.self, from: yaml)
-        } catch let error as YamlError {
-            throw WorldFileError("\(path): \(error)")
-        } catch let DecodingError.dataCorrupted(context), let DecodingError.typeMismatch(_, context),
-                let DecodingError.keyNotFound(_, context), let DecodingError.valueNotFound(_, context) {
-            let at = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-            throw WorldFileError("\(path): at \(at.isEmpty ? "top level" : at): \(context.debugDescription)")
+            file = try YAMLDocument.decode(WorldFile.self, from: yaml, path: path)
+        } catch {
+            throw WorldFileError(error.description)
         }
         var world = World()
-        for team in file.teams ?? [] { world.teams[team.id] = team }
-        for key in file.keys ?? [] {
+        try file.apply(to: &world, path: path, directory: directory)
+        return world
+    }
+
+    /// Adds this file's teams, keys, apps, tokens and devices to `world`, replacing those with the same ID (how a
+    /// scenario's `world:` changes the world it `extends`), then checks the result.
+    public func apply(to world: inout World, path: String, directory: URL?) throws {
+        for team in teams ?? [] { world.teams[team.id] = team }
+        for key in keys ?? [] {
             do {
                 world.keys[key.id] = try key.resolve(relativeTo: directory)
             } catch let error as WorldFileError {
                 throw WorldFileError("\(path): \(error.description)")
             }
         }
-        for app in file.apps ?? [] {
+        for app in apps ?? [] {
             world.apps[app.bundleID] = directory.map { app.resolvingPaths(relativeTo: $0) } ?? app
         }
-        for record in file.tokens ?? [] { world.tokens[record.token] = record }
-        world.devices = file.devices ?? []
+        for record in tokens ?? [] { world.tokens[record.token] = record }
+        for device in devices ?? [] {
+            if let index = world.devices.firstIndex(where: { $0.id == device.id }) {
+                world.devices[index] = device
+            } else {
+                world.devices.append(device)
+            }
+        }
         let problems = world.problems
         guard problems.isEmpty else {
             throw WorldFileError("\(path): " + problems.joined(separator: "; "))
         }
-        return world
     }
 }
 

@@ -12,6 +12,14 @@ extension ControlAPI {
         var os: String
         var online: Bool
         var apps: [AppView]
+        /// Apps the device would not install, with iOS's reason.
+        var refused: [RefusalView]
+    }
+
+    struct RefusalView: Encodable {
+        var bundleID: String
+        var kind: InstallCheck.Refusal.Kind
+        var message: String
     }
 
     struct AppView: Encodable {
@@ -27,6 +35,9 @@ extension ControlAPI {
                            os: device.descriptor.os, online: device.session != nil,
                            apps: device.registrations.values.sorted { $0.bundleID < $1.bundleID }.map {
                                AppView(bundleID: $0.bundleID, environment: $0.environment, token: $0.token.hex)
+                           },
+                           refused: device.refusals.values.sorted { $0.bundleID < $1.bundleID }.map {
+                               RefusalView(bundleID: $0.bundleID, kind: $0.kind, message: $0.message)
                            })
             })
         }

@@ -23,6 +23,8 @@ final class DeviceDirectory: Sendable {
         var forcedOffline = false
         var parked: DeviceSession?
         var registrations: [DeviceToken: DeviceLinkMessage.Registered] = [:]
+        /// Apps the device would not install, by bundle ID, with iOS's reason; gone once the app registers.
+        var refusals: [String: DeviceLinkMessage.InstallRefused] = [:]
     }
 
     private struct Held: Sendable {
@@ -170,12 +172,18 @@ final class DeviceDirectory: Sendable {
     func register(_ registered: DeviceLinkMessage.Registered, device: String) {
         state.withLock { state in
             state.devices[device]?.registrations[registered.token] = registered
+            state.devices[device]?.refusals[registered.bundleID] = nil
             state.owners[registered.token] = device
             if let descriptor = state.devices[device]?.descriptor {
                 persist(.registered(DeviceRegistration(token: registered.token, device: descriptor,
                                                        bundleID: registered.bundleID, environment: registered.environment)))
             }
         }
+    }
+
+    /// The device would not install an app (its profile, entitlement or extension was refused).
+    func refuse(_ refused: DeviceLinkMessage.InstallRefused, device: String) {
+        state.withLock { $0.devices[device]?.refusals[refused.bundleID] = refused }
     }
 
     /// The app of `token` was removed: the device no longer owns it, and in `world` it answers 410 from `date`

@@ -76,6 +76,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             services.directory.unregister(unregistration.token, device: session.descriptor.id,
                                           at: services.clock.now() + services.uninstallDelay, in: services.world)
         case .installRefused(let refused):
+            services.directory.refuse(refused, device: session.descriptor.id)
             services.installs.resolve(device: session.descriptor.id, bundleID: refused.bundleID, .refused(refused))
         // What the device said is recorded before the push stops being held: a gateway killed between the two then
         // sends the push again (the device answers with the same receipt) instead of losing its outcome.

@@ -4,7 +4,7 @@ import APNSimGateway
 import Foundation
 import Synchronization
 
-/// The device processes `apnsim up` starts from the world's `devices:`, one `apnsim device` each.
+/// The device processes a sandbox starts from the world's `devices:` (as `apnsim up` does), one `apnsim device` each.
 ///
 /// Each device's standard input is a pipe from this process that is never written to and never closed: it closes
 /// when this process ends, however it ends, and each device stops then (`--stop-when-stdin-closes`), so none is left
@@ -13,10 +13,8 @@ final class DeviceProcesses: Sendable {
     private let processes = Mutex<[ChildProcess]>([])
 
     /// Starts one process per declared device; each keeps its data under `dataRoot/<id>`.
-    func start(_ devices: [World.DeviceSpec], world: World, devicePort: Int, certs: String, dataRoot: String) async throws {
-        guard let executable = Bundle.main.executableURL else {
-            throw DeviceProcessError("cannot find the apnsim executable to start devices with")
-        }
+    func start(_ devices: [World.DeviceSpec], executable: String, world: World, devicePort: Int, certs: String,
+               dataRoot: String) async throws {
         for device in devices {
             let team = device.apps.lazy.compactMap { world.apps[$0.bundleID]?.team }.first ?? "SIMTEAM001"
             var arguments = ["device", "--stop-when-stdin-closes", "--id", device.id, "--name", device.name, "--team", team,
@@ -35,7 +33,7 @@ final class DeviceProcesses: Sendable {
                 if let resources = world.apps[app.bundleID]?.resources { arguments += ["--resources", "\(app.bundleID):\(resources)"] }
                 if app.alerts == false { arguments += ["--alerts-off", app.bundleID] }
             }
-            let process = try await ChildProcess.start([executable.path] + arguments) { stream, bytes in
+            let process = try await ChildProcess.start([executable] + arguments) { stream, bytes in
                 if stream == .standardError { try? FileHandle.standardError.write(contentsOf: bytes) }
             }
             processes.withLock { $0.append(process) }
@@ -63,9 +61,4 @@ final class DeviceProcesses: Sendable {
         for process in running { process.signal(SIGTERM) }
         for process in running { await process.waitForExit() }
     }
-}
-
-struct DeviceProcessError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

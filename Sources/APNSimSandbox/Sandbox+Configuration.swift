@@ -1,0 +1,59 @@
+import APNSimCore
+import APNSimGateway
+import Foundation
+
+extension Sandbox {
+    /// What a sandbox runs: a world, the certificates its TLS uses, and where everything listens.
+    public struct Configuration: Sendable {
+        /// Teams, keys, apps, tokens, and the devices to start (`devices:` of a world file).
+        public var world: World
+        /// The folder `Certs/generate.sh` wrote: the gateway's and devices' certificates and the CA.
+        public var certs: String
+        /// The gateway's own settings; its TLS files come from ``certs``.
+        public var gateway: GatewayConfiguration
+        /// The media server, `nil` for none.
+        public var media: Media?
+        /// Where the world's devices run.
+        public var devices: Devices = .inProcess
+        /// The devices' data (installation IDs, so tokens stay the same across runs; downloaded attachments), one
+        /// folder per device under it; `nil`: a fresh temporary folder, removed when the sandbox stops.
+        public var dataDirectory: String?
+        /// How long the sandbox waits for its devices to register before it reports ready anyway.
+        public var registrationTimeout: Duration = .seconds(30)
+
+        public init(world: World, certs: String) {
+            self.world = world
+            self.certs = certs
+            self.gateway = GatewayConfiguration(tls: .certsDirectory(certs))
+        }
+
+        /// Every listener on a port the system picks, so sandboxes run side by side.
+        public mutating func useEphemeralPorts() {
+            gateway.ports = gateway.ports.mapValues { _ in 0 }
+            gateway.controlPort = 0
+            gateway.devicePort = 0
+            media?.port = 0
+        }
+    }
+
+    /// The media server's folder and address.
+    public struct Media: Sendable, Hashable {
+        public var directory: String
+        public var host = "127.0.0.1"
+        public var port = 8199
+
+        public init(directory: String, host: String = "127.0.0.1", port: Int = 8199) {
+            self.directory = directory
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// Where the world's devices run.
+    public enum Devices: Sendable, Hashable {
+        /// Each device a `DeviceHost` in this process, linked over the real device link and TLS.
+        case inProcess
+        /// Each device its own `apnsim device` process started from this executable (as `apnsim up` does).
+        case processes(executable: String)
+    }
+}

@@ -1,0 +1,109 @@
+import APNSimCore
+import APNSimExtensions
+import APNSimGateway
+import APNSimStore
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// One whole simulated world running: the gateway, the media server rich pushes download from, and the world's
+/// devices, in this process or each in its own `apnsim device` process. `apnsim up`, `apnsim replay` and
+/// APNSimTesting all start worlds through it.
+///
+/// ```swift
+/// var configuration = Sandbox.Configuration(world: try WorldFile.load(path: "Scenarios/sandbox.yaml"), certs: "Certs")
+/// configuration.useEphemeralPorts()
+/// try await Sandbox(configuration).withRunning { sandbox in
+///     print(sandbox.token(device: "iphone-dev", app: "com.example.app")!)
+/// }
+/// ```
+public final class Sandbox: Service, Sendable {
+    public let configuration: Configuration
+    public let gateway: Gateway
+    private let logger: Logger
+
+    /// - Parameter store: where the record goes; in memory unless given.
+    public init(_ configuration: Configuration, store: Store? = nil, logger: Logger = Logger(label: "apnsim.sandbox")) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.gateway = try Gateway(configuration: configuration.gateway, world: WorldRegistry(configuration.world),
+                                   store: try store ?? Store(), logger: logger)
+    }
+
+    /// Runs until a graceful shutdown of the service group it is in (as `apnsim up` runs it).
+    public func run() async throws {
+        try await run(onReady: { _ in })
+    }
+
+    /// Runs until a graceful shutdown; `onReady` runs once every listener is bound and every declared device is
+    /// registered (or ``Configuration/registrationTimeout`` passed; ``Running/unregistered`` says which were not).
+    public func run(onReady: @escaping @Sendable (Running) async -> Void) async throws {
+        let (gatewayReady, gatewaySink) = AsyncStream.makeStream(of: Gateway.Endpoints.self)
+        let (mediaReady, mediaSink) = AsyncStream.makeStream(of: Int.self)
+        let configuration = configuration
+        let gateway = gateway
+        let logger = logger
+        try await withThrowingDiscardingTaskGroup { tasks in
+            if let media = configuration.media {
+                var server = MediaServer(directory: URL(fileURLWithPath: media.directory), host: media.host, port: media.port,
+                                         logger: logger)
+                server.onReady = { mediaSink.yield($0); mediaSink.finish() }
+                tasks.addTask { try await server.run() }
+            } else {
+                mediaSink.finish()
+            }
+            tasks.addTask {
+                defer { gatewaySink.finish() }
+                try await gateway.run(onReady: { gatewaySink.yield($0) })
+            }
+            tasks.addTask {
+                guard let endpoints = await gatewayReady.first(where: { _ in true }) else { return }
+                let mediaPort = await mediaReady.first(where: { _ in true })
+                let mediaURL = mediaPort.map { "http://\(configuration.media?.host ?? "127.0.0.1"):\($0)" }
+                let devices = SandboxDevices(configuration: configuration, devicePort: endpoints.devicePort ?? 0, logger: logger)
+                try await devices.run(gateway: gateway) { unregistered in
+                    await onReady(Running(gateway: gateway, endpoints: endpoints, mediaURL: mediaURL, certs: configuration.certs,
+                                          unregistered: unregistered))
+                }
+            }
+        }
+    }
+
+    /// Starts the world, runs `body` with it, then stops everything and waits for it.
+    public func withRunning<T: Sendable>(_ body: @escaping @Sendable (Running) async throws -> T) async throws -> T {
+        let (ready, readySink) = AsyncStream.makeStream(of: Running.self)
+        let service = ReadyReporting(sandbox: self, onReady: { readySink.yield($0) })
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)], logger: logger))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                defer { readySink.finish() }
+                try await group.run()
+            }
+            guard let running = await ready.first(where: { _ in true }) else {
+                try await tasks.waitForAll()
+                throw SandboxError("the sandbox stopped before it was ready")
+            }
+            let result: Result<T, any Error>
+            do { result = .success(try await body(running)) } catch { result = .failure(error) }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return try result.get()
+        }
+    }
+}
+
+/// A sandbox as a service that reports when it is ready.
+private struct ReadyReporting: Service {
+    let sandbox: Sandbox
+    let onReady: @Sendable (Sandbox.Running) async -> Void
+
+    func run() async throws {
+        try await sandbox.run(onReady: onReady)
+    }
+}
+
+public struct SandboxError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

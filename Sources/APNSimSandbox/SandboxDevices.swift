@@ -1,0 +1,98 @@
+import APNSimCore
+import APNSimDevice
+import APNSimGateway
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// The world's declared devices, started once the gateway listens and stopped on graceful shutdown.
+struct SandboxDevices: Sendable {
+    let configuration: Sandbox.Configuration
+    let devicePort: Int
+    let logger: Logger
+
+    /// Starts the devices, calls `onRegistered` with those that did not register in time, and keeps them running
+    /// until a graceful shutdown.
+    func run(gateway: Gateway, onRegistered: @escaping @Sendable ([String]) async -> Void) async throws {
+        let temporary = configuration.dataDirectory == nil
+            ? FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-sandbox-\(UUID().uuidString)").path : nil
+        let dataRoot = configuration.dataDirectory ?? temporary!
+        defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
+        let specs = configuration.world.devices
+        switch configuration.devices {
+        case .inProcess:
+            let hosts = try makeHosts(specs, dataRoot: dataRoot)
+            try await cancelWhenGracefulShutdown {
+                try await withThrowingTaskGroup(of: Void.self) { tasks in
+                    for host in hosts { tasks.addTask { try await host.run() } }
+                    tasks.addTask { await onRegistered(await Self.waitUntilRegistered(hosts, timeout: configuration.registrationTimeout)) }
+                    try await tasks.waitForAll()
+                }
+            }
+        case .processes(let executable):
+            let processes = DeviceProcesses()
+            do {
+                try await processes.start(specs, executable: executable, world: configuration.world, devicePort: devicePort,
+                                          certs: configuration.certs, dataRoot: dataRoot)
+                let registered = await processes.waitUntilRegistered(specs, gateway: gateway, timeout: configuration.registrationTimeout)
+                let status = Set(gateway.deviceStatus.filter(\.online).map(\.descriptor.id))
+                await onRegistered(registered ? [] : specs.map(\.id).filter { !status.contains($0) })
+                try? await gracefulShutdown()
+            } catch {
+                await processes.stop()
+                throw error
+            }
+            await processes.stop()
+        }
+    }
+
+    /// One device host per declared device, each app signed by its own team, with its extension and resources.
+    private func makeHosts(_ specs: [World.DeviceSpec], dataRoot: String) throws -> [DeviceHost] {
+        guard !specs.isEmpty else { return [] }
+        let tls = DeviceHostConfiguration.TLSFiles.certsDirectory(configuration.certs)
+        let context = try DeviceHost.makeTLSContext(tls)
+        let world = configuration.world
+        return specs.map { spec in
+            let apps = spec.apps.map { app -> AppManifest in
+                let declared = world.apps[app.bundleID]
+                var manifest = AppManifest.signed(bundleID: app.bundleID, team: declared?.team ?? "SIMTEAM001",
+                                                  environment: app.environment, now: Date())
+                manifest.serviceExtension = declared?.serviceExtension
+                manifest.resources = declared?.resources
+                return manifest
+            }
+            var device = DeviceHostConfiguration(
+                tls: tls, device: DeviceDescriptor(id: spec.id, name: spec.name, model: spec.model ?? "iPhone16,1", os: spec.os ?? "iOS 18.1"),
+                apps: apps)
+            device.gatewayHost = configuration.gateway.host
+            device.devicePort = devicePort
+            device.dataDirectory = URL(fileURLWithPath: dataRoot).appendingPathComponent(spec.id).path
+            device.alertsOff = Set(spec.apps.filter { $0.alerts == false }.map(\.bundleID))
+            device.extensionCategoriesApply = spec.extensionCategoriesApply ?? false
+            if let budget = spec.extensionBudget { device.extensionBudget = .milliseconds(Int64(budget * 1000)) }
+            return DeviceHost(configuration: device, logger: logger, tlsContext: context)
+        }
+    }
+
+    /// Waits until every host has each app registered or refused; returns the IDs of those that had not by `timeout`.
+    static func waitUntilRegistered(_ hosts: [DeviceHost], timeout: Duration) async -> [String] {
+        await withTaskGroup(of: String?.self) { tasks in
+            for host in hosts {
+                tasks.addTask {
+                    // A timeout, not a poll: registration itself is awaited.
+                    let registered = await withTaskGroup(of: Bool.self) { race in
+                        race.addTask { await host.waitUntilRegistered(); return !Task.isCancelled }
+                        race.addTask { try? await Task.sleep(for: timeout); return false }
+                        let first = await race.next() ?? false
+                        race.cancelAll()
+                        return first
+                    }
+                    return registered ? nil : host.configuration.device.id
+                }
+            }
+            var missing: [String] = []
+            for await id in tasks { if let id { missing.append(id) } }
+            return missing.sorted()
+        }
+    }
+}

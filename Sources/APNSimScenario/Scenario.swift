@@ -1,0 +1,151 @@
+import APNSimCore
+
+/// A scenario file as written (docs/scenarios.md has every key): a world, then steps that send pushes, act on
+/// devices and wait, each with what must have happened.
+///
+/// ```yaml
+/// name: A Braze image is attached
+/// world: { extends: ../sandbox.yaml }
+/// steps:
+///   - send: { device: iphone-dev, app: com.example.app, payload: {…} }
+///     expect: { status: 200, delivery: { outcome: displayed } }
+/// ```
+public struct Scenario: Codable, Sendable {
+    /// What the scenario shows, as the report names it.
+    public var name: String
+    /// The world it runs in.
+    public var world: WorldChanges
+    /// The folder the media server serves (relative to the file); apnsim's fixtures when absent.
+    public var media: String?
+    public var steps: [Step]
+
+    /// A world file's keys, plus `extends:` naming the world file these change (relative to the scenario).
+    public struct WorldChanges: Codable, Sendable {
+        public var extends: String?
+        public var teams: [World.Team]?
+        public var keys: [WorldFile.Key]?
+        public var apps: [World.App]?
+        public var tokens: [World.TokenRecord]?
+        public var devices: [World.DeviceSpec]?
+
+        var file: WorldFile { WorldFile(teams: teams, keys: keys, apps: apps, tokens: tokens, devices: devices) }
+    }
+
+    /// One thing that happens, and what must follow from it. A step does one of `send`, `device` or `wait`, or
+    /// only checks (`expect` alone).
+    public struct Step: Codable, Sendable {
+        /// Names the step in the report; the step's action describes it otherwise.
+        public var name: String?
+        public var send: Send?
+        public var device: DeviceAction?
+        /// Waits this long before the next step (only where nothing can be awaited instead).
+        public var wait: ScenarioDuration?
+        public var expect: Expectation?
+    }
+
+    /// A provider request to the gateway's provider API.
+    public struct Send: Codable, Sendable {
+        /// With `app`: the token the gateway gave that app on that device.
+        public var device: String?
+        public var app: String?
+        /// A token as hex, instead of `device` and `app`.
+        public var token: String?
+        /// The endpoint to send to; the app's environment on the device (or development) when absent.
+        public var environment: APNsEnvironment?
+        /// `apns-topic`; the app's bundle ID when absent (`none` sends no topic header).
+        public var topic: String?
+        /// `apns-push-type`; `alert` when absent (`none` sends no push-type header).
+        public var pushType: String?
+        public var priority: Int?
+        public var expiration: Int?
+        public var collapseId: String?
+        public var apnsId: String?
+        /// Any other headers, sent as given.
+        public var headers: [String: String]?
+        /// The payload: a mapping is sent as JSON, a string as it is (for malformed bodies).
+        public var payload: JSONValue?
+        /// The payload read from a file (relative to the scenario).
+        public var payloadFile: String?
+        /// How the provider authenticates; the sandbox team's key when absent.
+        public var auth: Auth?
+    }
+
+    /// Token auth with a key (a JWT signed by its .p8), or certificate auth.
+    public struct Auth: Codable, Sendable {
+        /// The key ID the JWT names; `SIMKEY0001` when absent.
+        public var key: String?
+        /// The team ID the JWT names; `SIMTEAM001` when absent.
+        public var team: String?
+        /// The .p8 that signs; the certificates folder's `AuthKey_<key>.p8` when absent.
+        public var p8: String?
+        /// The JWT's `iat` this long before now (`61m` for an expired token).
+        public var issuedAgo: ScenarioDuration?
+        /// A client certificate (PEM) instead of a JWT, with its key.
+        public var certificate: String?
+        public var certificateKey: String?
+        /// `true`: no authorization at all.
+        public var none: Bool?
+    }
+
+    /// Something done to a device through the control API.
+    public struct DeviceAction: Codable, Sendable {
+        public var id: String
+        public var action: Kind
+
+        public enum Kind: String, Codable, Sendable {
+            /// The device drops off the network: pushes are held, as APNs stores them.
+            case offline
+            /// It comes back, and receives what was held.
+            case online
+        }
+    }
+
+    /// What must be true after the step.
+    public struct Expectation: Codable, Sendable {
+        /// The provider API's answer to the step's send.
+        public var status: Int?
+        public var reason: String?
+        /// Instead of an answer, the gateway ends the connection with GOAWAY: `{reason, lastStreamId, errorCode}`
+        /// match this pattern.
+        public var goAway: JSONValue?
+        /// The send's delivery record (`GET /v1/deliveries`) matches this pattern (docs/scenarios.md, "Patterns").
+        public var delivery: JSONValue?
+        /// For a send: nothing of it is displayed within this time (the device is offline, the push was throttled,
+        /// dropped or not visible); the step takes that long.
+        public var nothingDisplayed: ScenarioDuration?
+        /// A device's deliveries so far, oldest first, match these patterns one for one.
+        public var deliveries: Deliveries?
+        /// An app's install on a device: its token or iOS's refusal.
+        public var install: Install?
+        /// How long to wait for the delivery or install; 10 s when absent.
+        public var within: ScenarioDuration?
+    }
+
+    public struct Deliveries: Codable, Sendable {
+        public var device: String
+        /// Only this app's deliveries.
+        public var app: String?
+        /// One pattern per delivery, oldest first; the step waits until the device has as many with an outcome.
+        public var records: [JSONValue]
+    }
+
+    public struct Install: Codable, Sendable {
+        public var device: String
+        public var app: String
+        /// iOS's refusal matches this pattern (`{contains: "…"}` or the whole text).
+        public var refused: JSONValue?
+        /// `true`: the app registered and has a token.
+        public var registered: Bool?
+    }
+
+    /// Every key a scenario has anywhere, to suggest the one meant by a misspelt key.
+    static let vocabulary: Set<String> = [
+        "name", "world", "media", "steps", "extends", "teams", "keys", "apps", "tokens", "devices", "send", "device", "wait",
+        "expect", "app", "token", "environment", "topic", "pushType", "priority", "expiration", "collapseId", "apnsId",
+        "headers", "payload", "payloadFile", "auth", "key", "team", "p8", "issuedAgo", "certificate", "certificateKey", "none",
+        "id", "action", "status", "reason", "goAway", "lastStreamId", "errorCode", "delivery", "nothingDisplayed", "deliveries", "records", "install", "within",
+        "refused", "registered", "bundleID", "serviceExtension", "resources", "kind", "source", "executable", "budget",
+        "model", "os", "alerts", "extensionBudget", "extensionCategoriesApply", "scope", "publicKey", "publicKeyFile",
+        "topics", "relatedKeyID", "state", "invalidSince", "contains", "matches",
+    ]
+}

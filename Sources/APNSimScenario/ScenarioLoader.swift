@@ -1,0 +1,134 @@
+import APNSimCore
+import Foundation
+import Yams
+
+/// A scenario read and checked, with the world it runs in already built.
+public struct LoadedScenario: Sendable {
+    public var path: String
+    public var scenario: Scenario
+    public var world: World
+    /// The folder the scenario's relative paths start from.
+    public var directory: URL
+    /// The media folder it names, if it names one.
+    public var mediaDirectory: String?
+    /// The line each step starts on.
+    public var stepLines: [Int]
+}
+
+/// Finds and reads scenario files. Every mistake, in the scenario or in a world file it extends, is one sentence
+/// naming the file, line and key.
+public enum ScenarioLoader {
+    /// Reads the scenario at `path` and builds its world.
+    public static func load(path: String) throws -> LoadedScenario {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw YAMLFileError(file: path, line: nil, key: nil, "cannot read the scenario (\(error.localizedDescription))")
+        }
+        let scenario = try YAMLDocument.decode(Scenario.self, from: text, path: path, vocabulary: Scenario.vocabulary)
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        var world = World()
+        if let extends = scenario.world.extends {
+            world = try WorldFile.load(path: resolve(extends, in: directory))
+        }
+        do {
+            try scenario.world.file.apply(to: &world, path: path, directory: directory)
+        } catch let error as WorldFileError {
+            throw YAMLFileError(file: path, line: nil, key: "world", error.description.replacingOccurrences(of: "\(path): ", with: ""))
+        }
+        try check(scenario, world: world, path: path, text: text)
+        return LoadedScenario(path: path, scenario: scenario, world: world, directory: directory,
+                              mediaDirectory: scenario.media.map { resolve($0, in: directory) }, stepLines: stepLines(text))
+    }
+
+    /// The scenario files under `paths`: files as given, folders searched for `.yaml` files whose top level has
+    /// `steps:` (world files beside them are left out), sorted by path.
+    public static func find(_ paths: [String]) throws -> [String] {
+        var found: [String] = []
+        for path in paths {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+                throw YAMLFileError(file: path, line: nil, key: nil, "no such file or folder")
+            }
+            guard isFolder.boolValue else {
+                found.append(path)
+                continue
+            }
+            let enumerator = FileManager.default.enumerator(atPath: path)
+            var inFolder: [String] = []
+            while let relative = enumerator?.nextObject() as? String {
+                guard relative.hasSuffix(".yaml") || relative.hasSuffix(".yml") else { continue }
+                let file = URL(fileURLWithPath: path).appendingPathComponent(relative).path
+                if isScenario(file) { inFolder.append((path as NSString).appendingPathComponent(relative)) }
+            }
+            found += inFolder.sorted()
+        }
+        return found
+    }
+
+    /// Whether the file's top level is a mapping with `steps`.
+    static func isScenario(_ file: String) -> Bool {
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8), let node = try? Yams.compose(yaml: text) else {
+            return true  // a file that does not parse is reported when it is loaded
+        }
+        return node.mapping?["steps"] != nil
+    }
+
+    private static func resolve(_ path: String, in directory: URL) -> String {
+        path.hasPrefix("/") ? path : directory.appendingPathComponent(path).standardizedFileURL.path
+    }
+
+    private static func stepLines(_ text: String) -> [Int] {
+        guard let node = try? Yams.compose(yaml: text), let steps = node.mapping?["steps"]?.sequence else { return [] }
+        return steps.map { $0.mark?.line ?? 0 }
+    }
+
+    /// What decoding cannot see: a step that does nothing and checks nothing, a send without a target, a device
+    /// or app the world does not have.
+    private static func check(_ scenario: Scenario, world: World, path: String, text: String) throws {
+        let lines = stepLines(text)
+        let devices = Dictionary(world.devices.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        for (index, step) in scenario.steps.enumerated() {
+            func fail(_ key: String, _ message: String) -> YAMLFileError {
+                YAMLFileError(file: path, line: lines.indices.contains(index) ? lines[index] : nil, key: "steps[\(index)].\(key)", message)
+            }
+            let actions = [step.send != nil, step.device != nil, step.wait != nil].filter { $0 }.count
+            if actions > 1 { throw fail("send", "a step does one of send, device or wait; split it into several steps") }
+            if actions == 0 && step.expect == nil { throw fail("expect", "the step does nothing; give it send, device, wait or expect") }
+            if let send = step.send {
+                switch (send.device, send.app, send.token) {
+                case (let device?, let app?, nil):
+                    guard let declared = devices[device] else {
+                        throw fail("send.device", "the world has no device \(device); it has \(devices.keys.sorted().joined(separator: ", "))")
+                    }
+                    guard declared.apps.contains(where: { $0.bundleID == app }) else {
+                        throw fail("send.app", "device \(device) has no app \(app)")
+                    }
+                case (nil, nil, let token?):
+                    guard DeviceToken(token) != nil else { throw fail("send.token", "\(token) is not a device token in hex") }
+                default:
+                    throw fail("send", "give device and app, or token")
+                }
+                if send.payload != nil && send.payloadFile != nil { throw fail("send.payload", "give payload or payloadFile, not both") }
+            }
+            if let device = step.device, devices[device.id] == nil {
+                throw fail("device.id", "the world has no device \(device.id)")
+            }
+            if let expect = step.expect {
+                if (expect.status != nil || expect.reason != nil || expect.delivery != nil || expect.nothingDisplayed != nil) && step.send == nil {
+                    throw fail("expect", "status, reason, delivery and nothingDisplayed are about a send; this step sends nothing")
+                }
+                if expect.delivery != nil && expect.nothingDisplayed != nil {
+                    throw fail("expect.nothingDisplayed", "a send expects a delivery or nothing displayed, not both")
+                }
+                if let deliveries = expect.deliveries, devices[deliveries.device] == nil {
+                    throw fail("expect.deliveries.device", "the world has no device \(deliveries.device)")
+                }
+                if let install = expect.install, devices[install.device] == nil {
+                    throw fail("expect.install.device", "the world has no device \(install.device)")
+                }
+            }
+        }
+    }
+}

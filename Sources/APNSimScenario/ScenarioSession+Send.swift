@@ -1,0 +1,134 @@
+import APNSimCore
+import APNSimProvider
+import Foundation
+
+extension ScenarioSession {
+    /// What came of a send: the gateway's answer, or the GOAWAY that ended its connection instead.
+    struct SendOutcome {
+        var response: ProviderResponse?
+        var goAway: GoAwayFrame?
+        var apnsID: String? { response?["apns-id"] }
+    }
+
+    /// Sends the step's push over the provider API. A connection the gateway ends (GOAWAY) is forgotten, so the
+    /// next send opens a new one, as provider libraries do.
+    func send(_ send: Scenario.Send) async throws -> SendOutcome {
+        let world = loaded.world
+        let token: String
+        let environment: APNsEnvironment
+        let app: String?
+        if let device = send.device, let bundleID = send.app {
+            let declared = world.devices.first { $0.id == device }?.apps.first { $0.bundleID == bundleID }
+            let (registered, refusal) = try await target.control.install(device: device, app: bundleID)
+            guard let registered else {
+                throw ScenarioRunError("device \(device) has no token for \(bundleID)" + (refusal.map { ": it refused the app (\($0))" } ?? " (it has not registered)"))
+            }
+            token = registered
+            environment = send.environment ?? declared?.environment ?? .development
+            app = bundleID
+        } else {
+            token = send.token ?? ""
+            let record = DeviceToken(token).flatMap { world.tokens[$0] }
+            environment = send.environment ?? record?.environment ?? .development
+            app = record?.bundleID
+        }
+        var headers: [(name: String, value: String)] = []
+        func add(_ name: String, _ value: String?) {
+            if let value, value != "none" { headers.append((name, value)) }
+        }
+        add("apns-topic", send.topic ?? app)
+        add("apns-push-type", send.pushType ?? "alert")
+        add("apns-priority", send.priority.map(String.init))
+        add("apns-expiration", send.expiration.map(String.init))
+        add("apns-collapse-id", send.collapseId)
+        add("apns-id", send.apnsId)
+        for (name, value) in (send.headers ?? [:]).sorted(by: { $0.key < $1.key }) { headers.append((name.lowercased(), value)) }
+        let auth = send.auth ?? Scenario.Auth()
+        if auth.certificate == nil, auth.none != true {
+            headers.append(("authorization", "bearer \(try jwt(auth))"))
+        }
+        let payload = try self.payload(send)
+        let request = ProviderRequest.push(token: token, payload: payload, headers: headers)
+        let key = "\(environment.rawValue)|\(auth.certificate ?? "jwt:\(auth.key ?? "SIMKEY0001"):\(auth.team ?? "SIMTEAM001")")"
+        var client = try await connection(key, environment: environment, auth: auth)
+        if !client.isActive {
+            connections[key] = nil
+            client = try await connection(key, environment: environment, auth: auth)
+        }
+        do {
+            return SendOutcome(response: try await client.send(request), goAway: nil)
+        } catch {
+            connections[key] = nil
+            guard let goAway = await client.goAway() else {
+                throw ScenarioRunError("the connection to the \(environment.rawValue) endpoint failed: \(error)")
+            }
+            return SendOutcome(response: nil, goAway: goAway)
+        }
+    }
+
+    private func payload(_ send: Scenario.Send) throws -> String {
+        let media = target.media
+        if let file = send.payloadFile {
+            let path = file.hasPrefix("/") ? file : loaded.directory.appendingPathComponent(file).path
+            do {
+                let text = try String(contentsOfFile: path, encoding: .utf8)
+                return media.map { text.replacingOccurrences(of: "${media}", with: $0) } ?? text
+            } catch {
+                throw ScenarioRunError("cannot read payloadFile \(path): \(error.localizedDescription)")
+            }
+        }
+        switch send.payload.map({ Pattern.substituting($0, media: media) }) {
+        case .string(let text)?:
+            return text
+        case let value?:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.withoutEscapingSlashes]
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        case nil:
+            return #"{"aps":{"alert":{"title":"apnsim replay","body":"Hello"}}}"#
+        }
+    }
+
+    /// The JWT for `auth`'s key, made once per run (unless it is backdated, which makes a new one each time).
+    private func jwt(_ auth: Scenario.Auth) throws -> String {
+        let keyID = auth.key ?? "SIMKEY0001"
+        let team = auth.team ?? "SIMTEAM001"
+        let p8 = auth.p8.map { $0.hasPrefix("/") ? $0 : loaded.directory.appendingPathComponent($0).path }
+            ?? "\(target.certs)/AuthKey_\(keyID).p8"
+        let cacheKey = "\(keyID)|\(team)|\(p8)|\(auth.issuedAgo?.description ?? "")"
+        if let cached = jwts[cacheKey] { return cached }
+        let pem: String
+        do {
+            pem = try String(contentsOfFile: p8, encoding: .utf8)
+        } catch {
+            throw ScenarioRunError("cannot read the signing key \(p8) for key \(keyID): \(error.localizedDescription)")
+        }
+        let signer = try ProviderTokenSigner(p8: pem, keyID: keyID, teamID: team)
+        let seconds = auth.issuedAgo.map { Double($0.duration.components.seconds) } ?? 0
+        let jwt = signer.token(issuedAt: Date().addingTimeInterval(-seconds))
+        jwts[cacheKey] = jwt
+        return jwt
+    }
+
+    private func connection(_ key: String, environment: APNsEnvironment, auth: Scenario.Auth) async throws -> ProviderClient {
+        if let open = connections[key] { return open }
+        guard let port = target.providerPorts[environment] else {
+            throw ScenarioRunError("the gateway has no \(environment.rawValue) endpoint")
+        }
+        var configuration = ProviderClient.Configuration(host: target.host, port: port, caFile: "\(target.certs)/ca.pem")
+        if let certificate = auth.certificate {
+            let resolve = { (path: String) in path.hasPrefix("/") ? path : self.loaded.directory.appendingPathComponent(path).path }
+            guard let key = auth.certificateKey else { throw ScenarioRunError("auth.certificate needs auth.certificateKey") }
+            configuration.clientCertificate = (resolve(certificate), resolve(key))
+        }
+        let client = try await ProviderClient.connect(configuration)
+        connections[key] = client
+        return client
+    }
+}
+
+/// Why a step could not be carried out (as opposed to an expectation that did not hold).
+struct ScenarioRunError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

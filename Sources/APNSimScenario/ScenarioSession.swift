@@ -1,0 +1,203 @@
+import APNSimCore
+import APNSimProvider
+import Foundation
+
+/// One scenario running against one world: its provider connections and JWTs, kept across steps as a provider
+/// keeps them, and the control API it checks records through.
+actor ScenarioSession {
+    struct Target: Sendable {
+        var host: String
+        var providerPorts: [APNsEnvironment: Int]
+        var control: ControlClient
+        /// `http://HOST:PORT/media`, what `${media}` stands for.
+        var media: String?
+        var certs: String
+    }
+
+    let target: Target
+    let loaded: LoadedScenario
+    var connections: [String: ProviderClient] = [:]
+    /// One JWT per key for the whole run, as Apple asks (a new one at most every 20 minutes).
+    var jwts: [String: String] = [:]
+
+    init(target: Target, loaded: LoadedScenario) {
+        self.target = target
+        self.loaded = loaded
+    }
+
+    /// Runs each step in order; after a failure the rest are reported as skipped.
+    func run(defaultWithin: Duration) async -> [StepResult] {
+        var results: [StepResult] = []
+        var failed = false
+        for (index, step) in loaded.scenario.steps.enumerated() {
+            let line = loaded.stepLines.indices.contains(index) ? loaded.stepLines[index] : 0
+            let title = step.name ?? Self.title(of: step)
+            if failed {
+                results.append(StepResult(number: index + 1, line: line, title: title, happened: "skipped", failures: [], skipped: true,
+                                          duration: .zero))
+                continue
+            }
+            let started = ContinuousClock.now
+            var outcome: (happened: String, failures: [String])
+            do {
+                outcome = try await run(step, within: step.expect?.within?.duration ?? defaultWithin)
+            } catch {
+                outcome = ("error", ["\(error)"])
+            }
+            failed = !outcome.failures.isEmpty
+            results.append(StepResult(number: index + 1, line: line, title: title, happened: outcome.happened,
+                                      failures: outcome.failures, skipped: false, duration: ContinuousClock.now - started))
+        }
+        return results
+    }
+
+    func close() async {
+        for connection in connections.values { await connection.close() }
+        connections.removeAll()
+    }
+
+    static func title(of step: Scenario.Step) -> String {
+        if let send = step.send {
+            return "send to " + (send.token.map { String($0.prefix(12)) + "…" } ?? "\(send.device ?? "?") \(send.app ?? "?")")
+        }
+        if let device = step.device { return "device \(device.id) \(device.action.rawValue)" }
+        if let wait = step.wait { return "wait \(wait)" }
+        if let deliveries = step.expect?.deliveries { return "deliveries on \(deliveries.device)" }
+        if let install = step.expect?.install { return "install of \(install.app) on \(install.device)" }
+        return "expect"
+    }
+
+    private func run(_ step: Scenario.Step, within: Duration) async throws -> (happened: String, failures: [String]) {
+        var happened: [String] = []
+        var failures: [String] = []
+        if let send = step.send {
+            let outcome = try await self.send(send)
+            let result = try await check(outcome, against: step.expect, within: within)
+            happened += result.happened
+            failures += result.failures
+        }
+        if let device = step.device {
+            let answer = try await target.control.post("/v1/devices/\(device.id)/\(device.action.rawValue)")
+            happened.append("\(device.action.rawValue)")
+            if answer.status != 200 {
+                failures.append("device \(device.id): the control API answered \(answer.status) \(answer.body?["error"]?.string ?? "")")
+            }
+        }
+        if let wait = step.wait {
+            try await Task.sleep(for: wait.duration)
+            happened.append("waited \(wait)")
+        }
+        if let expected = step.expect?.deliveries {
+            let records = try await deliveries(expected, within: within)
+            happened.append("\(records.count) deliveries: " + records.map { $0["outcome"]?.string ?? "pending" }.joined(separator: ", "))
+            let patterns = expected.records.map { Pattern.substituting($0, media: target.media) }
+            failures += Pattern.mismatches(.array(patterns), .array(records), at: "deliveries")
+        }
+        if let install = step.expect?.install {
+            let (token, refusal) = try await self.install(install, within: within)
+            happened.append(refusal.map { "refused: \($0)" } ?? (token != nil ? "registered" : "neither registered nor refused"))
+            if let pattern = install.refused {
+                failures += Pattern.mismatches(pattern, refusal.map(JSONValue.string), at: "install.refused")
+            }
+            if let registered = install.registered, registered != (token != nil) {
+                failures.append("install.registered: expected \(registered), got \(token != nil)\(refusal.map { " (refused: \($0))" } ?? "")")
+            }
+        }
+        return (happened.filter { !$0.isEmpty }.joined(separator: ", "), failures)
+    }
+
+    /// A send's outcome against the step's expectations: status and reason (200 unless said), GOAWAY, the delivery.
+    private func check(_ outcome: SendOutcome, against expect: Scenario.Expectation?,
+                       within: Duration) async throws -> (happened: [String], failures: [String]) {
+        var happened: [String] = []
+        var failures: [String] = []
+        if let goAway = outcome.goAway {
+            let reason = goAway.reason ?? goAway.debugData
+            happened.append("GOAWAY \(reason) (last stream \(goAway.lastStreamID))")
+            let record: JSONValue = .object(["reason": goAway.reason.map(JSONValue.string) ?? .null, "lastStreamId": .number(Double(goAway.lastStreamID)),
+                                             "errorCode": .number(Double(goAway.errorCode))])
+            if let pattern = expect?.goAway {
+                failures += Pattern.mismatches(pattern, record, at: "goAway")
+            } else {
+                failures.append("the gateway ended the connection with GOAWAY \(goAway.debugData) instead of answering")
+            }
+            return (happened, failures)
+        }
+        if expect?.goAway != nil {
+            failures.append("goAway: expected the connection to end with GOAWAY, but the gateway answered \(outcome.response?.status ?? 0)")
+        }
+        guard let response = outcome.response else { return (happened, failures) }
+        happened.append(response.status == 200 ? "200" : "\(response.status) \(response.reason ?? "")")
+        let status = expect?.status ?? (expect?.reason == nil ? 200 : nil)
+        if let status, response.status != status {
+            failures.append("status: expected \(status), got \(response.status)\(response.reason.map { " \($0)" } ?? "")")
+        }
+        if let reason = expect?.reason, response.reason != reason {
+            failures.append("reason: expected \(reason), got \(response.reason ?? "none")")
+        }
+        let accepted = response.status == 200 ? outcome.apnsID : nil
+        if let pattern = expect?.delivery {
+            guard let apnsID = accepted else {
+                failures.append("delivery: expected one, but the push was not accepted")
+                return (happened, failures)
+            }
+            if let record = try await delivery(apnsID: apnsID, within: within) {
+                happened.append([record["outcome"]?.string, record["extension"]?["kind"]?.string,
+                                 record["extension"]?["outcome"]?.string].compactMap { $0 }.joined(separator: ", "))
+                failures += Pattern.mismatches(Pattern.substituting(pattern, media: target.media), record, at: "delivery")
+            } else {
+                failures.append("delivery: expected a delivery record for apns-id \(apnsID) within \(Self.seconds(within)), found none")
+            }
+        }
+        if let quiet = expect?.nothingDisplayed, let apnsID = accepted {
+            let record = try await delivery(apnsID: apnsID, within: quiet.duration)
+            if let record, record["outcome"]?.string == "displayed" {
+                failures.append("nothingDisplayed: expected nothing displayed within \(quiet), but the device displayed it: \(Pattern.show(record))")
+            } else {
+                happened.append(record?["outcome"]?.string.map { "\($0), not displayed" } ?? "nothing displayed in \(quiet)")
+            }
+        }
+        return (happened, failures)
+    }
+
+    /// The delivery record of the push with `apnsID`, once the device has said what it did with it.
+    private func delivery(apnsID: String, within: Duration) async throws -> JSONValue? {
+        let seconds = min(60, Self.secondsValue(within))
+        let answer = try await target.control.get("/v1/deliveries?apnsId=\(apnsID)&wait=\(seconds)")
+        return answer.body?.array?.first
+    }
+
+    /// The device's deliveries with an outcome, oldest first, once there are as many as `expected` names (or
+    /// `within` has passed). Like installs, asked again every 100 ms: the long-poll of `GET /v1/deliveries` returns
+    /// at the first record, not the n-th.
+    private func deliveries(_ expected: Scenario.Deliveries, within: Duration) async throws -> [JSONValue] {
+        let deadline = ContinuousClock.now + within
+        var query = "/v1/deliveries?device=\(expected.device)&limit=1000"
+        if let app = expected.app { query += "&bundle=\(app)" }
+        while true {
+            let records = (try await target.control.get(query).body?.array ?? []).filter { $0["outcome"] != nil && $0["outcome"] != .null }
+            if records.count >= expected.records.count || ContinuousClock.now >= deadline { return records }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// The app's token or refusal on the device. The control API has no long-poll for installs, so this asks
+    /// again every 100 ms until either is there.
+    private func install(_ install: Scenario.Install, within: Duration) async throws -> (String?, String?) {
+        let deadline = ContinuousClock.now + within
+        while true {
+            let (token, refusal) = try await target.control.install(device: install.device, app: install.app)
+            if token != nil || refusal != nil || ContinuousClock.now >= deadline { return (token, refusal) }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    private static func secondsValue(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let value = secondsValue(duration)
+        return value.rounded() == value ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+}
