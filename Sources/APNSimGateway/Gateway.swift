@@ -31,6 +31,8 @@ public final class Gateway: Service, Sendable {
     public let recorder: SendRecorder
     /// Server-side failures queued for upcoming pushes (`POST /v1/faults`).
     public let faults = FaultInjector()
+    /// The open provider connections, for faults that act on all of them.
+    let connections = ProviderConnections()
     /// Delivery records: what happened to pushes routed to simulated devices.
     public let deliveries: DeliveryRecorder
     let devices: DeviceDirectory
@@ -77,7 +79,9 @@ public final class Gateway: Service, Sendable {
         let services = GatewayServices(
             validator: PushValidator(configuration: configuration.validator), world: world, recorder: recorder,
             clock: configuration.clock, policy: configuration.connection, tokenSession: configuration.tokenSession,
-            faults: faults, router: PushRouter(directory: devices, deliveries: deliveries), commits: commits, logger: logger)
+            faults: faults, connections: connections,
+            router: PushRouter(directory: devices, deliveries: deliveries, faults: faults, clock: configuration.clock),
+            commits: commits, logger: logger)
         let certificateCheck = ProviderCertificateCheck(roots: tls.providerRoots, clock: configuration.clock)
 
         var ports: [APNsEnvironment: Int] = [:]
@@ -113,7 +117,7 @@ public final class Gateway: Service, Sendable {
 
         let control = ControlAPI(world: world, store: store, recorder: recorder, faults: faults, clock: configuration.clock,
                                  providerPorts: ports, devices: devices, deliveries: deliveries, installs: installs,
-                                 uninstallDelay: configuration.uninstallDelay)
+                                 uninstallDelay: configuration.uninstallDelay, connections: connections)
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: control.makeRouter(token: configuration.controlToken),

@@ -113,6 +113,17 @@ public final class ProviderClient: Sendable {
     /// Every SETTINGS parameter the server has sent, latest value wins.
     public var remoteSettings: [HTTP2SettingsParameter: Int] { events.settings }
 
+    /// ``remoteSettings`` by RFC 9113's names in camel case (`maxConcurrentStreams`), for reports.
+    public var namedRemoteSettings: [String: Int] {
+        let names: [HTTP2SettingsParameter: String] = [
+            .headerTableSize: "headerTableSize", .maxConcurrentStreams: "maxConcurrentStreams",
+            .initialWindowSize: "initialWindowSize", .maxFrameSize: "maxFrameSize", .maxHeaderListSize: "maxHeaderListSize",
+        ]
+        var named: [String: Int] = [:]
+        for (parameter, value) in remoteSettings { if let name = names[parameter] { named[name] = value } }
+        return named
+    }
+
     /// Waits for the server's GOAWAY (or the connection's end, which yields `nil`).
     public func goAway() async -> GoAwayFrame? {
         await events.waitForGoAway(closeFuture: channel.closeFuture)

@@ -24,6 +24,10 @@ struct ControlClient: Sendable {
         try await request(path, method: .POST, body: body, timeout: .seconds(30))
     }
 
+    func delete(_ path: String) async throws -> Answer {
+        try await request(path, method: .DELETE, timeout: .seconds(30))
+    }
+
     private func request(_ path: String, method: HTTPMethod, body: String? = nil, timeout: Duration) async throws -> Answer {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method

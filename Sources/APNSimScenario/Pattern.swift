@@ -3,7 +3,8 @@ import Foundation
 
 /// How an `expect` value matches a record: a mapping matches the keys it names (others may be anything), a list
 /// matches item by item and must have as many, `{contains: TEXT}` matches a string holding TEXT, `{matches: REGEX}`
-/// a string the regular expression matches whole, `null` a missing value, and numbers, strings and Booleans match
+/// a string the regular expression matches whole, `{atLeast: N}` / `{atMost: N}` a number in that bound, `null` a
+/// missing value, and numbers, strings and Booleans match
 /// by value.
 enum Pattern {
     /// Where `actual` differs from `expected`, one sentence each, naming the key path under `path`.
@@ -12,6 +13,11 @@ enum Pattern {
         case .object(let object) where object.count == 1 && object["contains"]?.string != nil:
             let text = object["contains"]!.string!
             return actual?.string?.contains(text) == true ? [] : ["\(path): expected text containing \"\(text)\", got \(show(actual))"]
+        case .object(let object) where object.count == 1 && (object["atLeast"]?.number != nil || object["atMost"]?.number != nil):
+            guard let value = actual?.number else { return ["\(path): expected a number, got \(show(actual))"] }
+            if let least = object["atLeast"]?.number, value < least { return ["\(path): expected at least \(show(.number(least))), got \(show(actual))"] }
+            if let most = object["atMost"]?.number, value > most { return ["\(path): expected at most \(show(.number(most))), got \(show(actual))"] }
+            return []
         case .object(let object) where object.count == 1 && object["matches"]?.string != nil:
             let expression = object["matches"]!.string!
             guard let regex = try? Regex(expression) else { return ["\(path): {matches: \(expression)} is not a regular expression"] }

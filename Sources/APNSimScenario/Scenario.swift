@@ -40,6 +40,8 @@ public struct Scenario: Codable, Sendable {
         public var device: DeviceAction?
         /// Waits this long before the next step (only where nothing can be awaited instead).
         public var wait: ScenarioDuration?
+        /// Adds a fault (`POST /v1/faults`, docs/faults.md), or `clear` removes every fault.
+        public var fault: FaultStep?
         public var expect: Expectation?
     }
 
@@ -87,6 +89,33 @@ public struct Scenario: Codable, Sendable {
         public var none: Bool?
     }
 
+    /// A fault to add, or `clear`.
+    public enum FaultStep: Codable, Sendable {
+        case clear
+        case add(Fault)
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let word = try? container.decode(String.self) {
+                guard word == "clear" else {
+                    throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                            debugDescription: "expected a fault or clear, found \"\(word)\""))
+                }
+                self = .clear
+            } else {
+                self = .add(try container.decode(Fault.self))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .clear: try container.encode("clear")
+            case .add(let fault): try container.encode(fault)
+            }
+        }
+    }
+
     /// Something done to a device through the control API.
     public struct DeviceAction: Codable, Sendable {
         public var id: String
@@ -108,6 +137,14 @@ public struct Scenario: Codable, Sendable {
         /// Instead of an answer, the gateway ends the connection with GOAWAY: `{reason, lastStreamId, errorCode}`
         /// match this pattern.
         public var goAway: JSONValue?
+        /// The push's stream was reset (RST_STREAM) with this HTTP/2 error code instead of answered.
+        public var reset: Int?
+        /// The connection was closed under the send without GOAWAY.
+        public var connectionDropped: Bool?
+        /// The SETTINGS the gateway has sent on the send's connection (`{maxConcurrentStreams: 1}`) match this pattern.
+        public var settings: JSONValue?
+        /// The send's record (`GET /v1/sends?apnsId=…`) matches this pattern.
+        public var sent: JSONValue?
         /// The send's delivery record (`GET /v1/deliveries`) matches this pattern (docs/scenarios.md, "Patterns").
         public var delivery: JSONValue?
         /// For a send: nothing of it is displayed within this time (the device is offline, the push was throttled,
@@ -143,7 +180,7 @@ public struct Scenario: Codable, Sendable {
         "name", "world", "media", "steps", "extends", "teams", "keys", "apps", "tokens", "devices", "send", "device", "wait",
         "expect", "app", "token", "environment", "topic", "pushType", "priority", "expiration", "collapseId", "apnsId",
         "headers", "payload", "payloadFile", "auth", "key", "team", "p8", "issuedAgo", "certificate", "certificateKey", "none",
-        "id", "action", "status", "reason", "goAway", "lastStreamId", "errorCode", "delivery", "nothingDisplayed", "deliveries", "records", "install", "within",
+        "id", "action", "status", "reason", "goAway", "lastStreamId", "errorCode", "fault", "reset", "connectionDropped", "settings", "sent", "atLeast", "atMost", "kind", "after", "at", "seconds", "count", "latencyMs", "latencyMaxMs", "seed", "perSecond", "maxConcurrentStreams", "drop", "skewSeconds", "delivery", "nothingDisplayed", "deliveries", "records", "install", "within",
         "refused", "registered", "bundleID", "serviceExtension", "resources", "kind", "source", "executable", "budget",
         "model", "os", "alerts", "extensionBudget", "extensionCategoriesApply", "scope", "publicKey", "publicKeyFile",
         "topics", "relatedKeyID", "state", "invalidSince", "contains", "matches",

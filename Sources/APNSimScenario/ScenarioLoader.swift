@@ -93,9 +93,10 @@ public enum ScenarioLoader {
             func fail(_ key: String, _ message: String) -> YAMLFileError {
                 YAMLFileError(file: path, line: lines.indices.contains(index) ? lines[index] : nil, key: "steps[\(index)].\(key)", message)
             }
-            let actions = [step.send != nil, step.device != nil, step.wait != nil].filter { $0 }.count
-            if actions > 1 { throw fail("send", "a step does one of send, device or wait; split it into several steps") }
-            if actions == 0 && step.expect == nil { throw fail("expect", "the step does nothing; give it send, device, wait or expect") }
+            let actions = [step.send != nil, step.device != nil, step.wait != nil, step.fault != nil].filter { $0 }.count
+            if actions > 1 { throw fail("send", "a step does one of send, device, wait or fault; split it into several steps") }
+            if actions == 0 && step.expect == nil { throw fail("expect", "the step does nothing; give it send, device, wait, fault or expect") }
+            if case .add(let fault)? = step.fault, let problem = fault.problem() { throw fail("fault", problem) }
             if let send = step.send {
                 switch (send.device, send.app, send.token) {
                 case (let device?, let app?, nil):

@@ -7,6 +7,10 @@ extension ScenarioSession {
     struct SendOutcome {
         var response: ProviderResponse?
         var goAway: GoAwayFrame?
+        /// The connection closed under the request without GOAWAY.
+        var dropped = false
+        /// The SETTINGS the gateway sent on the connection, by name (`maxConcurrentStreams`).
+        var settings: [String: Int] = [:]
         var apnsID: String? { response?["apns-id"] }
     }
 
@@ -50,19 +54,21 @@ extension ScenarioSession {
         let payload = try self.payload(send)
         let request = ProviderRequest.push(token: token, payload: payload, headers: headers)
         let key = "\(environment.rawValue)|\(auth.certificate ?? "jwt:\(auth.key ?? "SIMKEY0001"):\(auth.team ?? "SIMTEAM001")")"
+        lastConnection = key
         var client = try await connection(key, environment: environment, auth: auth)
         if !client.isActive {
             connections[key] = nil
             client = try await connection(key, environment: environment, auth: auth)
         }
         do {
-            return SendOutcome(response: try await client.send(request), goAway: nil)
+            let response = try await client.send(request)
+            return SendOutcome(response: response, goAway: nil, settings: client.namedRemoteSettings)
         } catch {
             connections[key] = nil
             guard let goAway = await client.goAway() else {
-                throw ScenarioRunError("the connection to the \(environment.rawValue) endpoint failed: \(error)")
+                return SendOutcome(response: nil, goAway: nil, dropped: true, settings: client.namedRemoteSettings)
             }
-            return SendOutcome(response: nil, goAway: goAway)
+            return SendOutcome(response: nil, goAway: goAway, settings: client.namedRemoteSettings)
         }
     }
 

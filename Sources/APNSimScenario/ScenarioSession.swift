@@ -19,6 +19,8 @@ actor ScenarioSession {
     var connections: [String: ProviderClient] = [:]
     /// One JWT per key for the whole run, as Apple asks (a new one at most every 20 minutes).
     var jwts: [String: String] = [:]
+    /// The connection the last send used.
+    var lastConnection: String?
 
     init(target: Target, loaded: LoadedScenario) {
         self.target = target
@@ -62,6 +64,10 @@ actor ScenarioSession {
         }
         if let device = step.device { return "device \(device.id) \(device.action.rawValue)" }
         if let wait = step.wait { return "wait \(wait)" }
+        if let fault = step.fault {
+            if case .add(let fault) = fault { return "fault \(fault.resolvedKind.rawValue)" }
+            return "clear faults"
+        }
         if let deliveries = step.expect?.deliveries { return "deliveries on \(deliveries.device)" }
         if let install = step.expect?.install { return "install of \(install.app) on \(install.device)" }
         return "expect"
@@ -87,6 +93,31 @@ actor ScenarioSession {
             try await Task.sleep(for: wait.duration)
             happened.append("waited \(wait)")
         }
+        if let fault = step.fault {
+            let answer: ControlClient.Answer
+            switch fault {
+            case .clear:
+                answer = try await target.control.delete("/v1/faults")
+                happened.append("faults cleared")
+            case .add(let fault):
+                let encoder = JSONEncoder()
+                encoder.dateEncodingStrategy = .iso8601
+                answer = try await target.control.post("/v1/faults", body: String(decoding: try encoder.encode(fault), as: UTF8.self))
+                happened.append(answer.body?.array?.first?["id"]?.string.map { "fault \($0) added" } ?? "")
+            }
+            if answer.status != 200 {
+                failures.append("fault: the control API answered \(answer.status): \(answer.body?["error"]?.string ?? "")")
+            }
+        }
+        if step.send == nil, let pattern = step.expect?.goAway {
+            // A GOAWAY that comes on its own (a fault acting now): awaited on the connection the last send used.
+            if let frame = await lastConnectionGoAway(within: within) {
+                happened.append("GOAWAY \(frame.reason ?? frame.debugData) (last stream \(frame.lastStreamID))")
+                failures += Pattern.mismatches(pattern, Self.record(of: frame), at: "goAway")
+            } else {
+                failures.append("goAway: expected the connection to get GOAWAY within \(Self.seconds(within)), it did not")
+            }
+        }
         if let expected = step.expect?.deliveries {
             let records = try await deliveries(expected, within: within)
             happened.append("\(records.count) deliveries: " + records.map { $0["outcome"]?.string ?? "pending" }.joined(separator: ", "))
@@ -111,11 +142,23 @@ actor ScenarioSession {
                        within: Duration) async throws -> (happened: [String], failures: [String]) {
         var happened: [String] = []
         var failures: [String] = []
+        if outcome.dropped {
+            happened.append("connection dropped")
+            if expect?.connectionDropped != true {
+                failures.append("the connection closed without GOAWAY instead of answering")
+            }
+            return (happened, failures)
+        }
+        if expect?.connectionDropped == true {
+            failures.append("connectionDropped: expected the connection to close, but it did not")
+        }
+        if let pattern = expect?.settings {
+            failures += Pattern.mismatches(pattern, .object(outcome.settings.mapValues { .number(Double($0)) }), at: "settings")
+        }
         if let goAway = outcome.goAway {
             let reason = goAway.reason ?? goAway.debugData
             happened.append("GOAWAY \(reason) (last stream \(goAway.lastStreamID))")
-            let record: JSONValue = .object(["reason": goAway.reason.map(JSONValue.string) ?? .null, "lastStreamId": .number(Double(goAway.lastStreamID)),
-                                             "errorCode": .number(Double(goAway.errorCode))])
+            let record = Self.record(of: goAway)
             if let pattern = expect?.goAway {
                 failures += Pattern.mismatches(pattern, record, at: "goAway")
             } else {
@@ -127,7 +170,23 @@ actor ScenarioSession {
             failures.append("goAway: expected the connection to end with GOAWAY, but the gateway answered \(outcome.response?.status ?? 0)")
         }
         guard let response = outcome.response else { return (happened, failures) }
+        if let code = response.resetCode {
+            happened.append("RST_STREAM \(code)")
+            if let expected = expect?.reset, expected != Int(code) {
+                failures.append("reset: expected RST_STREAM \(expected), got \(code)")
+            } else if expect?.reset == nil {
+                failures.append("the stream was reset (RST_STREAM \(code)) instead of answered")
+            }
+            return (happened, failures)
+        }
+        if let expected = expect?.reset {
+            failures.append("reset: expected RST_STREAM \(expected), but the gateway answered \(response.status)")
+        }
         happened.append(response.status == 200 ? "200" : "\(response.status) \(response.reason ?? "")")
+        if let pattern = expect?.sent, let apnsID = outcome.apnsID {
+            let record = try await target.control.get("/v1/sends?apnsId=\(apnsID)&limit=1").body?.array?.first
+            failures += Pattern.mismatches(Pattern.substituting(pattern, media: target.media), record, at: "sent")
+        }
         let status = expect?.status ?? (expect?.reason == nil ? 200 : nil)
         if let status, response.status != status {
             failures.append("status: expected \(status), got \(response.status)\(response.reason.map { " \($0)" } ?? "")")
@@ -158,6 +217,25 @@ actor ScenarioSession {
             }
         }
         return (happened, failures)
+    }
+
+    static func record(of goAway: GoAwayFrame) -> JSONValue {
+        .object(["reason": goAway.reason.map(JSONValue.string) ?? .null, "lastStreamId": .number(Double(goAway.lastStreamID)),
+                 "errorCode": .number(Double(goAway.errorCode))])
+    }
+
+    /// The GOAWAY on the connection the last send used, once it comes (or `nil` after `within`).
+    private func lastConnectionGoAway(within: Duration) async -> GoAwayFrame? {
+        guard let key = lastConnection, let client = connections[key] else { return nil }
+        // goAway() returns at GOAWAY or when the connection closes; past `within` the connection is closed.
+        let timeout = Task {
+            try await Task.sleep(for: within)
+            await client.close()
+        }
+        let frame = await client.goAway()
+        timeout.cancel()
+        connections[key] = nil
+        return frame
     }
 
     /// The delivery record of the push with `apnsID`, once the device has said what it did with it.

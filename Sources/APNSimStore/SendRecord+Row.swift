@@ -10,6 +10,7 @@ extension SendRecord {
     static let insertColumns = [
         "receivedAt", "environment", "authMode", "method", "path", "token", "topic", "pushType", "apnsID", "headers",
         "payload", "payloadBytes", "status", "reason", "explanation", "durationMicros", "teamID", "keyID",
+        "fault",
     ]
 
     /// Reads a row written by ``insert(with:in:)``.
@@ -33,6 +34,7 @@ extension SendRecord {
         durationMicros = row["durationMicros"] as Int
         teamID = row["teamID"] as String?
         keyID = row["keyID"] as String?
+        fault = row["fault"] as String?
     }
 
     /// Runs `statement` (an INSERT of ``insertColumns``) for this record, binding through SQLite's C API:
@@ -70,7 +72,7 @@ extension SendRecord {
             sqlite3_bind_null(handle, column)
         }
         bind(payloadBytes); bind(status); bind(reason)
-        bind(explanation); bind(durationMicros); bind(teamID); bind(keyID)
+        bind(explanation); bind(durationMicros); bind(teamID); bind(keyID); bind(fault)
         assert(column == Int32(Self.insertColumns.count))
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)

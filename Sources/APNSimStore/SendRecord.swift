@@ -1,3 +1,4 @@
+import APNSimCore
 import Foundation
 import GRDB
 
@@ -33,11 +34,14 @@ public struct SendRecord: Codable, Sendable, Hashable, FetchableRecord, TableRec
     public var durationMicros: Int
     public var teamID: String?
     public var keyID: String?
+    /// The injected fault that decided or delayed this answer (`f2 latency 200 ms`), or, for a record with method
+    /// `GOAWAY`, `DROP`, `SETTINGS` or `LINK`, the fault that acted on a connection or device link.
+    public var fault: String?
 
     public init(id: Int64? = nil, receivedAt: Date, environment: String, authMode: String, method: String, path: String,
                 token: String?, topic: String?, pushType: String?, apnsID: String, headers: [String: String],
                 payload: String?, payloadBytes: Int, status: Int, reason: String?, explanation: String?,
-                durationMicros: Int, teamID: String? = nil, keyID: String? = nil) {
+                durationMicros: Int, teamID: String? = nil, keyID: String? = nil, fault: String? = nil) {
         self.id = id
         self.receivedAt = receivedAt
         self.environment = environment
@@ -57,12 +61,26 @@ public struct SendRecord: Codable, Sendable, Hashable, FetchableRecord, TableRec
         self.durationMicros = durationMicros
         self.teamID = teamID
         self.keyID = keyID
+        self.fault = fault
+    }
+}
+
+extension SendRecord {
+    /// A record of what a fault did outside any one request: a connection's GOAWAY or drop, new SETTINGS, a
+    /// device link dropped. Its `method` names the event; its status is 0.
+    public static func faultEvent(_ fault: Fault, event: String, at date: Date, environment: String = "", authMode: String = "",
+                                  explanation: String) -> SendRecord {
+        SendRecord(receivedAt: date, environment: environment, authMode: authMode, method: event, path: "", token: nil, topic: nil,
+                   pushType: nil, apnsID: "", headers: [:], payload: nil, payloadBytes: 0, status: 0, reason: fault.reason,
+                   explanation: explanation, durationMicros: 0, fault: fault.summary)
     }
 }
 
 /// Which sends `Store.sends(matching:)` returns, newest first.
 public struct SendFilter: Sendable, Hashable {
     public var token: String?
+    /// The `apns-id` the gateway answered with (or the provider sent).
+    public var apnsID: String?
     public var topic: String?
     public var status: Int?
     /// Only sends received at or after this time.

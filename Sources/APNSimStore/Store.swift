@@ -95,6 +95,11 @@ public final class Store: Sendable {
                 table.add(column: "extension", .jsonText)
             }
         }
+        migrator.registerMigration("v6-send-faults") { db in
+            try db.alter(table: "sends") { table in
+                table.add(column: "fault", .text)
+            }
+        }
         return migrator
     }
 
@@ -154,6 +159,7 @@ public final class Store: Sendable {
             var request = SendRecord.all()
             if let token = filter.token { request = request.filter(Column("token") == token.lowercased()) }
             if let topic = filter.topic { request = request.filter(Column("topic") == topic) }
+            if let apnsID = filter.apnsID { request = request.filter(Column("apnsID") == apnsID) }
             if let status = filter.status { request = request.filter(Column("status") == status) }
             if let since = filter.since { request = request.filter(Column("receivedAt") >= since.timeIntervalSince1970) }
             return try request.order(Column("id").desc).limit(filter.limit).fetchAll(db)

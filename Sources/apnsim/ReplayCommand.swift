@@ -1,6 +1,7 @@
 import APNSimScenario
 import ArgumentParser
 import Foundation
+import Logging
 
 /// `apnsim replay`: runs scenario files, each in a fresh world of its own, and reports like a test runner.
 struct ReplayCommand: AsyncParsableCommand {
@@ -31,6 +32,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "Seconds a step waits for a delivery or an install unless its expect.within says.")
     var within = 10.0
 
+    @Option(name: .customLong("log-level"), help: "Logs of the worlds replayed: trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "error"
+
     func validate() throws {
         guard (1...64).contains(jobs) else { throw ValidationError("--jobs takes 1 to 64; got \(jobs)") }
         guard (1...10_000).contains(repetitions) else { throw ValidationError("--repeat takes 1 to 10000; got \(repetitions)") }
@@ -51,6 +55,7 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         var options = ScenarioRunner.Options(certs: certs, media: media)
         options.within = .milliseconds(Int64(within * 1000))
+        options.logger.logLevel = Logger.Level(rawValue: logLevel) ?? .error
         let runner = ScenarioRunner(options: options)
         let queue = Array(repeating: files, count: repetitions).flatMap { $0 }
         let started = ContinuousClock.now

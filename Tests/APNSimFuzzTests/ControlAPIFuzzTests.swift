@@ -66,7 +66,7 @@ extension Fuzz {
             var world = FuzzFixtures.world
             switch route {
             case "faults":
-                try FaultInjector().add(try ControlJSON.decode([FaultInjector.Fault].self, from: body))
+                try FaultInjector().add(try ControlJSON.decode([Fault].self, from: body), now: Date())
             case "teams":
                 for team in try ControlJSON.decode([World.Team].self, from: body) { world.teams[team.id] = team }
             case "apps":

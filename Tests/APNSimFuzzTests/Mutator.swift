@@ -1,3 +1,5 @@
+import APNSimCore
+
 /// Seeded, reproducible mutation of inputs, for fuzz tests that must give the same inputs on every run.
 ///
 /// Each mutant is a corpus entry with one to four edits: a byte flipped, a byte replaced, a span deleted or
@@ -100,17 +102,3 @@ struct FuzzTally: CustomStringConvertible {
 
 /// How many mutated inputs each decoder gets (the issue asks for 100,000).
 let fuzzIterations = 100_000
-
-/// SplitMix64: small, fast, and the same sequence for the same seed on every platform, so every fuzz run
-/// tries the same inputs.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

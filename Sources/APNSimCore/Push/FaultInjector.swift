@@ -1,77 +1,219 @@
 import Foundation
 import Synchronization
 
-/// Answers Apple's server-side failures on demand: `503 ServiceUnavailable`, `500 InternalServerError`,
-/// `429 TooManyRequests`, `403 Forbidden`… — states a provider cannot cause with a request but must handle.
-/// Faults queue up and each answers `count` pushes that would otherwise have passed header validation.
+/// The faults in force (`POST /v1/faults`, a scenario's `fault:` step), and the questions the gateway asks of them
+/// as pushes and connections come: reject this push? reset its stream? wait before answering? end this
+/// connection? Every answer names the fault, so the records it touches can say so.
 public final class FaultInjector: Sendable {
-    /// One queued fault, as `POST /v1/faults` takes it.
-    public struct Fault: Codable, Sendable, Hashable {
-        /// Apple's reason string, such as `ServiceUnavailable`.
-        public var reason: String
-        /// The HTTP status; taken from Apple's table when omitted.
-        public var status: Int?
-        /// How many pushes it answers (default 1).
-        public var count: Int?
-        /// Only pushes to this device token.
-        public var token: String?
-        /// Only pushes on this environment's endpoint.
-        public var environment: APNsEnvironment?
-
-        public init(reason: String, status: Int? = nil, count: Int? = nil, token: String? = nil, environment: APNsEnvironment? = nil) {
-            self.reason = reason
-            self.status = status
-            self.count = count
-            self.token = token
-            self.environment = environment
-        }
-
-        /// The rejection this fault answers with, or a sentence saying why the fault is not usable.
-        public func rejection(at now: Date = Date()) -> Result<Rejection, FaultError> {
-            let known = RejectionReason.all.first { $0.rawValue == reason }
-            guard let status = status ?? known?.status else {
-                return .failure(FaultError("reason \(reason) is not in Apple's table; give its status too, or use one of \(RejectionReason.all.map(\.rawValue).joined(separator: ", "))"))
-            }
-            guard (400...599).contains(status) else { return .failure(FaultError("status \(status) is not an error status (400-599)")) }
-            guard (count ?? 1) > 0 else { return .failure(FaultError("count must be at least 1")) }
-            if let token, DeviceToken(token) == nil { return .failure(FaultError("token \(token) is not a device token")) }
-            let invalidSince: Date? = status == 410 ? now : nil
-            return .success(Rejection(RejectionReason(reason, status: status), "injected with POST /v1/faults", invalidSince: invalidSince))
-        }
-    }
-
     public struct FaultError: Error, CustomStringConvertible, Sendable {
         public var description: String
         init(_ description: String) { self.description = description }
     }
 
-    private let queue = Mutex<[Fault]>([])
+    /// What a fault does to one push whose headers passed validation.
+    public enum PushEffect: Sendable {
+        case reject(Rejection, Fault)
+        case reset(errorCode: Int, Fault)
+    }
+
+    private struct State {
+        var faults: [Fault] = []
+        var nextID = 1
+        /// Pushes each `goAway`/`drop` fault with `after` has seen since it was added.
+        var seen: [String: Int] = [:]
+        /// Recent pushes per token, for `tooManyRequests`.
+        var recent: [String: [Date]] = [:]
+        /// The generator of each `latency` fault's draws.
+        var draws: [String: SplitMix] = [:]
+
+        mutating func removeExpired(now: Date) {
+            faults.removeAll { fault in
+                guard let seconds = fault.seconds, let added = fault.addedAt else { return false }
+                return now.timeIntervalSince(added) >= seconds
+            }
+        }
+
+        /// Uses up one count of the fault at `index`; a fault without a count (or with a window) is not used up.
+        mutating func use(_ index: Int, defaultCount: Int?) {
+            guard let count = faults[index].count ?? (faults[index].seconds == nil ? defaultCount : nil) else { return }
+            if count <= 1 { faults.remove(at: index) } else { faults[index].count = count - 1 }
+        }
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
-    /// Queues faults after checking every one; nothing is queued if any is unusable.
-    public func add(_ faults: [Fault]) throws(FaultError) {
-        for fault in faults {
-            if case .failure(let error) = fault.rejection() { throw error }
+    /// Adds faults after checking every one; nothing is added if any is unusable. Returns them with their IDs.
+    @discardableResult
+    public func add(_ faults: [Fault], now: Date) throws(FaultError) -> [Fault] {
+        for (index, fault) in faults.enumerated() {
+            if let problem = fault.problem() {
+                throw FaultError(faults.count > 1 ? "fault \(index + 1): \(problem)" : problem)
+            }
         }
-        queue.withLock { $0 += faults }
+        return state.withLock { state in
+            faults.map { fault in
+                var fault = fault
+                fault.kind = fault.resolvedKind
+                fault.id = "f\(state.nextID)"
+                fault.addedAt = now
+                state.nextID += 1
+                state.faults.append(fault)
+                if fault.resolvedKind == .latency { state.draws[fault.id!] = SplitMix(seed: fault.seed ?? 1) }
+                return fault
+            }
+        }
     }
 
-    public var pending: [Fault] { queue.withLock { $0 } }
+    /// The faults in force, oldest first.
+    public func pending(now: Date) -> [Fault] {
+        state.withLock { state in
+            state.removeExpired(now: now)
+            return state.faults
+        }
+    }
 
-    public func clear() { queue.withLock { $0.removeAll() } }
+    /// The faults in force, without dropping expired windows (for callers without a clock at hand).
+    public var pending: [Fault] { state.withLock { $0.faults } }
 
-    /// The rejection for a push to `token` on `environment`, using up one count of the first matching fault.
-    /// A 410 fault reports `now` as the moment the token stopped being valid.
-    public func take(token: DeviceToken, environment: APNsEnvironment, now: Date) -> Rejection? {
-        queue.withLock { faults -> Rejection? in
-            guard !faults.isEmpty,
-                  let index = faults.firstIndex(where: { fault in
-                      (fault.token.flatMap(DeviceToken.init) ?? token) == token && (fault.environment ?? environment) == environment
-                  }) else { return nil }
-            let fault = faults[index]
-            if (fault.count ?? 1) <= 1 { faults.remove(at: index) } else { faults[index].count = (fault.count ?? 1) - 1 }
-            return try? fault.rejection(at: now).get()
+    public func clear() {
+        state.withLock { $0 = State(nextID: $0.nextID) }
+    }
+
+    /// Removes one fault; `false` if there is none with that ID.
+    public func remove(id: String) -> Bool {
+        state.withLock { state in
+            guard let index = state.faults.firstIndex(where: { $0.id == id }) else { return false }
+            state.faults.remove(at: index)
+            return true
+        }
+    }
+
+    private static func matches(_ fault: Fault, token: DeviceToken?, environment: APNsEnvironment) -> Bool {
+        if let scoped = fault.environment, scoped != environment { return false }
+        if let scoped = fault.token.flatMap(DeviceToken.init), scoped != token { return false }
+        return true
+    }
+
+    /// What the faults do to a push to `token` whose headers passed validation: the first matching `reject`,
+    /// `tooManyRequests` or `reset` fault, using up one of its count.
+    public func pushEffect(token: DeviceToken, environment: APNsEnvironment, now: Date) -> PushEffect? {
+        state.withLock { state -> PushEffect? in
+            guard !state.faults.isEmpty else { return nil }
+            state.removeExpired(now: now)
+            for (index, fault) in state.faults.enumerated() where Self.matches(fault, token: token, environment: environment) {
+                switch fault.resolvedKind {
+                case .reject:
+                    guard let rejection = Self.rejection(fault, now: now) else { continue }
+                    state.use(index, defaultCount: 1)
+                    return .reject(rejection, fault)
+                case .tooManyRequests:
+                    // The rate is measured over the last ten seconds, so a slow machine does not change the verdict
+                    // of pushes sent in a row: at 0.1 a second, the second push within ten seconds is one too many.
+                    let key = "\(fault.id ?? "")|\(token.hex)"
+                    var times = state.recent[key, default: []].filter { now.timeIntervalSince($0) < Self.rateWindow }
+                    times.append(now)
+                    state.recent[key] = times
+                    guard Double(times.count) > (fault.perSecond ?? .infinity) * Self.rateWindow else { continue }
+                    return .reject(Rejection(.tooManyRequests, "more than \(fault.perSecond ?? 0) pushes a second to this device token (fault \(fault.id ?? ""))"), fault)
+                case .reset:
+                    state.use(index, defaultCount: 1)
+                    return .reset(errorCode: fault.errorCode ?? 2, fault)
+                default:
+                    continue
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Seconds over which `tooManyRequests` measures a token's rate.
+    static let rateWindow: TimeInterval = 10
+
+    private static func rejection(_ fault: Fault, now: Date) -> Rejection? {
+        guard let reasonText = fault.reason else { return nil }
+        let known = RejectionReason.all.first { $0.rawValue == reasonText }
+        guard let status = fault.status ?? known?.status else { return nil }
+        return Rejection(RejectionReason(reasonText, status: status), "injected by fault \(fault.id ?? "")",
+                         invalidSince: status == 410 ? now : nil)
+    }
+
+    /// How long to wait before answering a push to `token`, if a `latency` fault matches (using up one count).
+    public func latency(token: DeviceToken?, environment: APNsEnvironment, now: Date) -> (Duration, Fault)? {
+        state.withLock { state -> (Duration, Fault)? in
+            guard !state.faults.isEmpty else { return nil }
+            state.removeExpired(now: now)
+            guard let index = state.faults.firstIndex(where: { $0.resolvedKind == .latency && Self.matches($0, token: token, environment: environment) })
+            else { return nil }
+            let fault = state.faults[index]
+            var milliseconds = fault.latencyMs ?? 0
+            if let maximum = fault.latencyMaxMs, maximum > milliseconds, let id = fault.id {
+                milliseconds += Int(state.draws[id, default: SplitMix(seed: fault.seed ?? 1)].next() % UInt64(maximum - milliseconds + 1))
+            }
+            state.use(index, defaultCount: nil)
+            return (.milliseconds(milliseconds), fault)
+        }
+    }
+
+    /// A `goAway` or `drop` fault that falls due as a new push arrives on `environment`: its `after` count is
+    /// reached or its `at` time has passed. Each push counts toward every waiting fault's `after`.
+    public func connectionFault(environment: APNsEnvironment, now: Date) -> Fault? {
+        state.withLock { state -> Fault? in
+            guard !state.faults.isEmpty else { return nil }
+            state.removeExpired(now: now)
+            for (index, fault) in state.faults.enumerated()
+            where (fault.resolvedKind == .goAway || fault.resolvedKind == .drop) && Self.matches(fault, token: nil, environment: environment) {
+                let id = fault.id ?? ""
+                var due = false
+                if let after = fault.after {
+                    let seen = state.seen[id, default: 0]
+                    state.seen[id] = seen + 1
+                    due = seen >= after
+                }
+                if let at = fault.at, now >= at { due = true }
+                guard due else { continue }
+                state.use(index, defaultCount: 1)
+                return fault
+            }
+            return nil
+        }
+    }
+
+    /// The `goAway` and `drop` faults that act at once on every open connection (no `after`, no `at`); they are
+    /// used up by being returned.
+    public func takeImmediateConnectionFaults() -> [Fault] {
+        state.withLock { state in
+            let immediate = state.faults.filter { ($0.resolvedKind == .goAway || $0.resolvedKind == .drop) && $0.after == nil && $0.at == nil }
+            state.faults.removeAll { fault in immediate.contains { $0.id == fault.id } }
+            return immediate
+        }
+    }
+
+    /// MAX_CONCURRENT_STREAMS a `settings` fault imposes on new connections, if one is in force.
+    public func maxConcurrentStreams(now: Date) -> Int? {
+        state.withLock { state in
+            guard !state.faults.isEmpty else { return nil }
+            state.removeExpired(now: now)
+            return state.faults.last { $0.resolvedKind == .settings }?.maxConcurrentStreams
+        }
+    }
+
+    /// Seconds `clockSkew` faults add to the clock provider tokens are checked against.
+    public func skew(now: Date) -> TimeInterval {
+        state.withLock { state in
+            guard !state.faults.isEmpty else { return 0 }
+            state.removeExpired(now: now)
+            return state.faults.filter { $0.resolvedKind == .clockSkew }.reduce(0) { $0 + ($1.skewSeconds ?? 0) }
+        }
+    }
+
+    /// The `deviceLink` fault on `device`, if one is in force.
+    public func deviceLink(_ device: String, now: Date) -> Fault? {
+        state.withLock { state in
+            guard !state.faults.isEmpty else { return nil }
+            state.removeExpired(now: now)
+            return state.faults.last { $0.resolvedKind == .deviceLink && $0.device == device }
         }
     }
 }

@@ -16,6 +16,7 @@ struct ControlAPI: Sendable {
     let deliveries: DeliveryRecorder
     let installs: InstallWaiters
     let uninstallDelay: TimeInterval
+    let connections: ProviderConnections
 
     func makeRouter(token: String?) -> Router<BasicRequestContext> {
         let router = Router()
@@ -24,11 +25,16 @@ struct ControlAPI: Sendable {
         v1.get("health") { _, _ in try self.health() }
         v1.get("sends") { request, _ in try self.sends(request) }
         v1.post("reset") { _, _ in try self.reset() }
-        v1.get("faults") { _, _ in try ControlJSON.response(self.faults.pending) }
+        v1.get("faults") { _, _ in try ControlJSON.response(self.faults.pending(now: self.clock.now())) }
         v1.post("faults") { request, _ in try await self.addFaults(request) }
         v1.delete("faults") { _, _ in
             self.faults.clear()
             return try ControlJSON.response(["status": "cleared"])
+        }
+        v1.delete("faults/:id") { _, context in
+            let id = context.parameters.get("id") ?? ""
+            guard self.faults.remove(id: id) else { return ControlJSON.error("there is no fault \(id) in force", status: .notFound) }
+            return try ControlJSON.response(["status": "removed"])
         }
         addWorldRoutes(to: v1)
         addDeviceRoutes(to: v1)
@@ -67,15 +73,34 @@ struct ControlAPI: Sendable {
         return try ControlJSON.response(try store.sends(matching: filter))
     }
 
+    /// `POST /v1/faults`: one fault or a list of them (docs/faults.md). Faults that act at once on open
+    /// connections or device links do so before the answer, which lists the faults added with their IDs.
     private func addFaults(_ request: Request) async throws -> Response {
+        let added: [Fault]
         do {
-            try faults.add(try await ControlJSON.decode([FaultInjector.Fault].self, from: request))
+            let body = Data(try await request.body.collect(upTo: 1 << 20).readableBytesView)
+            let faults = body.first(where: { ![0x20, 0x09, 0x0a, 0x0d].contains($0) }) == UInt8(ascii: "[")
+                ? try ControlJSON.decode([Fault].self, from: body) : [try ControlJSON.decode(Fault.self, from: body)]
+            added = try self.faults.add(faults, now: clock.now())
         } catch let error as ControlAPIError {
             return ControlJSON.error(error.description)
         } catch let error as FaultInjector.FaultError {
-            return ControlJSON.error(error.description + "; nothing was queued")
+            return ControlJSON.error(error.description + "; nothing was added")
         }
-        return try ControlJSON.response(faults.pending)
+        for fault in faults.takeImmediateConnectionFaults() { await connections.broadcast(fault) }
+        for fault in added where fault.resolvedKind == .settings { await connections.broadcast(fault) }
+        for fault in added where fault.resolvedKind == .deviceLink {
+            guard let device = fault.device else { continue }
+            if fault.drop == true {
+                recorder.record(.faultEvent(fault, event: "LINK", at: clock.now(),
+                                            explanation: "the device link of \(device) was dropped; the device reconnects"))
+                devices.link(of: device)?.close()
+            } else {
+                recorder.record(.faultEvent(fault, event: "LINK", at: clock.now(),
+                                            explanation: "pushes reach \(device) \(fault.latencyMs ?? 0) ms late"))
+            }
+        }
+        return try ControlJSON.response(added)
     }
 
     private func reset() throws -> Response {

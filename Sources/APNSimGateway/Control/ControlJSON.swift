@@ -32,8 +32,19 @@ enum ControlJSON {
 
     /// Decodes a body already read; every failure is a ``ControlAPIError`` with a sentence naming the field.
     static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(ControlAPIError) -> T {
+        let decoder = JSONDecoder()
+        // Times in bodies as in queries: RFC 3339, or milliseconds since 1970.
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = (try? container.decode(String.self)) ?? (try? container.decode(Double.self)).map { String($0) } ?? ""
+            guard let date = date(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                        debugDescription: "expected an RFC 3339 time such as 2026-11-23T12:00:00Z, found \(text)"))
+            }
+            return date
+        }
         do {
-            return try JSONDecoder().decode(T.self, from: data)
+            return try decoder.decode(T.self, from: data)
         } catch let DecodingError.keyNotFound(key, context) {
             throw ControlAPIError("missing field \"\(key.stringValue)\" at \(path(context))")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {

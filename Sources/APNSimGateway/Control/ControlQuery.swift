@@ -5,10 +5,11 @@ import Foundation
 /// The query strings of the control API's reads, parsed without the server: every bad value is a sentence
 /// naming the parameter, and nothing in a query can trap (the fuzz tests feed these directly).
 enum ControlQuery {
-    /// `GET /v1/sends?token=&topic=&status=&since=&limit=`.
+    /// `GET /v1/sends?token=&topic=&apnsId=&status=&since=&limit=`.
     static func sendFilter(_ query: [String: String]) throws(ControlAPIError) -> SendFilter {
         var filter = SendFilter()
         filter.token = query["token"]
+        filter.apnsID = query["apnsId"]
         filter.topic = query["topic"]
         if let status = query["status"] {
             guard let value = Int(status) else { throw ControlAPIError("status must be a number such as 400; got \(status)") }

@@ -16,5 +16,10 @@ final class DeviceSession: Sendable {
         channel.writeAndFlush(channel.allocator.buffer(bytes: frame), promise: nil)
     }
 
+    /// Ends the link (a `deviceLink` fault); the device reconnects as after any network loss.
+    func close() {
+        channel.close(promise: nil)
+    }
+
     var isSameLink: ObjectIdentifier { ObjectIdentifier(channel) }
 }

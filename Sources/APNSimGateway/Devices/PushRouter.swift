@@ -1,6 +1,8 @@
 import APNSimCore
 import APNSimStore
 import Foundation
+import NIOCore
+import NIOPosix
 
 /// Sends each accepted push to the simulated device that owns its token (or holds it for that device), and
 /// records the delivery. Tokens no device owns (declared in the world file) are accepted and go nowhere,
@@ -8,9 +10,23 @@ import Foundation
 struct PushRouter: Sendable {
     let directory: DeviceDirectory
     let deliveries: DeliveryRecorder
+    let faults: FaultInjector
+    let clock: WallClock
 
     func route(_ plan: PushPlan, apnsID: String, payload: String, now: Date) {
         guard let device = directory.owner(of: plan.token) else { return }
+        if let slow = faults.deviceLink(device, now: now), let milliseconds = slow.latencyMs, slow.drop != true {
+            // A slow device link: the push reaches the device that much later (the provider's 200 does not wait).
+            let router = self
+            MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: .milliseconds(Int64(milliseconds))) {
+                router.deliver(plan, apnsID: apnsID, payload: payload, to: device, now: router.clock.now())
+            }
+            return
+        }
+        deliver(plan, apnsID: apnsID, payload: payload, to: device, now: now)
+    }
+
+    private func deliver(_ plan: PushPlan, apnsID: String, payload: String, to device: String, now: Date) {
         let delivery = DeviceLinkMessage.Delivery(id: UUID().uuidString, apnsID: apnsID, token: plan.token,
                                                   bundleID: plan.bundleID, pushType: plan.pushType, priority: plan.priority,
                                                   collapseID: plan.collapseID, payload: payload)

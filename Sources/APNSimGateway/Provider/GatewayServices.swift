@@ -12,6 +12,8 @@ struct GatewayServices: Sendable {
     var policy: GatewayConfiguration.ConnectionPolicy
     var tokenSession: ProviderTokenSession.Configuration
     var faults: FaultInjector
+    /// The open connections, for faults that act on all of them.
+    var connections: ProviderConnections
     var router: PushRouter
     /// Set when the store is a file: accepted pushes are answered only once committed.
     var commits: CommitPoint?

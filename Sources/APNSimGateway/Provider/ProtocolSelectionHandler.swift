@@ -97,6 +97,7 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
             return
         }
         connection.channel = context.channel
+        connection.services.connections.add(context.channel)
         if let buffered { context.fireChannelRead(wrapInboundOut(buffered)) }
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }

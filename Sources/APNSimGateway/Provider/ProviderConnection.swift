@@ -1,4 +1,5 @@
 import APNSimCore
+import APNSimStore
 import NIOCore
 import NIOHTTP2
 
@@ -31,6 +32,7 @@ final class ProviderConnection {
     /// Streams allowed by the SETTINGS the connection starts with (Apple, "Establishing a connection to APNs": one
     /// until a valid token).
     var initialStreamLimit: Int {
+        if let injected = services.faults.maxConcurrentStreams(now: services.clock.now()) { return injected }
         if case .token = auth { return services.policy.initialTokenStreams }
         return services.policy.maxConcurrentStreams
     }
@@ -39,6 +41,8 @@ final class ProviderConnection {
     func raiseStreamLimitIfAuthenticated() {
         guard !streamLimitRaised, case .token(let session) = auth, session.hasAcceptedToken, let channel else { return }
         streamLimitRaised = true
+        // A settings fault in force holds the limit where it put it.
+        guard services.faults.maxConcurrentStreams(now: services.clock.now()) == nil else { return }
         guard services.policy.maxConcurrentStreams != services.policy.initialTokenStreams else { return }
         let settings = HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
             HTTP2Setting(parameter: .maxConcurrentStreams, value: services.policy.maxConcurrentStreams),
@@ -57,5 +61,12 @@ final class ProviderConnection {
             HTTP2Setting(parameter: .maxFrameSize, value: policy.maxFrameSize),
             HTTP2Setting(parameter: .maxHeaderListSize, value: policy.maxHeaderListSize),
         ]
+    }
+
+    /// Records what a fault did to this connection as a send record whose method names it (`GOAWAY`, `DROP`,
+    /// `SETTINGS`), so `/v1/sends` shows every fault that acted.
+    func recordFault(_ fault: Fault, event: String, explanation: String) {
+        services.recorder.record(.faultEvent(fault, event: event, at: services.clock.now(), environment: environment.rawValue,
+                                             authMode: auth.modeName, explanation: "\(explanation) (connection from \(remoteAddress))"))
     }
 }

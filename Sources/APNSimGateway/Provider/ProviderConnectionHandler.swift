@@ -19,8 +19,10 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     typealias OutboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
-    /// Sent down the pipeline after a graceful GOAWAY: answer what is in flight, then close.
-    struct DrainThenClose {}
+    /// Sent down the pipeline after a graceful GOAWAY: answer what is in flight up to `lastStreamID`, then close.
+    struct DrainThenClose {
+        var lastStreamID: HTTP2StreamID
+    }
 
     private let connection: ProviderConnection
     private let watch: ProtocolErrorWatch
@@ -44,6 +46,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             goAway(context: context, reason: .idleTimeout, drain: false)
         case is ChannelShouldQuiesceEvent:
             goAway(context: context, reason: .shutdown, drain: true)
+        case let injected as InjectedFault:
+            act(on: injected.fault, context: context)
         default:
             context.fireUserInboundEventTriggered(event)
         }
@@ -73,10 +77,39 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         context.close(promise: nil)
     }
 
-    private func goAway(context: ChannelHandlerContext, reason: RejectionReason, drain: Bool) {
+    /// A fault acting on the whole connection at once: GOAWAY (then the requests in flight are answered and the
+    /// connection closes), a drop without a word, or new SETTINGS.
+    private func act(on fault: Fault, context: ChannelHandlerContext) {
+        switch fault.resolvedKind {
+        case .goAway:
+            guard !closing else { return }
+            let last = fault.lastStreamId.map { HTTP2StreamID($0) } ?? connection.lastStreamID
+            connection.recordFault(fault, event: "GOAWAY",
+                                   explanation: "GOAWAY {\"reason\":\"\(fault.reason ?? "Shutdown")\"} with last stream \(last)")
+            goAway(context: context, reason: RejectionReason(fault.reason ?? "Shutdown", status: 0), drain: true, lastStreamID: last,
+                   errorCode: HTTP2ErrorCode(networkCode: fault.errorCode ?? 0))
+        case .drop:
+            guard !closing else { return }
+            closing = true
+            connection.recordFault(fault, event: "DROP", explanation: "the connection was closed without GOAWAY")
+            context.close(promise: nil)
+        case .settings:
+            guard let streams = fault.maxConcurrentStreams else { return }
+            connection.recordFault(fault, event: "SETTINGS", explanation: "SETTINGS MAX_CONCURRENT_STREAMS \(streams)")
+            context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
+                HTTP2Setting(parameter: .maxConcurrentStreams, value: streams),
+            ])))), promise: nil)
+        default:
+            break
+        }
+    }
+
+    private func goAway(context: ChannelHandlerContext, reason: RejectionReason, drain: Bool, lastStreamID: HTTP2StreamID? = nil,
+                        errorCode: HTTP2ErrorCode = .noError) {
         guard !closing else { return }
         closing = true
-        let frame = HTTP2Frame.goAway(lastStreamID: connection.lastStreamID, reason: reason, allocator: context.channel.allocator)
+        let frame = HTTP2Frame.goAway(lastStreamID: lastStreamID ?? connection.lastStreamID, reason: reason,
+                                      allocator: context.channel.allocator, errorCode: errorCode)
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         guard drain else {
             context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in
@@ -88,7 +121,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         context.eventLoop.scheduleTask(in: TimeAmount(connection.services.policy.shutdownGrace)) {
             loopBound.value.close(promise: nil)
         }
-        context.fireUserInboundEventTriggered(DrainThenClose())
+        context.fireUserInboundEventTriggered(DrainThenClose(lastStreamID: lastStreamID ?? connection.lastStreamID))
     }
 }
 

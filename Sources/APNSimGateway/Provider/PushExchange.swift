@@ -13,6 +13,10 @@ struct PushExchange {
     var receivedAt: Date
     var started: NIODeadline
     var grant: ProviderTokenSession.Grant?
+    /// The injected fault that decided this exchange's answer, if one did.
+    var fault: Fault?
+    /// Set by a `reset` fault: the stream is reset with this HTTP/2 error code instead of answered.
+    var resetCode: Int?
 
     /// What the body may grow to before the request is answered early: the push type's payload limit, or the
     /// largest limit when the head was already refused (the answer is the head's rejection either way).

@@ -31,6 +31,15 @@ final class PushStreamsHandler: ChannelInboundHandler {
     private var commitsPending = 0
     /// Set after a graceful GOAWAY: close once nothing is in flight.
     private var draining = false
+    /// After a GOAWAY: streams above this one are not processed (recorded as refused).
+    private var refuseAbove: HTTP2StreamID?
+    /// The fault whose GOAWAY set ``refuseAbove``, if a fault's did.
+    private var refusingFault: Fault?
+    /// Answers a `latency` fault is holding back.
+    private var delayed = 0
+    /// A fault's GOAWAY waiting for the end of the refused stream that triggered it: sent at once, NIOHTTP2 would
+    /// drop that stream and take the rest of its body as a protocol error.
+    private var pendingGoAway: (fault: Fault, lastStreamID: HTTP2StreamID, after: HTTP2StreamID)?
     /// The connection-level receive window (RFC 9113 §6.9.2: 65,535 at the start, and apnsim keeps it there).
     /// Without a stream multiplexer nothing else replenishes it; see ``replenish(_:context:)``.
     private static let connectionWindow = 65_535
@@ -44,6 +53,15 @@ final class PushStreamsHandler: ChannelInboundHandler {
         let streamID = frame.streamID
         switch frame.payload {
         case .headers(let headers) where streamID > connection.lastStreamID:
+            if let limit = refuseAbove, streamID > limit {
+                refuse(headers.headers, streamID: streamID, lastStreamID: limit, fault: refusingFault)
+                return
+            }
+            if let fault = connection.services.faults.connectionFault(environment: connection.environment,
+                                                                       now: connection.services.clock.now()),
+               act(on: fault, headers: headers.headers, streamID: streamID, endStream: headers.endStream, context: context) {
+                return
+            }
             connection.noteStream(streamID)
             let exchange = begin(headers.headers, context: context)
             if headers.endStream {
@@ -52,6 +70,13 @@ final class PushStreamsHandler: ChannelInboundHandler {
                 exchanges[streamID] = exchange
             }
         case .data(let data):
+            if let pending = pendingGoAway, pending.after == streamID {
+                if data.endStream {
+                    pendingGoAway = nil
+                    sendGoAway(pending.fault, lastStreamID: pending.lastStreamID, context: context)
+                }
+                return
+            }
             guard case .byteBuffer(let chunk) = data.data else { return }
             // No exchange: a request answered early whose body is still arriving, until our reset lands.
             guard var exchange = exchanges[streamID] else { return }
@@ -73,6 +98,13 @@ final class PushStreamsHandler: ChannelInboundHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        flushBatch(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    /// Hands the batch's 200s to the store's commit (store files), flushes what was written, and closes a
+    /// draining connection that has nothing left in flight.
+    private func flushBatch(context: ChannelHandlerContext) {
         if !awaitingCommit.isEmpty, let commits = connection.services.commits {
             let answers = awaitingCommit
             awaitingCommit.removeAll()
@@ -90,7 +122,6 @@ final class PushStreamsHandler: ChannelInboundHandler {
             context.flush()
         }
         closeIfDrained(context: context)
-        context.fireChannelReadComplete()
     }
 
     /// The store holds every push of `answers`: their 200s go out now.
@@ -108,15 +139,16 @@ final class PushStreamsHandler: ChannelInboundHandler {
 
     /// After a graceful GOAWAY, closes the connection once every request in flight has its answer written.
     private func closeIfDrained(context: ChannelHandlerContext) {
-        guard draining, exchanges.isEmpty, awaitingCommit.isEmpty, commitsPending == 0 else { return }
+        guard draining, exchanges.isEmpty, awaitingCommit.isEmpty, commitsPending == 0, delayed == 0 else { return }
         draining = false
         context.close(promise: nil)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
-        case is ProviderConnectionHandler.DrainThenClose:
+        case let drain as ProviderConnectionHandler.DrainThenClose:
             draining = true
+            if refuseAbove == nil { refuseAbove = drain.lastStreamID }
             closeIfDrained(context: context)
             return
         case let closed as StreamClosedEvent:
@@ -140,6 +172,54 @@ final class PushStreamsHandler: ChannelInboundHandler {
         needsFlush = false
     }
 
+    // MARK: - Connection faults
+
+    /// A `goAway` or `drop` fault falling due on this stream: GOAWAY naming the last stream processed (this one
+    /// is not, unless the fault names it), then the streams in flight are answered and the connection closes; or
+    /// the connection closes at once. Returns whether the stream is done with (refused).
+    private func act(on fault: Fault, headers: HPACKHeaders, streamID: HTTP2StreamID, endStream: Bool,
+                     context: ChannelHandlerContext) -> Bool {
+        if fault.resolvedKind == .drop {
+            connection.recordFault(fault, event: "DROP", explanation: "the connection was closed without GOAWAY at stream \(streamID)")
+            refuse(headers, streamID: streamID, lastStreamID: connection.lastStreamID, fault: fault)
+            context.close(promise: nil)
+            return true
+        }
+        let last = fault.lastStreamId.map { HTTP2StreamID($0) } ?? connection.lastStreamID
+        refuseAbove = last
+        refusingFault = fault
+        guard streamID > last else {
+            sendGoAway(fault, lastStreamID: last, context: context)
+            return false
+        }
+        refuse(headers, streamID: streamID, lastStreamID: last, fault: fault)
+        if endStream {
+            sendGoAway(fault, lastStreamID: last, context: context)
+        } else {
+            pendingGoAway = (fault, last, streamID)
+        }
+        return true
+    }
+
+    private func sendGoAway(_ fault: Fault, lastStreamID last: HTTP2StreamID, context: ChannelHandlerContext) {
+        connection.recordFault(fault, event: "GOAWAY",
+                               explanation: "GOAWAY {\"reason\":\"\(fault.reason ?? "Shutdown")\"} with last stream \(last)")
+        write(HTTP2Frame.goAway(lastStreamID: last, reason: RejectionReason(fault.reason ?? "Shutdown", status: 0),
+                                allocator: context.channel.allocator, errorCode: HTTP2ErrorCode(networkCode: fault.errorCode ?? 0)),
+              context: context)
+        draining = true
+    }
+
+    /// Records a stream above a GOAWAY's last stream, which the gateway does not process: the provider must send
+    /// it again on a new connection.
+    private func refuse(_ headers: HPACKHeaders, streamID: HTTP2StreamID, lastStreamID: HTTP2StreamID, fault: Fault?) {
+        let head = PushRequestHead(headers: headers.map { ($0.name, $0.value) })
+        let exchange = PushExchange(head: head, verdict: .failure(Rejection(.shutdown, "not processed")),
+                                    body: ByteBuffer(), receivedAt: connection.services.clock.now(), started: .now(), fault: fault)
+        record(exchange, apnsID: head["apns-id"] ?? "", payload: "", status: 0, reason: nil,
+               explanation: "not processed: stream \(streamID) is above the last stream \(lastStreamID) of the connection's GOAWAY; send it again on a new connection")
+    }
+
     // MARK: - Stages
 
     private func begin(_ headers: HPACKHeaders, context: ChannelHandlerContext) -> PushExchange {
@@ -148,22 +228,59 @@ final class PushStreamsHandler: ChannelInboundHandler {
         let now = services.clock.now()
         let environment = connection.environment
         var auth = connection.auth
+        // A clockSkew fault moves the clock the checks read (provider tokens' iat above all).
+        let checkedAt = now.addingTimeInterval(services.faults.skew(now: now))
         var verdict = services.world.read { world in
-            services.validator.validateHead(head, environment: environment, auth: &auth, world: world, now: now)
+            services.validator.validateHead(head, environment: environment, auth: &auth, world: world, now: checkedAt)
         }
-        if case .success(let plan) = verdict,
-           let fault = services.faults.take(token: plan.token, environment: environment, now: now) {
-            verdict = .failure(fault)
+        var fault: Fault?
+        var resetCode: Int?
+        if case .success(let plan) = verdict, let effect = services.faults.pushEffect(token: plan.token, environment: environment, now: now) {
+            switch effect {
+            case .reject(let rejection, let cause):
+                verdict = .failure(rejection)
+                fault = cause
+            case .reset(let code, let cause):
+                resetCode = code
+                fault = cause
+            }
         }
         connection.auth = auth
         connection.raiseStreamLimitIfAuthenticated()
         var grant: ProviderTokenSession.Grant?
         if case .token(let session) = auth { grant = session.currentGrant }
         return PushExchange(head: head, verdict: verdict, body: context.channel.allocator.buffer(capacity: 0),
-                            receivedAt: now, started: .now(), grant: grant)
+                            receivedAt: now, started: .now(), grant: grant, fault: fault, resetCode: resetCode)
     }
 
     private func finish(_ exchange: PushExchange, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
+        var exchange = exchange
+        let services = connection.services
+        if let code = exchange.resetCode {
+            record(exchange, apnsID: exchange.head["apns-id"] ?? "", payload: exchange.bodyText, status: 0, reason: nil,
+                   explanation: "the stream was reset with RST_STREAM \(HTTP2ErrorCode(networkCode: code)) instead of answered")
+            write(HTTP2Frame(streamID: streamID, payload: .rstStream(HTTP2ErrorCode(networkCode: code))), context: context)
+            return
+        }
+        if let (delay, fault) = services.faults.latency(token: try? exchange.verdict.get().token, environment: connection.environment,
+                                                        now: services.clock.now()) {
+            // The answer waits; the connection goes on serving other streams meanwhile.
+            exchange.fault = exchange.fault ?? fault
+            delayed += 1
+            let held = exchange
+            let loopBound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: TimeAmount(delay)) {
+                let (handler, context) = loopBound.value
+                handler.delayed -= 1
+                handler.decide(held, streamID: streamID, context: context)
+                handler.flushBatch(context: context)
+            }
+            return
+        }
+        decide(exchange, streamID: streamID, context: context)
+    }
+
+    private func decide(_ exchange: PushExchange, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
         switch exchange.verdict {
         case .failure(let rejection):
             answer(exchange, rejection: rejection, streamID: streamID, context: context)
@@ -201,7 +318,8 @@ final class PushStreamsHandler: ChannelInboundHandler {
                         context: ChannelHandlerContext, written: EventLoopPromise<Void>? = nil) {
         let apnsID = exchange.head["apns-id"] ?? connection.responseIDs.upperCaseUUID()
         let payload = exchange.bodyText
-        record(exchange, apnsID: apnsID, payload: payload, rejection: rejection)
+        record(exchange, apnsID: apnsID, payload: payload, status: rejection?.reason.status ?? 200, reason: rejection?.reason.rawValue,
+               explanation: rejection?.explanation)
         // IDs are unique per response, so they stay out of the HPACK dynamic table: indexing them would only
         // evict useful entries and cost a table search per response.
         var headers = HPACKHeaders()
@@ -239,7 +357,8 @@ final class PushStreamsHandler: ChannelInboundHandler {
         needsFlush = true
     }
 
-    private func record(_ exchange: PushExchange, apnsID: String, payload: String, rejection: Rejection?) {
+    private func record(_ exchange: PushExchange, apnsID: String, payload: String, status: Int, reason: String?,
+                        explanation: String?) {
         let plan = try? exchange.verdict.get()
         var headers = [String: String](minimumCapacity: exchange.head.headers.count)
         for (name, value) in exchange.head.headers where headers[name] == nil {
@@ -260,12 +379,13 @@ final class PushStreamsHandler: ChannelInboundHandler {
             headers: headers,
             payload: payload,
             payloadBytes: exchange.bodyBytes,
-            status: rejection?.reason.status ?? 200,
-            reason: rejection?.reason.rawValue,
-            explanation: rejection?.explanation,
+            status: status,
+            reason: reason,
+            explanation: explanation,
             durationMicros: Int(elapsed.nanoseconds / 1000),
             teamID: exchange.grant?.teamID,
-            keyID: exchange.grant?.keyID
+            keyID: exchange.grant?.keyID,
+            fault: exchange.fault?.summary
         ))
     }
 
