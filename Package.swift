@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "APNSimUserNotifications", targets: ["APNSimUserNotifications"]),
         .library(name: "APNSimSandbox", targets: ["APNSimSandbox"]),
         .library(name: "APNSimScenario", targets: ["APNSimScenario"]),
+        .library(name: "APNSimTesting", targets: ["APNSimTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -157,6 +158,15 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            // A whole simulated world in a Swift test: start, tokens, provider settings, typed records, faults.
+            name: "APNSimTesting",
+            dependencies: [
+                "APNSimCore", "APNSimStore", "APNSimGateway", "APNSimSandbox", "APNSimScenario",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "apnsim",
             dependencies: [
@@ -229,6 +239,11 @@ let package = Package(
         .testTarget(
             name: "APNSimScenarioTests",
             dependencies: ["APNSimCore", "APNSimScenario"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "APNSimTestingTests",
+            dependencies: ["APNSimTesting", "APNSimProvider"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -33,6 +33,7 @@ public final class Gateway: Service, Sendable {
     public let faults = FaultInjector()
     /// The open provider connections, for faults that act on all of them.
     let connections = ProviderConnections()
+    let actions: GatewayActions
     /// Delivery records: what happened to pushes routed to simulated devices.
     public let deliveries: DeliveryRecorder
     let devices: DeviceDirectory
@@ -58,6 +59,8 @@ public final class Gateway: Service, Sendable {
                 world.tokens[saved.token] = .init(registered, unregisteredFrom: saved.unregisteredFrom)
             }
         }
+        self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,
+                                      deliveries: deliveries, clock: configuration.clock)
         self.tls = try TLSMaterial(configuration.tls)
         self.logger = logger
     }
@@ -117,7 +120,7 @@ public final class Gateway: Service, Sendable {
 
         let control = ControlAPI(world: world, store: store, recorder: recorder, faults: faults, clock: configuration.clock,
                                  providerPorts: ports, devices: devices, deliveries: deliveries, installs: installs,
-                                 uninstallDelay: configuration.uninstallDelay, connections: connections)
+                                 uninstallDelay: configuration.uninstallDelay, actions: actions)
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: control.makeRouter(token: configuration.controlToken),
@@ -155,6 +158,19 @@ public final class Gateway: Service, Sendable {
             deliveries.finish()
             await controlGroup.triggerGracefulShutdown()
         }
+    }
+}
+
+extension Gateway {
+    /// Adds faults as `POST /v1/faults` does, and lets those that act at once act before returning (docs/faults.md).
+    @discardableResult
+    public func inject(_ faults: [Fault]) async throws(FaultInjector.FaultError) -> [Fault] {
+        try await actions.inject(faults)
+    }
+
+    /// Forgets what happened, as `POST /v1/reset` does: sends, deliveries, faults, held pushes, changes to the world.
+    public func reset() throws {
+        try actions.reset()
     }
 }
 

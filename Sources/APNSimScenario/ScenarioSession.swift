@@ -246,17 +246,12 @@ actor ScenarioSession {
     }
 
     /// The device's deliveries with an outcome, oldest first, once there are as many as `expected` names (or
-    /// `within` has passed). Like installs, asked again every 100 ms: the long-poll of `GET /v1/deliveries` returns
-    /// at the first record, not the n-th.
+    /// `within` has passed): one long-poll, `GET /v1/deliveries?wait=…&count=…`.
     private func deliveries(_ expected: Scenario.Deliveries, within: Duration) async throws -> [JSONValue] {
-        let deadline = ContinuousClock.now + within
-        var query = "/v1/deliveries?device=\(expected.device)&limit=1000"
+        let seconds = min(60, Self.secondsValue(within))
+        var query = "/v1/deliveries?device=\(expected.device)&limit=1000&wait=\(seconds)&count=\(max(1, expected.records.count))"
         if let app = expected.app { query += "&bundle=\(app)" }
-        while true {
-            let records = (try await target.control.get(query).body?.array ?? []).filter { $0["outcome"] != nil && $0["outcome"] != .null }
-            if records.count >= expected.records.count || ContinuousClock.now >= deadline { return records }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        return try await target.control.get(query).body?.array ?? []
     }
 
     /// The app's token or refusal on the device. The control API has no long-poll for installs, so this asks

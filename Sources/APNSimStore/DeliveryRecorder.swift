@@ -82,6 +82,19 @@ public final class DeliveryRecorder: Sendable {
         }
     }
 
+    /// The deliveries `filter` matches, once there are at least `count` of them (or `deadline` has passed): a
+    /// long-poll on the record, with no sleeping (what `GET /v1/deliveries?wait=` and APNSimTesting use).
+    public func deliveries(matching filter: DeliveryFilter, count: Int = 0,
+                           until deadline: ContinuousClock.Instant = .now) async throws -> [DeliveryRecord] {
+        while true {
+            try flush()
+            let generation = generation
+            let found = try store.deliveries(matching: filter)
+            if found.count >= count || ContinuousClock.now >= deadline { return found }
+            await nextChange(since: generation, before: deadline)
+        }
+    }
+
     /// Applies the buffer until ``finish()`` is called.
     public func run() async {
         await buffer.run(gathering: .milliseconds(2)) { try? flush() }

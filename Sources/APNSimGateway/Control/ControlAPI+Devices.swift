@@ -116,19 +116,13 @@ extension ControlAPI {
     /// Deliveries, oldest first. With `wait=SECONDS` the answer waits (up to 60 s) until at least one matching
     /// delivery has its receipt, so a test can send and then ask, with no sleep in between.
     private func deliveryRecords(_ request: Request) async throws -> Response {
-        let (filter, wait): (DeliveryFilter, Duration)
+        let (filter, wait, count): (DeliveryFilter, Duration, Int)
         do {
-            (filter, wait) = try ControlQuery.deliveryFilter(request.queryValues)
+            (filter, wait, count) = try ControlQuery.deliveryFilter(request.queryValues)
         } catch {
             return ControlJSON.error(error.description)
         }
-        let deadline = ContinuousClock.now + wait
-        while true {
-            try deliveries.flush()
-            let generation = deliveries.generation
-            let found = try store.deliveries(matching: filter)
-            if !found.isEmpty || ContinuousClock.now >= deadline { return try ControlJSON.response(found) }
-            await deliveries.nextChange(since: generation, before: deadline)
-        }
+        let found = try await deliveries.deliveries(matching: filter, count: wait > .zero ? count : 0, until: ContinuousClock.now + wait)
+        return try ControlJSON.response(found)
     }
 }

@@ -16,7 +16,7 @@ struct ControlAPI: Sendable {
     let deliveries: DeliveryRecorder
     let installs: InstallWaiters
     let uninstallDelay: TimeInterval
-    let connections: ProviderConnections
+    let actions: GatewayActions
 
     func makeRouter(token: String?) -> Router<BasicRequestContext> {
         let router = Router()
@@ -81,39 +81,17 @@ struct ControlAPI: Sendable {
             let body = Data(try await request.body.collect(upTo: 1 << 20).readableBytesView)
             let faults = body.first(where: { ![0x20, 0x09, 0x0a, 0x0d].contains($0) }) == UInt8(ascii: "[")
                 ? try ControlJSON.decode([Fault].self, from: body) : [try ControlJSON.decode(Fault.self, from: body)]
-            added = try self.faults.add(faults, now: clock.now())
+            added = try await actions.inject(faults)
         } catch let error as ControlAPIError {
             return ControlJSON.error(error.description)
         } catch let error as FaultInjector.FaultError {
             return ControlJSON.error(error.description + "; nothing was added")
         }
-        for fault in faults.takeImmediateConnectionFaults() { await connections.broadcast(fault) }
-        for fault in added where fault.resolvedKind == .settings { await connections.broadcast(fault) }
-        for fault in added where fault.resolvedKind == .deviceLink {
-            guard let device = fault.device else { continue }
-            if fault.drop == true {
-                recorder.record(.faultEvent(fault, event: "LINK", at: clock.now(),
-                                            explanation: "the device link of \(device) was dropped; the device reconnects"))
-                devices.link(of: device)?.close()
-            } else {
-                recorder.record(.faultEvent(fault, event: "LINK", at: clock.now(),
-                                            explanation: "pushes reach \(device) \(fault.latencyMs ?? 0) ms late"))
-            }
-        }
         return try ControlJSON.response(added)
     }
 
     private func reset() throws -> Response {
-        faults.clear()
-        try recorder.deleteAll()
-        devices.releaseAll()
-        try deliveries.deleteAll()
-        world.reset()
-        // Devices that are still registered keep their tokens: a reset forgets what happened, not who is there.
-        let registered = devices.devices.flatMap { $0.registrations.values }
-        world.update { world in
-            for registration in registered { world.tokens[registration.token] = .init(registration) }
-        }
+        try actions.reset()
         return try ControlJSON.response(["status": "reset"])
     }
 }

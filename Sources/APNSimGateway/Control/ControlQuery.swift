@@ -25,8 +25,9 @@ enum ControlQuery {
         return filter
     }
 
-    /// `GET /v1/deliveries?device=&token=&bundle=&apnsId=&after=&limit=&wait=`: the filter and how long to wait.
-    static func deliveryFilter(_ query: [String: String]) throws(ControlAPIError) -> (DeliveryFilter, wait: Duration) {
+    /// `GET /v1/deliveries?device=&token=&bundle=&apnsId=&after=&limit=&wait=&count=`: the filter, how long to wait,
+    /// and how many deliveries with an outcome the wait is for (1 unless `count` says).
+    static func deliveryFilter(_ query: [String: String]) throws(ControlAPIError) -> (DeliveryFilter, wait: Duration, count: Int) {
         var filter = DeliveryFilter()
         filter.device = query["device"]
         filter.token = query["token"]
@@ -47,7 +48,12 @@ enum ControlQuery {
             wait = .milliseconds(Int64(saturating: seconds * 1000))
             filter.completedOnly = true
         }
-        return (filter, wait)
+        var count = 1
+        if let text = query["count"] {
+            count = try positive(text, name: "count")
+            guard query["wait"] != nil else { throw ControlAPIError("count says how many deliveries wait= waits for; give wait too") }
+        }
+        return (filter, wait, count)
     }
 
     private static func positive(_ text: String, name: String) throws(ControlAPIError) -> Int {

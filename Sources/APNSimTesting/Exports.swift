@@ -1,0 +1,6 @@
+// What a test using APNSimTesting reads and builds: the world (`World`, `Fault`), the records (`DeliveryRecord`,
+// `SendRecord`) and scenario results, without importing apnsim's other modules itself.
+@_exported import APNSimCore
+@_exported import APNSimStore
+@_exported import struct APNSimScenario.ScenarioResult
+@_exported import struct APNSimScenario.StepResult

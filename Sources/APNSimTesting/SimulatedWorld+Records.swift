@@ -1,0 +1,43 @@
+import APNSimCore
+import APNSimGateway
+import APNSimScenario
+import APNSimStore
+import Foundation
+
+extension SimulatedWorld {
+    /// The delivery of the push the gateway answered with `apnsID`, once the device has said what it did with it.
+    /// Throws if there is none within `timeout` (a push to a token no device owns has none).
+    public func delivery(apnsID: String, timeout: Duration = .seconds(10)) async throws -> DeliveryRecord {
+        let found = try await gateway.deliveries.deliveries(matching: DeliveryFilter(apnsId: apnsID, completedOnly: true), count: 1,
+                                                            until: .now + timeout)
+        guard let delivery = found.first else {
+            throw SimulatedWorldError("no delivery with an outcome for apns-id \(apnsID) within \(timeout)")
+        }
+        return delivery
+    }
+
+    /// A device's deliveries with an outcome, oldest first, once there are at least `count` (or `timeout` passed).
+    public func deliveries(device: String, app: String? = nil, count: Int = 1, timeout: Duration = .seconds(10)) async throws -> [DeliveryRecord] {
+        try await gateway.deliveries.deliveries(matching: DeliveryFilter(device: device, bundleID: app, completedOnly: true, limit: 10_000),
+                                                count: count, until: .now + timeout)
+    }
+
+    /// What the gateway recorded of provider requests, newest first (`GET /v1/sends`).
+    public func sends(_ filter: SendFilter = SendFilter()) throws -> [SendRecord] {
+        try gateway.recorder.flush()
+        return try gateway.store.sends(matching: filter)
+    }
+
+    /// The record of the provider request the gateway answered with `apnsID`.
+    public func send(apnsID: String) throws -> SendRecord? {
+        var filter = SendFilter()
+        filter.apnsID = apnsID
+        return try sends(filter).first
+    }
+
+    /// Replays a scenario file in a fresh world of its own (as `apnsim replay` does) and returns what happened;
+    /// `result.passed`, and `result.failureText` says what was expected and what happened.
+    public static func replay(_ path: String, options: Options = Options()) async -> ScenarioResult {
+        await ScenarioRunner(options: .init(certs: options.certs, media: options.media)).run(path: path)
+    }
+}

@@ -1,0 +1,98 @@
+import APNSimProvider
+import APNSimTesting
+import Foundation
+import Testing
+
+/// APNSimTesting as a team's test suite uses it: a world per test, a provider client pointed at it by the
+/// settings it hands out, and assertions on typed records.
+@Suite("APNSimTesting: a simulated world in a Swift test")
+struct SimulatedWorldTests {
+    /// A provider client configured from the world's settings, as a team configures its own.
+    static func connect(_ world: SimulatedWorld) async throws -> (ProviderClient, bearer: String) {
+        let settings = world.provider
+        var configuration = ProviderClient.Configuration(host: settings.host, port: settings.port(.development), caFile: settings.caFile)
+        configuration.serverHostname = settings.serverName
+        let signer = try ProviderTokenSigner(p8: try settings.p8(), keyID: settings.keyID, teamID: settings.teamID)
+        return (try await ProviderClient.connect(configuration), "bearer \(signer.token(issuedAt: Date()))")
+    }
+
+    static func send(_ world: SimulatedWorld, _ payload: String, to token: String) async throws -> ProviderResponse {
+        let (client, bearer) = try await connect(world)
+        defer { Task { await client.close() } }
+        return try await client.send(.push(token: token, payload: payload, headers: [
+            ("authorization", bearer), ("apns-topic", world.provider.topic), ("apns-push-type", "alert"),
+        ]))
+    }
+
+    @Test("A push sent with the world's provider settings is displayed, and the delivery record says so")
+    func sendToDisplay() async throws {
+        try await SimulatedWorld.run { world in
+            let token = try world.token(device: "iphone-dev", app: "com.example.app")
+            let response = try await Self.send(world, #"{"aps":{"alert":{"title":"Order shipped","body":"Arrives Tuesday"},"badge":3}}"#, to: token)
+            #expect(response.status == 200)
+            let delivery = try await world.delivery(apnsID: try #require(response["apns-id"]))
+            #expect(delivery.outcome == .displayed)
+            #expect(delivery.device == "iphone-dev")
+            #expect(delivery.content?.title == "Order shipped")
+            #expect(delivery.content?.badge == 3)
+            let sent = try #require(try world.send(apnsID: delivery.apnsId))
+            #expect(sent.status == 200 && sent.topic == "com.example.app")
+        }
+    }
+
+    @Test("A Braze rich push downloads from the world's media server and is displayed with its image")
+    func richPush() async throws {
+        try await SimulatedWorld.run { world in
+            let token = try world.token(device: "iphone-dev", app: "com.example.app")
+            let payload = #"{"aps":{"alert":{"title":"Sale","body":"50% off"},"mutable-content":1},"ab":{"att":{"url":"\#(world.mediaURL)/media/sample.jpg","type":"jpg"}}}"#
+            let response = try await Self.send(world, payload, to: token)
+            let delivery = try await world.delivery(apnsID: try #require(response["apns-id"]))
+            #expect(delivery.extensionRun?.kind == .braze)
+            #expect(delivery.extensionRun?.outcome == .completed)
+            #expect(delivery.content?.attachments.map(\.type) == ["public.jpeg"])
+        }
+    }
+
+    @Test("An injected fault answers the next push, and the send record names it")
+    func fault() async throws {
+        try await SimulatedWorld.run { world in
+            let token = try world.token(device: "iphone-dev", app: "com.example.app")
+            let added = try await world.inject(Fault(reason: "ServiceUnavailable"))
+            #expect(added.map(\.id) == ["f1"])
+            let refused = try await Self.send(world, #"{"aps":{"alert":"x"}}"#, to: token)
+            #expect(refused.status == 503)
+            #expect(try world.send(apnsID: try #require(refused["apns-id"]))?.fault == "f1 reject ServiceUnavailable")
+            #expect(try await Self.send(world, #"{"aps":{"alert":"x"}}"#, to: token).status == 200, "the fault is used up")
+        }
+    }
+
+    @Test("A world built in code: one iPad with the sandbox app; reset forgets the record, not the device")
+    func worldInCode() async throws {
+        var built = try WorldSource.sandbox.load()
+        built.devices = [World.DeviceSpec(id: "ipad", name: "Test iPad", model: "iPad14,1",
+                                          apps: [World.AppSpec(bundleID: "com.example.app", environment: .development)])]
+        try await SimulatedWorld.run(.world(built)) { world in
+            #expect(world.devices.map(\.descriptor.id) == ["ipad"])
+            let token = try world.token(device: "ipad", app: "com.example.app")
+            #expect(try await Self.send(world, #"{"aps":{"alert":"hello"}}"#, to: token).status == 200)
+            #expect(try await world.deliveries(device: "ipad").count == 1)
+            try world.reset()
+            #expect(try world.sends().isEmpty)
+            #expect(try world.token(device: "ipad", app: "com.example.app") == token)
+            #expect(throws: SimulatedWorldError.self) { try world.token(device: "ipad", app: "com.other.app") }
+        }
+    }
+
+    @Test("A scenario file replays from a test; a failing one says what was expected")
+    func replay() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let passing = await SimulatedWorld.replay(root.appendingPathComponent("Scenarios/delivery/collapse-id.yaml").path)
+        #expect(passing.passed, "\(passing.failureText)")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("wrong-\(UUID().uuidString).yaml").path
+        try "name: wrong\nworld: {extends: \(root.path)/Scenarios/sandbox.yaml}\nsteps:\n  - send: {device: iphone-dev, app: com.example.app}\n    expect: {status: 410}\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let failing = await SimulatedWorld.replay(file)
+        #expect(!failing.passed)
+        #expect(failing.failureText.contains("status: expected 410, got 200"))
+    }
+}
