@@ -238,7 +238,7 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSimScenarioTests",
-            dependencies: ["APNSimCore", "APNSimScenario"],
+            dependencies: ["APNSimCore", "APNSimScenario", "APNSimStore"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -3,14 +3,17 @@
 # the private keys are public by being committed. Run from anywhere; files land beside this script.
 #
 #   ca.pem / ca-key.pem                      the apnsim development CA (trust this in your provider)
-#   gateway.pem / gateway-key.pem            the gateway's TLS certificate: localhost, 127.0.0.1, ::1 and
-#                                            Apple's host names, so clients keep their usual host
+#   gateway.pem / gateway-key.pem            the gateway's TLS certificate: localhost, 127.0.0.1, ::1, gateway
+#                                            (its name in docker-compose.yml) and Apple's host names, so
+#                                            clients keep their usual host
 #   AuthKey_SIMKEY0001.p8                    provider signing key (team SIMTEAM001, key SIMKEY0001)
 #   AuthKey_SIMKEY0001.pub.pem               its public half, which the world file names
 #   provider-development.pem / -key.pem      client certificate for com.example.app, development environment
 #   provider-production.pem / -key.pem       the same for production
 #   provider-*-bundle.pem                    certificate and key in one file (aioapns, many PHP/Python clients)
 #   device.pem / device-key.pem              identity of simulated devices on the device link (port 5223)
+#
+# With --gateway-only, only the gateway's certificate is issued again, by the CA already here (for a new name).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -41,7 +44,7 @@ subjectKeyIdentifier = hash
 basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature
 extendedKeyUsage = serverAuth
-subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1, DNS:api.sandbox.push.apple.com, DNS:api.development.push.apple.com, DNS:api.push.apple.com
+subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1, DNS:gateway, DNS:api.sandbox.push.apple.com, DNS:api.development.push.apple.com, DNS:api.push.apple.com
 authorityKeyIdentifier = keyid
 
 # Apple's APNs certificate extensions (Apple, "Establishing a certificate-based connection to APNs"): an environment
@@ -79,17 +82,23 @@ CONF
 
 eckey() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1"; }
 
-# The CA
-eckey ca-key.pem
-openssl req -new -x509 -config "$conf" -key ca-key.pem -subj "/O=apnsim/CN=apnsim Development CA" \
-  -days "$days" -extensions ca_ext -out ca.pem
-
 issue() { # issue NAME SUBJECT EXTENSIONS
   eckey "$1-key.pem"
   openssl req -new -config "$conf" -key "$1-key.pem" -subj "$2" -out "$1.csr"
   openssl x509 -req -in "$1.csr" -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days "$days" \
     -extfile "$conf" -extensions "$3" -out "$1.pem"
 }
+
+if [[ "${1:-}" == "--gateway-only" ]]; then
+  issue gateway "/O=apnsim/CN=api.sandbox.push.apple.com" gateway_ext
+  echo "gateway certificate issued again in $(pwd)"
+  exit 0
+fi
+
+# The CA
+eckey ca-key.pem
+openssl req -new -x509 -config "$conf" -key ca-key.pem -subj "/O=apnsim/CN=apnsim Development CA" \
+  -days "$days" -extensions ca_ext -out ca.pem
 
 issue gateway "/O=apnsim/CN=api.sandbox.push.apple.com" gateway_ext
 issue provider-development "/UID=${bundle}/CN=Apple Development IOS Push Services: ${bundle}/OU=SIMTEAM001/O=apnsim/C=US" provider_development_ext

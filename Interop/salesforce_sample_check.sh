@@ -44,16 +44,8 @@ devices:
   - {id: iphone-dev, name: Development iPhone, apps: [{bundleID: com.example.app, environment: development}]}
 YAML
 
-"$apnsim" up --world "$work/world.yaml" --development-port "$dev_port" --production-port 0 --control-port "$control_port" \
-  --device-port "$device_port" --media-port "$media_port" --data "$work/devices" >"$work/up.log" 2>&1 &
-up=$!
-trap 'kill $up 2>/dev/null || true; pkill -f "device-port $device_port" 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 1200); do  # the device builds the extension before its app registers
-  grep -q "Ctrl-C stops everything" "$work/up.log" && break
-  kill -0 $up 2>/dev/null || { cat "$work/up.log"; echo "apnsim up exited"; exit 1; }
-  sleep 0.1
-done
-grep -q "Ctrl-C stops everything" "$work/up.log" || { cat "$work/up.log"; echo "apnsim up did not print its banner"; exit 1; }
+source Interop/up.sh
+start_up "$apnsim" "$work" 120 --world "$work/world.yaml" --development-port "$dev_port" --production-port 0 --control-port "$control_port" --device-port "$device_port" --media-port "$media_port"
 token=$(grep -oE "iphone-dev +com.example.app development +[0-9a-f]{64}" "$work/up.log" | awk '{print $4}')
 [[ -n "$token" ]] || { cat "$work/up.log"; echo "the extension did not build, or the app did not register"; exit 1; }
 media=$(grep -oE "media server +http://[0-9.:]+/media/" "$work/up.log" | awk '{print $3}')

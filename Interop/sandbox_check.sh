@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's first two commands, as real processes: `apnsim up` (gateway plus the sandbox's device
 # processes), then the `apnsim send` command it prints; the push must show up as displayed in
-# GET /v1/deliveries. Ctrl-C (SIGINT) must then stop the gateway and every device process.
+# GET /v1/deliveries. Ctrl-C (SIGINT) must then stop the gateway and every device process. The session is
+# recorded (--record), and the recording must replay green in a fresh world (apnsim replay).
 #
 # Usage: Interop/sandbox_check.sh APNSIM_BINARY PYTHON   (from the repository root)
 set -euo pipefail
@@ -12,16 +13,8 @@ device_port=${APNSIM_SANDBOX_DEVICE_PORT:-25323}
 media_port=${APNSIM_SANDBOX_MEDIA_PORT:-28199}
 work=$(mktemp -d)
 
-"$apnsim" up --development-port "$dev_port" --production-port 0 --control-port "$control_port" \
-  --device-port "$device_port" --media-port "$media_port" --data "$work/devices" >"$work/up.log" 2>&1 &
-up=$!
-trap 'kill $up 2>/dev/null || true; pkill -f "device-port $device_port" 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 300); do
-  grep -q "Ctrl-C stops everything" "$work/up.log" && break
-  kill -0 $up 2>/dev/null || { cat "$work/up.log"; echo "apnsim up exited"; exit 1; }
-  sleep 0.1
-done
-grep -q "Ctrl-C stops everything" "$work/up.log" || { cat "$work/up.log"; echo "apnsim up did not print its banner"; exit 1; }
+source Interop/up.sh
+start_up "$apnsim" "$work" 30 --development-port "$dev_port" --production-port 0 --control-port "$control_port" --device-port "$device_port" --media-port "$media_port" --record "$work/session.yaml"
 
 send=$(grep -oE "apnsim send --token [0-9a-f]+.*" "$work/up.log" | head -1)
 [[ -n "$send" ]] || { cat "$work/up.log"; echo "the banner has no apnsim send command"; exit 1; }
@@ -74,3 +67,7 @@ for _ in $(seq 100); do kill -0 $up 2>/dev/null || break; sleep 0.1; done
 if kill -0 $up 2>/dev/null; then echo "apnsim up did not stop on SIGINT"; exit 1; fi
 if pgrep -f "device-port $device_port" >/dev/null; then echo "device processes outlived apnsim up"; exit 1; fi
 echo "sandbox: Ctrl-C stopped the gateway and every device"
+
+grep -q "recorded .* as a scenario in $work/session.yaml" "$work/up.log" || { cat "$work/up.log"; echo "apnsim up wrote no recording"; exit 1; }
+echo "sandbox: the session was recorded; replaying it in a fresh world:"
+"$apnsim" replay "$work/session.yaml" | tail -1

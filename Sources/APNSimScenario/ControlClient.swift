@@ -10,6 +10,8 @@ import NIOHTTP1
 struct ControlClient: Sendable {
     /// `http://HOST:PORT`.
     let baseURL: String
+    /// Sent as `Authorization: Bearer …` when the control API asks for one.
+    var token: String?
 
     struct Answer: Sendable {
         var status: Int
@@ -31,6 +33,7 @@ struct ControlClient: Sendable {
     private func request(_ path: String, method: HTTPMethod, body: String? = nil, timeout: Duration) async throws -> Answer {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
+        if let token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
         if let body {
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: body))

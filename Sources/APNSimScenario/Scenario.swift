@@ -37,6 +37,8 @@ public struct Scenario: Codable, Sendable {
         /// Names the step in the report; the step's action describes it otherwise.
         public var name: String?
         public var send: Send?
+        /// A `.apns` file sent to an app on a device, as `xcrun simctl push` does.
+        public var push: Push?
         public var device: DeviceAction?
         /// Waits this long before the next step (only where nothing can be awaited instead).
         public var wait: ScenarioDuration?
@@ -47,6 +49,8 @@ public struct Scenario: Codable, Sendable {
 
     /// A provider request to the gateway's provider API.
     public struct Send: Codable, Sendable {
+        public init() {}
+
         /// With `app`: the token the gateway gave that app on that device.
         public var device: String?
         public var app: String?
@@ -70,6 +74,14 @@ public struct Scenario: Codable, Sendable {
         public var payloadFile: String?
         /// How the provider authenticates; the sandbox team's key when absent.
         public var auth: Auth?
+    }
+
+    /// `{device, file, app?}`: the file's "Simulator Target Bundle" names the app unless `app` does.
+    public struct Push: Codable, Sendable {
+        public var device: String
+        /// Relative to the scenario.
+        public var file: String
+        public var app: String?
     }
 
     /// Token auth with a key (a JWT signed by its .p8), or certificate auth.
@@ -120,12 +132,21 @@ public struct Scenario: Codable, Sendable {
     public struct DeviceAction: Codable, Sendable {
         public var id: String
         public var action: Kind
+        /// `install`, `uninstall`: the app.
+        public var app: String?
+        /// `install`: the environment it is signed for (development unless given) and its team (the world's).
+        public var environment: APNsEnvironment?
+        public var team: String?
 
         public enum Kind: String, Codable, Sendable {
             /// The device drops off the network: pushes are held, as APNs stores them.
             case offline
             /// It comes back, and receives what was held.
             case online
+            /// An app is installed and registers for a token (or iOS refuses it: expect `install.refused`).
+            case install
+            /// An app is removed: its token answers 410 Unregistered.
+            case uninstall
         }
     }
 
@@ -177,7 +198,7 @@ public struct Scenario: Codable, Sendable {
 
     /// Every key a scenario has anywhere, to suggest the one meant by a misspelt key.
     static let vocabulary: Set<String> = [
-        "name", "world", "media", "steps", "extends", "teams", "keys", "apps", "tokens", "devices", "send", "device", "wait",
+        "name", "world", "media", "steps", "extends", "push", "file", "teams", "keys", "apps", "tokens", "devices", "send", "device", "wait",
         "expect", "app", "token", "environment", "topic", "pushType", "priority", "expiration", "collapseId", "apnsId",
         "headers", "payload", "payloadFile", "auth", "key", "team", "p8", "issuedAgo", "certificate", "certificateKey", "none",
         "id", "action", "status", "reason", "goAway", "lastStreamId", "errorCode", "fault", "reset", "connectionDropped", "settings", "sent", "atLeast", "atMost", "kind", "after", "at", "seconds", "count", "latencyMs", "latencyMaxMs", "seed", "perSecond", "maxConcurrentStreams", "drop", "skewSeconds", "delivery", "nothingDisplayed", "deliveries", "records", "install", "within",

@@ -89,13 +89,22 @@ public enum ScenarioLoader {
     private static func check(_ scenario: Scenario, world: World, path: String, text: String) throws {
         let lines = stepLines(text)
         let devices = Dictionary(world.devices.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        /// Whether a step before `index` installs `app` on `device`.
+        func installedEarlier(_ app: String, on device: String, before index: Int) -> Bool {
+            scenario.steps.prefix(index).contains { $0.device?.action == .install && $0.device?.id == device && $0.device?.app == app }
+        }
         for (index, step) in scenario.steps.enumerated() {
             func fail(_ key: String, _ message: String) -> YAMLFileError {
                 YAMLFileError(file: path, line: lines.indices.contains(index) ? lines[index] : nil, key: "steps[\(index)].\(key)", message)
             }
-            let actions = [step.send != nil, step.device != nil, step.wait != nil, step.fault != nil].filter { $0 }.count
-            if actions > 1 { throw fail("send", "a step does one of send, device, wait or fault; split it into several steps") }
-            if actions == 0 && step.expect == nil { throw fail("expect", "the step does nothing; give it send, device, wait, fault or expect") }
+            let actions = [step.send != nil, step.push != nil, step.device != nil, step.wait != nil, step.fault != nil].filter { $0 }.count
+            if actions > 1 { throw fail("send", "a step does one of send, push, device, wait or fault; split it into several steps") }
+            if actions == 0 && step.expect == nil { throw fail("expect", "the step does nothing; give it send, push, device, wait, fault or expect") }
+            if let push = step.push {
+                guard devices[push.device] != nil else { throw fail("push.device", "the world has no device \(push.device)") }
+                let file = push.file.hasPrefix("/") ? push.file : URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(push.file).path
+                guard FileManager.default.isReadableFile(atPath: file) else { throw fail("push.file", "there is no readable file \(file)") }
+            }
             if case .add(let fault)? = step.fault, let problem = fault.problem() { throw fail("fault", problem) }
             if let send = step.send {
                 switch (send.device, send.app, send.token) {
@@ -103,7 +112,7 @@ public enum ScenarioLoader {
                     guard let declared = devices[device] else {
                         throw fail("send.device", "the world has no device \(device); it has \(devices.keys.sorted().joined(separator: ", "))")
                     }
-                    guard declared.apps.contains(where: { $0.bundleID == app }) else {
+                    guard declared.apps.contains(where: { $0.bundleID == app }) || installedEarlier(app, on: device, before: index) else {
                         throw fail("send.app", "device \(device) has no app \(app)")
                     }
                 case (nil, nil, let token?):
@@ -113,11 +122,15 @@ public enum ScenarioLoader {
                 }
                 if send.payload != nil && send.payloadFile != nil { throw fail("send.payload", "give payload or payloadFile, not both") }
             }
-            if let device = step.device, devices[device.id] == nil {
-                throw fail("device.id", "the world has no device \(device.id)")
+            if let device = step.device {
+                guard devices[device.id] != nil else { throw fail("device.id", "the world has no device \(device.id)") }
+                if device.action == .install || device.action == .uninstall, device.app == nil {
+                    throw fail("device.app", "\(device.action.rawValue) needs the app's bundle ID")
+                }
             }
             if let expect = step.expect {
-                if (expect.status != nil || expect.reason != nil || expect.delivery != nil || expect.nothingDisplayed != nil) && step.send == nil {
+                if (expect.status != nil || expect.reason != nil || expect.delivery != nil || expect.nothingDisplayed != nil)
+                    && step.send == nil && step.push == nil {
                     throw fail("expect", "status, reason, delivery and nothingDisplayed are about a send; this step sends nothing")
                 }
                 if expect.delivery != nil && expect.nothingDisplayed != nil {

@@ -47,6 +47,58 @@ public struct ScenarioRunner: Sendable {
         }
     }
 
+    /// A gateway already running (`apnsim up`, `apnsim gateway`, a docker-compose deployment) to replay against
+    /// instead of a fresh world: the scenario's `world:` is not applied, so the devices and apps it names must be
+    /// there. Its record is reset before each scenario (`POST /v1/reset`), so what a step expects is what it caused.
+    public struct RunningGateway: Sendable {
+        /// `http://HOST:PORT` of its control API.
+        public var controlURL: String
+        public var controlToken: String?
+        /// `http://HOST:PORT` of the media server `${media}` stands for.
+        public var mediaURL: String?
+
+        public init(controlURL: String, controlToken: String? = nil, mediaURL: String? = nil) {
+            self.controlURL = controlURL.hasSuffix("/") ? String(controlURL.dropLast()) : controlURL
+            self.controlToken = controlToken
+            self.mediaURL = mediaURL
+        }
+    }
+
+    /// Loads the scenario at `path` and runs it against a running gateway.
+    public func run(path: String, against gateway: RunningGateway) async -> ScenarioResult {
+        let started = ContinuousClock.now
+        let loaded: LoadedScenario
+        do {
+            loaded = try ScenarioLoader.load(path: path)
+        } catch {
+            return ScenarioResult(path: path, name: path, steps: [], error: "\(error)", duration: ContinuousClock.now - started)
+        }
+        let control = ControlClient(baseURL: gateway.controlURL, token: gateway.controlToken)
+        do {
+            let health = try await control.get("/v1/health")
+            guard health.status == 200, case .object(let ports)? = health.body?["providerPorts"] else {
+                throw ScenarioRunError("\(gateway.controlURL)/v1/health answered \(health.status) \(health.body?["error"]?.string ?? "")")
+            }
+            let reset = try await control.post("/v1/reset")
+            guard reset.status == 200 else { throw ScenarioRunError("POST /v1/reset answered \(reset.status)") }
+            var providerPorts: [APNsEnvironment: Int] = [:]
+            for (name, port) in ports {
+                if let environment = APNsEnvironment(rawValue: name), let port = port.integer { providerPorts[environment] = port }
+            }
+            let host = URL(string: gateway.controlURL)?.host ?? "127.0.0.1"
+            let target = ScenarioSession.Target(host: host, providerPorts: providerPorts, control: control,
+                                                media: gateway.mediaURL.map { "\($0)/media" }, certs: options.certs)
+            let session = ScenarioSession(target: target, loaded: loaded)
+            let steps = await session.run(defaultWithin: options.within)
+            await session.close()
+            return ScenarioResult(path: loaded.path, name: loaded.scenario.name, steps: steps, error: nil,
+                                  duration: ContinuousClock.now - started)
+        } catch {
+            return ScenarioResult(path: loaded.path, name: loaded.scenario.name, steps: [],
+                                  error: "cannot replay against \(gateway.controlURL): \(error)", duration: ContinuousClock.now - started)
+        }
+    }
+
     /// Runs a loaded scenario in a fresh embedded world.
     public func run(_ loaded: LoadedScenario) async -> ScenarioResult {
         let started = ContinuousClock.now

@@ -23,11 +23,14 @@ extension ScenarioSession {
         let app: String?
         if let device = send.device, let bundleID = send.app {
             let declared = world.devices.first { $0.id == device }?.apps.first { $0.bundleID == bundleID }
-            let (registered, refusal) = try await target.control.install(device: device, app: bundleID)
+            var (registered, refusal) = try await target.control.install(device: device, app: bundleID)
+            // An app removed since: a provider still holds the token it had, and sends to it.
+            if registered == nil, refusal == nil { registered = knownTokens["\(device)|\(bundleID)"] }
             guard let registered else {
                 throw ScenarioRunError("device \(device) has no token for \(bundleID)" + (refusal.map { ": it refused the app (\($0))" } ?? " (it has not registered)"))
             }
             token = registered
+            knownTokens["\(device)|\(bundleID)"] = registered
             environment = send.environment ?? declared?.environment ?? .development
             app = bundleID
         } else {

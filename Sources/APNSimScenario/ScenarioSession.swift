@@ -21,6 +21,8 @@ actor ScenarioSession {
     var jwts: [String: String] = [:]
     /// The connection the last send used.
     var lastConnection: String?
+    /// Tokens looked up so far, by `device|app`: after an uninstall, a send to that app uses the token it had.
+    var knownTokens: [String: String] = [:]
 
     init(target: Target, loaded: LoadedScenario) {
         self.target = target
@@ -62,7 +64,8 @@ actor ScenarioSession {
         if let send = step.send {
             return "send to " + (send.token.map { String($0.prefix(12)) + "…" } ?? "\(send.device ?? "?") \(send.app ?? "?")")
         }
-        if let device = step.device { return "device \(device.id) \(device.action.rawValue)" }
+        if let push = step.push { return "push \(push.file) to \(push.device)" }
+        if let device = step.device { return "device \(device.id) \(device.action.rawValue)\(device.app.map { " \($0)" } ?? "")" }
         if let wait = step.wait { return "wait \(wait)" }
         if let fault = step.fault {
             if case .add(let fault) = fault { return "fault \(fault.resolvedKind.rawValue)" }
@@ -76,6 +79,12 @@ actor ScenarioSession {
     private func run(_ step: Scenario.Step, within: Duration) async throws -> (happened: String, failures: [String]) {
         var happened: [String] = []
         var failures: [String] = []
+        if let push = step.push {
+            let outcome = try await self.send(try Self.send(for: push, in: loaded.directory))
+            let result = try await check(outcome, against: step.expect, within: within)
+            happened += result.happened
+            failures += result.failures
+        }
         if let send = step.send {
             let outcome = try await self.send(send)
             let result = try await check(outcome, against: step.expect, within: within)
@@ -83,10 +92,23 @@ actor ScenarioSession {
             failures += result.failures
         }
         if let device = step.device {
-            let answer = try await target.control.post("/v1/devices/\(device.id)/\(device.action.rawValue)")
-            happened.append("\(device.action.rawValue)")
-            if answer.status != 200 {
-                failures.append("device \(device.id): the control API answered \(answer.status) \(answer.body?["error"]?.string ?? "")")
+            let answer: ControlClient.Answer
+            switch device.action {
+            case .offline, .online:
+                answer = try await target.control.post("/v1/devices/\(device.id)/\(device.action.rawValue)")
+            case .install:
+                var body: [String: JSONValue] = ["bundleID": .string(device.app ?? ""),
+                                                 "environment": .string((device.environment ?? .development).rawValue)]
+                if let team = device.team ?? loaded.world.apps[device.app ?? ""]?.team { body["team"] = .string(team) }
+                answer = try await target.control.post("/v1/devices/\(device.id)/apps",
+                                                       body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
+            case .uninstall:
+                answer = try await target.control.delete("/v1/devices/\(device.id)/apps/\(device.app ?? "")")
+            }
+            let refused = answer.status == 422 && step.expect?.install?.refused != nil
+            happened.append(refused ? "install refused" : device.action.rawValue)
+            if answer.status != 200 && !refused {
+                failures.append("device \(device.id) \(device.action.rawValue): the control API answered \(answer.status) \(answer.body?["error"]?.string ?? "")")
             }
         }
         if let wait = step.wait {
@@ -217,6 +239,28 @@ actor ScenarioSession {
             }
         }
         return (happened, failures)
+    }
+
+    /// The send a `push` step stands for: the file's payload and the headers simctl's push implies.
+    static func send(for push: Scenario.Push, in directory: URL) throws -> Scenario.Send {
+        let path = push.file.hasPrefix("/") ? push.file : directory.appendingPathComponent(push.file).path
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ScenarioRunError("cannot read the .apns file \(path): \(error.localizedDescription)")
+        }
+        let apns = try SimctlPayload(text: text, file: path)
+        guard let app = push.app ?? apns.targetBundle else {
+            throw ScenarioRunError("\(path) has no \"Simulator Target Bundle\"; name the app with push.app")
+        }
+        var send = Scenario.Send()
+        send.device = push.device
+        send.app = app
+        send.pushType = apns.isBackground ? "background" : "alert"
+        send.priority = apns.isBackground ? 5 : 10
+        send.payload = .string(apns.payload)
+        return send
     }
 
     static func record(of goAway: GoAwayFrame) -> JSONValue {

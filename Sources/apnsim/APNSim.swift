@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct APNSim: AsyncParsableCommand {
@@ -8,4 +9,37 @@ struct APNSim: AsyncParsableCommand {
         subcommands: [UpCommand.self, GatewayCommand.self, DeviceCommand.self, MediaCommand.self, SendCommand.self, PushCommand.self,
                       ExtensionCommand.self, ReplayCommand.self]
     )
+
+    /// Parses as ArgumentParser does (a mistake on the command line gets its message and the usage), then runs; an
+    /// error while running is one sentence on standard error and exit status 1, without the usage text after it:
+    /// `apnsim up` with a broken world file says where the mistake is, and nothing about options.
+    static func main() async {
+        let command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                var command = command
+                try command.run()
+            }
+        } catch let code as ExitCode {
+            exit(withError: code)
+        } catch let error as CleanExit {
+            exit(withError: error)
+        } catch {
+            Console.error("apnsim: \(message(of: error))")
+            Foundation.exit(1)
+        }
+    }
+
+    /// The error's sentence (a ValidationError's message, an error's description).
+    private static func message(of error: any Error) -> String {
+        if let validation = error as? ValidationError { return validation.message }
+        return String(describing: error)
+    }
 }

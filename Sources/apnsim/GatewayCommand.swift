@@ -25,6 +25,9 @@ struct GatewayCommand: AsyncParsableCommand {
             """)
         }
         try await ProcessLife.run([service], name: "gateway", logger: options.logger)
+        if let record = options.record {
+            try SessionRecorder.write(gateway, worldFile: options.world, mediaURL: nil, to: record)
+        }
     }
 }
 

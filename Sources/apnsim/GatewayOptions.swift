@@ -72,6 +72,9 @@ struct GatewayOptions: ParsableArguments {
     @Flag(name: .customLong("accept-malformed-payloads"), help: "Accept bodies that are not JSON objects instead of PayloadEmpty.")
     var acceptMalformedPayloads = false
 
+    @Option(help: "When the session ends, write what providers sent and what devices displayed as a scenario to this YAML file (apnsim replay runs it).")
+    var record: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "warning"
 

@@ -35,23 +35,13 @@ struct PushCommand: AsyncParsableCommand {
 
     func run() async throws {
         let file = rest.last!
-        let text = try readFile(file, what: "the payload file")
-        guard var object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
-            throw ValidationError("\(file) is not a JSON object")
-        }
-        let target = object.removeValue(forKey: "Simulator Target Bundle") as? String
-        guard let bundleID = rest.count == 2 ? rest[0] : target else {
+        let apns = try SimctlPayload(text: try readFile(file, what: "the payload file"), file: file)
+        guard let bundleID = rest.count == 2 ? rest[0] : apns.targetBundle else {
             throw ValidationError("name the app: give BUNDLE before the file, or a \"Simulator Target Bundle\" key in it")
         }
-        let payload = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
         let (token, environment) = try await lookUp(bundleID: bundleID)
-        let aps = object["aps"] as? [String: Any] ?? [:]
-        let background = aps["content-available"] as? Int == 1 && aps["alert"] == nil && aps["badge"] == nil && aps["sound"] == nil
-        let headers: [(name: String, value: String)] = [
-            ("apns-topic", bundleID), ("apns-push-type", background ? "background" : "alert"),
-            ("apns-priority", background ? "5" : "10"),
-        ]
-        try ProviderOptions.report(try await provider.send(token: token, payload: payload, headers: headers, environment: environment))
+        try ProviderOptions.report(try await provider.send(token: token, payload: apns.payload, headers: apns.headers(bundleID: bundleID),
+                                                           environment: environment))
     }
 
     private struct DeviceView: Decodable {

@@ -32,6 +32,15 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "Seconds a step waits for a delivery or an install unless its expect.within says.")
     var within = 10.0
 
+    @Option(help: "Replay against this running gateway's control API (http://HOST:PORT) instead of a fresh world per scenario; its record is reset before each scenario.")
+    var gateway: String?
+
+    @Option(name: .customLong("control-token"), help: "With --gateway: the control API's token.")
+    var controlToken: String?
+
+    @Option(name: .customLong("media-url"), help: "With --gateway: the media server ${media} stands for (http://HOST:PORT).")
+    var mediaURL = "http://127.0.0.1:8199"
+
     @Option(name: .customLong("log-level"), help: "Logs of the worlds replayed: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "error"
 
@@ -39,6 +48,8 @@ struct ReplayCommand: AsyncParsableCommand {
         guard (1...64).contains(jobs) else { throw ValidationError("--jobs takes 1 to 64; got \(jobs)") }
         guard (1...10_000).contains(repetitions) else { throw ValidationError("--repeat takes 1 to 10000; got \(repetitions)") }
         guard within.isFinite, (0.1...600).contains(within) else { throw ValidationError("--within takes 0.1 to 600 seconds; got \(within)") }
+        if let gateway, URL(string: gateway)?.host == nil { throw ValidationError("--gateway takes the control API's URL, such as http://127.0.0.1:8197; got \(gateway)") }
+        if gateway != nil, jobs > 1 { throw ValidationError("--gateway replays one scenario at a time (each resets the gateway's record); leave out --jobs") }
     }
 
     func run() async throws {
@@ -59,7 +70,11 @@ struct ReplayCommand: AsyncParsableCommand {
         let runner = ScenarioRunner(options: options)
         let queue = Array(repeating: files, count: repetitions).flatMap { $0 }
         let started = ContinuousClock.now
-        let results = await Self.run(queue, jobs: jobs, runner: runner)
+        let remote = gateway.map { ScenarioRunner.RunningGateway(controlURL: $0, controlToken: controlToken, mediaURL: mediaURL) }
+        let results = await Self.run(queue, jobs: jobs) { path in
+            if let remote { return await runner.run(path: path, against: remote) }
+            return await runner.run(path: path)
+        }
         let duration = ContinuousClock.now - started
         Console.say(ScenarioReport.summary(results, duration: duration))
         if let junit {
@@ -75,7 +90,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
     /// Runs `files` with at most `jobs` at once, printing each result as it finishes, preceded by its place in
     /// the queue (the progress of a long replay).
-    static func run(_ files: [String], jobs: Int, runner: ScenarioRunner) async -> [ScenarioResult] {
+    static func run(_ files: [String], jobs: Int, replay: @escaping @Sendable (String) async -> ScenarioResult) async -> [ScenarioResult] {
         await withTaskGroup(of: (Int, ScenarioResult).self) { tasks in
             var next = 0
             var done = 0
@@ -84,7 +99,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 guard next < files.count else { return }
                 let index = next
                 next += 1
-                tasks.addTask { (index, await runner.run(path: files[index])) }
+                tasks.addTask { (index, await replay(files[index])) }
             }
             for _ in 0..<min(jobs, files.count) { start() }
             while let (index, result) = await tasks.next() {

@@ -5,6 +5,7 @@ import APNSimSandbox
 import ArgumentParser
 import Foundation
 import ServiceLifecycle
+import Synchronization
 
 /// `apnsim up`: the sandbox. The gateway with the sandbox world, the world's devices as child processes, and
 /// everything a newcomer needs to send a first push and see it displayed.
@@ -36,7 +37,9 @@ struct UpCommand: AsyncParsableCommand {
         configuration.devices = .processes(executable: executable)
         configuration.dataDirectory = data
         let sandbox = try Sandbox(configuration, store: try options.makeStore(), logger: options.logger)
+        let mediaURL = Mutex<String?>(nil)
         let service = SandboxService(sandbox: sandbox) { running in
+            mediaURL.withLock { $0 = running.mediaURL }
             if !running.unregistered.isEmpty {
                 Console.say("apnsim: not every device registered within 30 s (\(running.unregistered.joined(separator: ", "))); GET /v1/devices shows which did")
             }
@@ -44,6 +47,9 @@ struct UpCommand: AsyncParsableCommand {
                                     mediaURL: running.mediaURL))
         }
         try await ProcessLife.run([service], name: "up", logger: options.logger)
+        if let record = options.record {
+            try SessionRecorder.write(sandbox.gateway, worldFile: options.world, mediaURL: mediaURL.withLock { $0 }, to: record)
+        }
     }
 
     static func banner(endpoints: Gateway.Endpoints, gateway: Gateway, certs: String, mediaURL: String?) -> String {
