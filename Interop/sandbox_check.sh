@@ -62,6 +62,9 @@ assert delivery["outcome"] == "displayed" and delivery["content"]["title"] == "H
 print("sandbox: apnsim push delivered Scenarios/hello.apns to", delivery["device"])
 PY
 
+# The records it served match their documented schema (docs/records.schema.json).
+"$python" Interop/check_records_schema.py docs/records.schema.json "http://127.0.0.1:$control_port"
+
 kill -INT $up
 for _ in $(seq 100); do kill -0 $up 2>/dev/null || break; sleep 0.1; done
 if kill -0 $up 2>/dev/null; then echo "apnsim up did not stop on SIGINT"; exit 1; fi

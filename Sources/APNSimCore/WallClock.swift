@@ -19,6 +19,29 @@ public struct WallClock: Sendable {
     public static func manual(_ clock: ManualClock) -> WallClock {
         WallClock { clock.now }
     }
+
+    /// The system's clock plus however far `clock` has been advanced: for scenario replays (`advance: 61m`).
+    public static func virtual(_ clock: VirtualClock) -> WallClock {
+        WallClock { clock.now }
+    }
+}
+
+/// A clock that runs with the system's and can be moved ahead (`advance: 61m` in a scenario, `POST /v1/clock`):
+/// token ages, stored pushes' expiry, background budgets and fault windows see the hour pass at once, while
+/// everything measured in elapsed time (extension budgets, timeouts) keeps real time.
+public final class VirtualClock: Sendable {
+    private let offset = Mutex<TimeInterval>(0)
+
+    public init() {}
+
+    public var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+
+    /// How far ahead of the system's clock it is, in seconds.
+    public var offsetSeconds: TimeInterval { offset.withLock { $0 } }
+
+    public func advance(by seconds: TimeInterval) {
+        offset.withLock { $0 += seconds }
+    }
 }
 
 /// A settable time source for ``WallClock/manual(_:)``.

@@ -120,7 +120,8 @@ public final class Gateway: Service, Sendable {
 
         let control = ControlAPI(world: world, store: store, recorder: recorder, faults: faults, clock: configuration.clock,
                                  providerPorts: ports, devices: devices, deliveries: deliveries, installs: installs,
-                                 uninstallDelay: configuration.uninstallDelay, actions: actions)
+                                 uninstallDelay: configuration.uninstallDelay, actions: actions,
+                                 virtualClock: configuration.virtualClock)
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: control.makeRouter(token: configuration.controlToken),

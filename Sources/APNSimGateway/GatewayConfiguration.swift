@@ -40,6 +40,8 @@ public struct GatewayConfiguration: Sendable {
     public var tokenSession = ProviderTokenSession.Configuration()
     /// The time every rule reads.
     public var clock = WallClock.system
+    /// Set when ``clock`` is a virtual clock the control API may move ahead (`POST /v1/clock`).
+    public var virtualClock: VirtualClock?
 
     public init(tls: TLSFiles) {
         self.tls = tls

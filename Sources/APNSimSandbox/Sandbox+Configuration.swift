@@ -20,6 +20,13 @@ extension Sandbox {
         public var dataDirectory: String?
         /// How long the sandbox waits for its devices to register before it reports ready anyway.
         public var registrationTimeout: Duration = .seconds(30)
+        /// Runs the gateway and the in-process devices on this clock, which `POST /v1/clock` moves ahead.
+        public var virtualClock: VirtualClock? {
+            didSet {
+                gateway.virtualClock = virtualClock
+                gateway.clock = virtualClock.map { .virtual($0) } ?? .system
+            }
+        }
 
         public init(world: World, certs: String) {
             self.world = world

@@ -70,6 +70,7 @@ struct SandboxDevices: Sendable {
             device.alertsOff = Set(spec.apps.filter { $0.alerts == false }.map(\.bundleID))
             device.extensionCategoriesApply = spec.extensionCategoriesApply ?? false
             if let budget = spec.extensionBudget { device.extensionBudget = .milliseconds(Int64(budget * 1000)) }
+            if let clock = configuration.virtualClock { device.clock = .virtual(clock) }
             return DeviceHost(configuration: device, logger: logger, tlsContext: context)
         }
     }

@@ -42,6 +42,9 @@ public struct Scenario: Codable, Sendable {
         public var device: DeviceAction?
         /// Waits this long before the next step (only where nothing can be awaited instead).
         public var wait: ScenarioDuration?
+        /// Moves the world's virtual clock ahead (`POST /v1/clock`): token ages, stored pushes' expiry, background
+        /// budgets and fault windows see the time pass at once.
+        public var advance: ScenarioDuration?
         /// Adds a fault (`POST /v1/faults`, docs/faults.md), or `clear` removes every fault.
         public var fault: FaultStep?
         public var expect: Expectation?
@@ -64,6 +67,8 @@ public struct Scenario: Codable, Sendable {
         public var pushType: String?
         public var priority: Int?
         public var expiration: Int?
+        /// `apns-expiration` this long after the world's now (`1h`).
+        public var expiresIn: ScenarioDuration?
         public var collapseId: String?
         public var apnsId: String?
         /// Any other headers, sent as given.
@@ -198,7 +203,7 @@ public struct Scenario: Codable, Sendable {
 
     /// Every key a scenario has anywhere, to suggest the one meant by a misspelt key.
     static let vocabulary: Set<String> = [
-        "name", "world", "media", "steps", "extends", "push", "file", "teams", "keys", "apps", "tokens", "devices", "send", "device", "wait",
+        "name", "world", "media", "steps", "extends", "push", "file", "advance", "expiresIn", "teams", "keys", "apps", "tokens", "devices", "send", "device", "wait",
         "expect", "app", "token", "environment", "topic", "pushType", "priority", "expiration", "collapseId", "apnsId",
         "headers", "payload", "payloadFile", "auth", "key", "team", "p8", "issuedAgo", "certificate", "certificateKey", "none",
         "id", "action", "status", "reason", "goAway", "lastStreamId", "errorCode", "fault", "reset", "connectionDropped", "settings", "sent", "atLeast", "atMost", "kind", "after", "at", "seconds", "count", "latencyMs", "latencyMaxMs", "seed", "perSecond", "maxConcurrentStreams", "drop", "skewSeconds", "delivery", "nothingDisplayed", "deliveries", "records", "install", "within",

@@ -97,9 +97,12 @@ public enum ScenarioLoader {
             func fail(_ key: String, _ message: String) -> YAMLFileError {
                 YAMLFileError(file: path, line: lines.indices.contains(index) ? lines[index] : nil, key: "steps[\(index)].\(key)", message)
             }
-            let actions = [step.send != nil, step.push != nil, step.device != nil, step.wait != nil, step.fault != nil].filter { $0 }.count
-            if actions > 1 { throw fail("send", "a step does one of send, push, device, wait or fault; split it into several steps") }
-            if actions == 0 && step.expect == nil { throw fail("expect", "the step does nothing; give it send, push, device, wait, fault or expect") }
+            let actions = [step.send != nil, step.push != nil, step.device != nil, step.wait != nil, step.fault != nil, step.advance != nil]
+                .filter { $0 }.count
+            if actions > 1 { throw fail("send", "a step does one of send, push, device, wait, advance or fault; split it into several steps") }
+            if actions == 0 && step.expect == nil {
+                throw fail("expect", "the step does nothing; give it send, push, device, wait, advance, fault or expect")
+            }
             if let push = step.push {
                 guard devices[push.device] != nil else { throw fail("push.device", "the world has no device \(push.device)") }
                 let file = push.file.hasPrefix("/") ? push.file : URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(push.file).path
@@ -121,6 +124,7 @@ public enum ScenarioLoader {
                     throw fail("send", "give device and app, or token")
                 }
                 if send.payload != nil && send.payloadFile != nil { throw fail("send.payload", "give payload or payloadFile, not both") }
+                if send.expiration != nil && send.expiresIn != nil { throw fail("send.expiresIn", "give expiration or expiresIn, not both") }
             }
             if let device = step.device {
                 guard devices[device.id] != nil else { throw fail("device.id", "the world has no device \(device.id)") }

@@ -105,6 +105,7 @@ public struct ScenarioRunner: Sendable {
         var configuration = Sandbox.Configuration(world: loaded.world, certs: options.certs)
         configuration.media = Sandbox.Media(directory: loaded.mediaDirectory ?? options.media)
         configuration.useEphemeralPorts()
+        configuration.virtualClock = VirtualClock()
         let within = options.within
         let certs = options.certs
         do {

@@ -46,7 +46,8 @@ extension ScenarioSession {
         add("apns-topic", send.topic ?? app)
         add("apns-push-type", send.pushType ?? "alert")
         add("apns-priority", send.priority.map(String.init))
-        add("apns-expiration", send.expiration.map(String.init))
+        let expiration = send.expiration ?? send.expiresIn.map { Int(Date().timeIntervalSince1970 + clockOffset + $0.seconds) }
+        add("apns-expiration", expiration.map(String.init))
         add("apns-collapse-id", send.collapseId)
         add("apns-id", send.apnsId)
         for (name, value) in (send.headers ?? [:]).sorted(by: { $0.key < $1.key }) { headers.append((name.lowercased(), value)) }
@@ -98,14 +99,17 @@ extension ScenarioSession {
         }
     }
 
-    /// The JWT for `auth`'s key, made once per run (unless it is backdated, which makes a new one each time).
+    /// The JWT for `auth`'s key: made once and kept, as Apple asks, and made again once it is 50 minutes old by the
+    /// world's clock, as provider libraries do (Apple: no older than an hour). One backdated with `issuedAgo` is
+    /// kept as it is.
     private func jwt(_ auth: Scenario.Auth) throws -> String {
         let keyID = auth.key ?? "SIMKEY0001"
         let team = auth.team ?? "SIMTEAM001"
         let p8 = auth.p8.map { $0.hasPrefix("/") ? $0 : loaded.directory.appendingPathComponent($0).path }
             ?? "\(target.certs)/AuthKey_\(keyID).p8"
         let cacheKey = "\(keyID)|\(team)|\(p8)|\(auth.issuedAgo?.description ?? "")"
-        if let cached = jwts[cacheKey] { return cached }
+        let now = Date().addingTimeInterval(clockOffset)
+        if let cached = jwts[cacheKey], auth.issuedAgo != nil || now.timeIntervalSince(cached.issuedAt) < 50 * 60 { return cached.token }
         let pem: String
         do {
             pem = try String(contentsOfFile: p8, encoding: .utf8)
@@ -113,9 +117,9 @@ extension ScenarioSession {
             throw ScenarioRunError("cannot read the signing key \(p8) for key \(keyID): \(error.localizedDescription)")
         }
         let signer = try ProviderTokenSigner(p8: pem, keyID: keyID, teamID: team)
-        let seconds = auth.issuedAgo.map { Double($0.duration.components.seconds) } ?? 0
-        let jwt = signer.token(issuedAt: Date().addingTimeInterval(-seconds))
-        jwts[cacheKey] = jwt
+        let issuedAt = now.addingTimeInterval(-(auth.issuedAgo?.seconds ?? 0))
+        let jwt = signer.token(issuedAt: issuedAt)
+        jwts[cacheKey] = (jwt, issuedAt)
         return jwt
     }
 

@@ -18,9 +18,12 @@ actor ScenarioSession {
     let loaded: LoadedScenario
     var connections: [String: ProviderClient] = [:]
     /// One JWT per key for the whole run, as Apple asks (a new one at most every 20 minutes).
-    var jwts: [String: String] = [:]
+    var jwts: [String: (token: String, issuedAt: Date)] = [:]
     /// The connection the last send used.
     var lastConnection: String?
+    /// How far the world's clock is ahead of the system's (moved by `advance` steps): JWTs and `expiresIn` are
+    /// made by the world's time, as a provider's clock would agree with APNs'.
+    var clockOffset: TimeInterval = 0
     /// Tokens looked up so far, by `device|app`: after an uninstall, a send to that app uses the token it had.
     var knownTokens: [String: String] = [:]
 
@@ -67,6 +70,7 @@ actor ScenarioSession {
         if let push = step.push { return "push \(push.file) to \(push.device)" }
         if let device = step.device { return "device \(device.id) \(device.action.rawValue)\(device.app.map { " \($0)" } ?? "")" }
         if let wait = step.wait { return "wait \(wait)" }
+        if let advance = step.advance { return "advance the clock \(advance)" }
         if let fault = step.fault {
             if case .add(let fault) = fault { return "fault \(fault.resolvedKind.rawValue)" }
             return "clear faults"
@@ -114,6 +118,15 @@ actor ScenarioSession {
         if let wait = step.wait {
             try await Task.sleep(for: wait.duration)
             happened.append("waited \(wait)")
+        }
+        if let advance = step.advance {
+            let answer = try await target.control.post("/v1/clock", body: #"{"advance":\#(advance.seconds)}"#)
+            if answer.status == 200, let offset = answer.body?["offsetSeconds"]?.number {
+                clockOffset = offset
+                happened.append("clock advanced \(advance), now \(answer.body?["now"]?.string ?? "")")
+            } else {
+                failures.append("advance: the control API answered \(answer.status): \(answer.body?["error"]?.string ?? "")")
+            }
         }
         if let fault = step.fault {
             let answer: ControlClient.Answer

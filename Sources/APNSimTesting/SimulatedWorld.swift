@@ -24,9 +24,11 @@ public final class SimulatedWorld: Sendable {
     /// The gateway itself, for what this type does not wrap.
     public let gateway: Gateway
     private let running: Sandbox.Running
+    private let clock: VirtualClock
 
-    private init(running: Sandbox.Running, certs: String) {
+    private init(running: Sandbox.Running, certs: String, clock: VirtualClock) {
         self.running = running
+        self.clock = clock
         self.gateway = running.gateway
         self.controlURL = running.controlURL
         self.mediaURL = running.mediaURL ?? ""
@@ -40,13 +42,15 @@ public final class SimulatedWorld: Sendable {
         configuration.media = Sandbox.Media(directory: options.media, port: 0)
         configuration.useEphemeralPorts()
         configuration.registrationTimeout = options.registrationTimeout
+        let clock = VirtualClock()
+        configuration.virtualClock = clock
         let certs = options.certs
         let sandbox = try Sandbox(configuration, logger: options.logger)
         return try await sandbox.withRunning { running in
             guard running.unregistered.isEmpty else {
                 throw SimulatedWorldError("devices \(running.unregistered.joined(separator: ", ")) did not register within \(options.registrationTimeout)")
             }
-            return try await body(SimulatedWorld(running: running, certs: certs))
+            return try await body(SimulatedWorld(running: running, certs: certs, clock: clock))
         }
     }
 
@@ -66,6 +70,16 @@ public final class SimulatedWorld: Sendable {
     public func inject(_ faults: Fault...) async throws -> [Fault] {
         try await gateway.inject(faults)
     }
+
+    /// Moves the world's clock ahead (token ages, stored pushes' expiry, background budgets, fault windows see the
+    /// time pass at once; extension budgets keep real time). A provider signing tokens should add
+    /// ``clockOffset`` to its clock.
+    public func advance(by duration: Duration) {
+        clock.advance(by: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    }
+
+    /// How far the world's clock is ahead of the system's, in seconds.
+    public var clockOffset: TimeInterval { clock.offsetSeconds }
 
     /// Forgets every send, delivery and fault, as `POST /v1/reset` does; devices keep their tokens. Call it
     /// between tests that share one world.

@@ -83,6 +83,18 @@ struct SimulatedWorldTests {
         }
     }
 
+    @Test("Advancing the world's clock ages a provider token made by the system's clock past its hour")
+    func advance() async throws {
+        try await SimulatedWorld.run { world in
+            let token = try world.token(device: "iphone-dev", app: "com.example.app")
+            world.advance(by: .seconds(3700))
+            #expect(world.clockOffset == 3700)
+            let refused = try await Self.send(world, #"{"aps":{"alert":"late"}}"#, to: token)
+            #expect(refused.status == 403)
+            #expect(refused.reason == "ExpiredProviderToken")
+        }
+    }
+
     @Test("A scenario file replays from a test; a failing one says what was expected")
     func replay() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

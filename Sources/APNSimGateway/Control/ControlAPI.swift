@@ -17,6 +17,7 @@ struct ControlAPI: Sendable {
     let installs: InstallWaiters
     let uninstallDelay: TimeInterval
     let actions: GatewayActions
+    let virtualClock: VirtualClock?
 
     func makeRouter(token: String?) -> Router<BasicRequestContext> {
         let router = Router()
@@ -36,6 +37,7 @@ struct ControlAPI: Sendable {
             guard self.faults.remove(id: id) else { return ControlJSON.error("there is no fault \(id) in force", status: .notFound) }
             return try ControlJSON.response(["status": "removed"])
         }
+        addClockRoutes(to: v1)
         addWorldRoutes(to: v1)
         addDeviceRoutes(to: v1)
         return router
