@@ -162,7 +162,7 @@ let package = Package(
             // A whole simulated world in a Swift test: start, tokens, provider settings, typed records, faults.
             name: "APNSimTesting",
             dependencies: [
-                "APNSimCore", "APNSimStore", "APNSimGateway", "APNSimSandbox", "APNSimScenario",
+                "APNSimCore", "APNSimStore", "APNSimGateway", "APNSimSandbox", "APNSimScenario", "APNSimProvider",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -202,6 +202,7 @@ let package = Package(
             name: "APNSimGatewayTests",
             dependencies: [
                 "APNSimCore", "APNSimGateway", "APNSimStore", "APNSimProvider", "APNSimDevice", "APNSimExtensions",
+                "APNSimTesting",
                 "apnsim",  // built for the tests that start real device processes
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -251,6 +251,15 @@ public final class DeviceHost: Sendable {
                 guard let token = state.tokens.removeValue(forKey: uninstall.bundleID) else { return [] }
                 return [.unregister(.init(token: token))]
             }
+        case .foreground(let foreground):
+            let options = foreground.options.map { Set($0.compactMap(PresentationOption.init(rawValue:))) }
+            state.withLock { $0.center.foreground[foreground.bundleID] = options }
+            return []
+        case .restart:
+            // A reboot: the apps' extension processes end and the link drops; the run loop links again at once.
+            let extensions = extensions
+            Task { await extensions.shutdown() }
+            throw DeviceRestarted()
         case .heartbeatAck, .error, .hello, .register, .unregister, .ack, .receipt, .installRefused:
             return []
         }
@@ -361,4 +370,9 @@ public final class DeviceHost: Sendable {
 public struct DeviceError: Error, CustomStringConvertible, Sendable {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// The gateway asked the device to restart: its link ends, and the device links again.
+struct DeviceRestarted: Error, CustomStringConvertible {
+    var description: String { "the device restarted" }
 }

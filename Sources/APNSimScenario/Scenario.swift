@@ -142,6 +142,8 @@ public struct Scenario: Codable, Sendable {
         /// `install`: the environment it is signed for (development unless given) and its team (the world's).
         public var environment: APNsEnvironment?
         public var team: String?
+        /// `foreground`: what the app's willPresent returns (`banner`, `list`, `sound`, `badge`; none unless given).
+        public var options: [String]?
 
         public enum Kind: String, Codable, Sendable {
             /// The device drops off the network: pushes are held, as APNs stores them.
@@ -152,6 +154,12 @@ public struct Scenario: Codable, Sendable {
             case install
             /// An app is removed: its token answers 410 Unregistered.
             case uninstall
+            /// An app comes to the foreground: its willPresent decides what a push shows.
+            case foreground
+            /// It goes back to the background.
+            case background
+            /// The device restarts: its link drops, its apps' extension processes end, and it comes back.
+            case restart
         }
     }
 
@@ -203,7 +211,7 @@ public struct Scenario: Codable, Sendable {
 
     /// Every key a scenario has anywhere, to suggest the one meant by a misspelt key.
     static let vocabulary: Set<String> = [
-        "name", "world", "media", "steps", "extends", "push", "file", "advance", "expiresIn", "teams", "keys", "apps", "tokens", "devices", "send", "device", "wait",
+        "name", "world", "media", "steps", "extends", "push", "file", "advance", "expiresIn", "options", "teams", "keys", "apps", "tokens", "devices", "send", "device", "wait",
         "expect", "app", "token", "environment", "topic", "pushType", "priority", "expiration", "collapseId", "apnsId",
         "headers", "payload", "payloadFile", "auth", "key", "team", "p8", "issuedAgo", "certificate", "certificateKey", "none",
         "id", "action", "status", "reason", "goAway", "lastStreamId", "errorCode", "fault", "reset", "connectionDropped", "settings", "sent", "atLeast", "atMost", "kind", "after", "at", "seconds", "count", "latencyMs", "latencyMaxMs", "seed", "perSecond", "maxConcurrentStreams", "drop", "skewSeconds", "delivery", "nothingDisplayed", "deliveries", "records", "install", "within",

@@ -128,8 +128,11 @@ public enum ScenarioLoader {
             }
             if let device = step.device {
                 guard devices[device.id] != nil else { throw fail("device.id", "the world has no device \(device.id)") }
-                if device.action == .install || device.action == .uninstall, device.app == nil {
+                if [.install, .uninstall, .foreground, .background].contains(device.action), device.app == nil {
                     throw fail("device.app", "\(device.action.rawValue) needs the app's bundle ID")
+                }
+                if let unknown = device.options?.first(where: { !DeviceLinkMessage.Foreground.knownOptions.contains($0) }) {
+                    throw fail("device.options", "options are banner, list, sound and badge; got \(unknown)")
                 }
             }
             if let expect = step.expect {

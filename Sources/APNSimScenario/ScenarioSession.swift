@@ -108,6 +108,13 @@ actor ScenarioSession {
                                                        body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
             case .uninstall:
                 answer = try await target.control.delete("/v1/devices/\(device.id)/apps/\(device.app ?? "")")
+            case .foreground, .background:
+                var body: [String: JSONValue] = ["bundleID": .string(device.app ?? "")]
+                if let options = device.options { body["options"] = .array(options.map(JSONValue.string)) }
+                answer = try await target.control.post("/v1/devices/\(device.id)/\(device.action.rawValue)",
+                                                       body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
+            case .restart:
+                answer = try await target.control.post("/v1/devices/\(device.id)/restart")
             }
             let refused = answer.status == 422 && step.expect?.install?.refused != nil
             happened.append(refused ? "install refused" : device.action.rawValue)

@@ -33,6 +33,46 @@ struct DeviceControlTests {
         }
     }
 
+    @Test("Foreground and background through the API: willPresent's options decide; bad requests are refused with a sentence")
+    func foreground() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let token = try #require(device.tokens["com.example.app"])
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                #expect(try await control.post("/v1/devices/device-1/foreground", #"{"bundleID":"com.example.app"}"#).status == 200)
+                let hidden = UUID().uuidString
+                _ = try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"open"}}"#, apnsID: hidden)
+                #expect(try await DeviceDeliveryTests.delivery(control, apnsID: hidden)?["outcome"] as? String == "suppressed")
+                #expect(try await control.post("/v1/devices/device-1/background", #"{"bundleID":"com.example.app"}"#).status == 200)
+                let shown = UUID().uuidString
+                _ = try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"closed"}}"#, apnsID: shown)
+                #expect(try await DeviceDeliveryTests.delivery(control, apnsID: shown)?["outcome"] as? String == "displayed")
+
+                let bad = try await control.post("/v1/devices/device-1/foreground", #"{"bundleID":"com.example.app","options":["alert"]}"#)
+                #expect(bad.status == 400)
+                #expect(((bad.json as? [String: Any])?["error"] as? String)?.contains("got alert") == true)
+                #expect(try await control.post("/v1/devices/device-1/foreground", #"{"options":[]}"#).status == 400)
+                #expect(try await control.post("/v1/devices/nobody/restart").status == 409)
+            }
+        }
+    }
+
+    @Test("A restarted device links again with the same token and shows what is sent after")
+    func restart() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let token = try #require(device.tokens["com.example.app"])
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                #expect(try await control.post("/v1/devices/device-1/restart").status == 200)
+                let apnsID = UUID().uuidString
+                #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"after"}}"#,
+                                                           apnsID: apnsID).status == 200)
+                #expect(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID)?["outcome"] as? String == "displayed")
+                #expect(device.tokens["com.example.app"] == token)
+            }
+        }
+    }
+
     @Test("Installing through the API registers the app; iOS's refusals come back as 422 with the reason")
     func install() async throws {
         try await withGateway { harness in

@@ -1,4 +1,5 @@
 import APNSimCore
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -59,14 +60,18 @@ struct VendorExtensionTests {
     @Test("auto on the sandbox app picks the vendor by the payload's keys and records which", arguments: seedPayloads.indices)
     func auto(_ index: Int) async throws {
         let seed = Self.seedPayloads[index]
-        try await withExtensionWorld(appWithExtension(.auto)) { send in
-            let delivery = try await send(richPush(seed.keys))
-            #expect(delivery.run["kind"] as? String == seed.kind, "\(delivery.run)")
-            #expect(delivery.run["pickedBy"] as? String == seed.pickedBy)
-            #expect(delivery.diagnostic.hasPrefix(seed.pickedBy.map { "auto picked \(seed.kind) by the payload's \($0) key" } ?? "auto found no vendor's keys"),
-                    "\(delivery.run)")
-            #expect(delivery.attachments.first?["type"] as? String == seed.type, "\(delivery.attachments)")
-            #expect(delivery.content["title"] as? String == "Hello")
+        // The sandbox world as it ships (its app's extension is kind auto), started by APNSimTesting.
+        try await SimulatedWorld.run { world in
+            let token = try world.token(device: "iphone-dev", app: "com.example.app")
+            let response = try await world.send(richPush(seed.keys.replacingOccurrences(of: "MEDIA", with: world.mediaURL)), to: token)
+            let delivery = try await world.delivery(apnsID: try #require(response["apns-id"]))
+            let run = try #require(delivery.extensionRun)
+            #expect(run.kind?.rawValue == seed.kind, "\(run)")
+            #expect(run.pickedBy == seed.pickedBy)
+            #expect(run.diagnostic.hasPrefix(seed.pickedBy.map { "auto picked \(seed.kind) by the payload's \($0) key" } ?? "auto found no vendor's keys"),
+                    "\(run)")
+            #expect(delivery.content?.attachments.first?.type == seed.type, "\(delivery.content?.attachments ?? [])")
+            #expect(delivery.content?.title == "Hello")
         }
     }
 

@@ -13,6 +13,8 @@ extension DeviceLinkMessage: Codable {
         case .install: "install"
         case .uninstall: "uninstall"
         case .installRefused: "installRefused"
+        case .foreground: "foreground"
+        case .restart: "restart"
         case .ack: "ack"
         case .receipt: "receipt"
         case .heartbeat: "heartbeat"
@@ -33,6 +35,8 @@ extension DeviceLinkMessage: Codable {
         case "install": self = .install(try AppManifest(from: decoder))
         case "uninstall": self = .uninstall(try Uninstall(from: decoder))
         case "installRefused": self = .installRefused(try InstallRefused(from: decoder))
+        case "foreground": self = .foreground(try Foreground(from: decoder))
+        case "restart": self = .restart(try Restart(from: decoder))
         case "ack": self = .ack(try Ack(from: decoder))
         case "receipt": self = .receipt(try Receipt(from: decoder))
         case "heartbeat": self = .heartbeat(try Heartbeat(from: decoder))
@@ -57,6 +61,8 @@ extension DeviceLinkMessage: Codable {
         case .install(let body): try body.encode(to: encoder)
         case .uninstall(let body): try body.encode(to: encoder)
         case .installRefused(let body): try body.encode(to: encoder)
+        case .foreground(let body): try body.encode(to: encoder)
+        case .restart(let body): try body.encode(to: encoder)
         case .ack(let body): try body.encode(to: encoder)
         case .receipt(let body): try body.encode(to: encoder)
         case .heartbeat(let body), .heartbeatAck(let body): try body.encode(to: encoder)

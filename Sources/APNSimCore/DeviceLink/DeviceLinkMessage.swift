@@ -21,6 +21,10 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     case uninstall(Uninstall)
     /// Device → gateway: iOS would not install the app, and why.
     case installRefused(InstallRefused)
+    /// Gateway → device: an app comes to the foreground (with what its willPresent returns) or leaves it.
+    case foreground(Foreground)
+    /// Gateway → device: restart (the link drops, the app extensions' processes end, the device comes back).
+    case restart(Restart)
     /// Device → gateway: the push arrived; the gateway may forget it.
     case ack(Ack)
     /// Device → gateway: what the device did with the push.
@@ -110,6 +114,25 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     public struct Uninstall: Sendable, Hashable, Codable {
         public var bundleID: String
         public init(bundleID: String) { self.bundleID = bundleID }
+    }
+
+    public struct Foreground: Sendable, Hashable, Codable {
+        public var bundleID: String
+        /// What the app's `userNotificationCenter(_:willPresent:)` returns: `banner`, `list`, `sound`, `badge`
+        /// (none: nothing is shown); `nil`: the app goes to the background.
+        public var options: [String]?
+
+        /// The presentation options iOS has, by the names the device link uses.
+        public static let knownOptions: Set<String> = ["banner", "list", "sound", "badge"]
+
+        public init(bundleID: String, options: [String]?) {
+            self.bundleID = bundleID
+            self.options = options
+        }
+    }
+
+    public struct Restart: Sendable, Hashable, Codable {
+        public init() {}
     }
 
     public struct InstallRefused: Sendable, Hashable, Codable {

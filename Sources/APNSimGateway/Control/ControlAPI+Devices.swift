@@ -48,8 +48,45 @@ extension ControlAPI {
         v1.delete("devices/:id/apps/:bundle") { _, context in
             try self.uninstall(device: context.parameters.get("id") ?? "", bundleID: context.parameters.get("bundle") ?? "")
         }
+        v1.post("devices/:id/restart") { _, context in try self.send(.restart(.init()), to: context.parameters.get("id") ?? "") }
+        v1.post("devices/:id/foreground") { request, context in
+            try await self.foreground(request, device: context.parameters.get("id") ?? "", inForeground: true)
+        }
+        v1.post("devices/:id/background") { request, context in
+            try await self.foreground(request, device: context.parameters.get("id") ?? "", inForeground: false)
+        }
         v1.post("devices/:id/offline") { _, context in try self.setOffline(context.parameters.get("id") ?? "", true) }
         v1.post("devices/:id/online") { _, context in try self.setOffline(context.parameters.get("id") ?? "", false) }
+    }
+
+    private struct ForegroundRequest: Decodable {
+        var bundleID: String
+        var options: [String]?
+    }
+
+    /// `POST /v1/devices/{id}/foreground {"bundleID","options"}` and `…/background {"bundleID"}`: the app comes to the
+    /// foreground, where its willPresent decides what a push shows (`options`, none by default), or leaves it.
+    private func foreground(_ request: Request, device: String, inForeground: Bool) async throws -> Response {
+        let body: ForegroundRequest
+        do {
+            body = try await ControlJSON.decode(ForegroundRequest.self, from: request)
+        } catch let error as ControlAPIError {
+            return ControlJSON.error(error.description + "; give {\"bundleID\", \"options\": [\"banner\", \"list\", \"sound\", \"badge\"]}")
+        }
+        let options = inForeground ? (body.options ?? []) : nil
+        if let unknown = options?.first(where: { !DeviceLinkMessage.Foreground.knownOptions.contains($0) }) {
+            return ControlJSON.error("options are banner, list, sound and badge; got \(unknown)")
+        }
+        return try send(.foreground(.init(bundleID: body.bundleID, options: options)), to: device)
+    }
+
+    /// Sends a control message down a connected device's link.
+    private func send(_ message: DeviceLinkMessage, to device: String) throws -> Response {
+        guard let link = devices.link(of: device) else {
+            return ControlJSON.error("device \(device) is not connected", status: .conflict)
+        }
+        link.send(message)
+        return try ControlJSON.response(["status": "sent", "device": device, "message": message.type])
     }
 
     /// The body of `POST /v1/devices/{id}/apps`: a whole manifest (with `profile`), or the short form

@@ -96,7 +96,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         case .error(let error):
             services.logger.info("device closed its link", metadata: ["device": "\(session.descriptor.id)", "reason": "\(error.reason)"])
             context.close(promise: nil)
-        case .hello, .welcome, .registered, .push, .install, .uninstall:
+        case .hello, .welcome, .registered, .push, .install, .uninstall, .foreground, .restart:
             fail(reason: "UnexpectedMessage", "a device does not send \(message.type) after hello", context: context)
         }
     }
