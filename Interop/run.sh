@@ -33,3 +33,7 @@ bash Interop/curl_check.sh "$dev_port" "$token" "$gone"
 count=$(curl -sf "http://127.0.0.1:$control_port/v1/health" | "$python" -c 'import json,sys; print(json.load(sys.stdin)["sends"])')
 if [[ "$count" != 8 ]]; then echo "control API recorded $count sends, expected 8"; exit 1; fi
 echo "control API recorded all $count interop sends"
+
+# A GOAWAY with a push in flight, as aioapns lives through it (a fault after the checks above, so it counts apart).
+"$python" Interop/aioapns_goaway_check.py localhost "$dev_port" Certs/ca.pem Certs/AuthKey_SIMKEY0001.p8 "$token" \
+  "http://127.0.0.1:$control_port"

@@ -8,7 +8,8 @@ import Foundation
 /// - `tooManyRequests`: pushes to one token faster than `perSecond` (over the last ten seconds) get 429
 ///   `TooManyRequests`.
 /// - `latency`: answers wait `latencyMs` (or a time drawn evenly from `latencyMs`…`latencyMaxMs`, seeded).
-/// - `reset`: a push's stream is reset (RST_STREAM `errorCode`, 2 INTERNAL_ERROR unless given) instead of answered.
+/// - `reset`: a push's stream is reset (RST_STREAM `errorCode`, 2 INTERNAL_ERROR unless given) instead of answered;
+///   with `streamIds`, only those streams.
 /// - `goAway`: the connection gets GOAWAY with `reason` (`{"reason":"…"}`) and `lastStreamId`; now, or on the
 ///   push that comes `after` N more pushes, or at `at`. Streams above last-stream-id are not processed.
 /// - `drop`: the connection is closed without a word, at the same moments.
@@ -50,6 +51,8 @@ public struct Fault: Codable, Sendable, Hashable {
     public var lastStreamId: Int?
     /// `goAway`: its error code (0 NO_ERROR unless given); `reset`: RST_STREAM's (2 INTERNAL_ERROR unless given).
     public var errorCode: Int?
+    /// `reset`: only the streams with these IDs (on whichever connection carries them).
+    public var streamIds: [Int]?
 
     /// `latency`, `deviceLink`: milliseconds; with `latencyMaxMs`, a time drawn evenly between the two.
     public var latencyMs: Int?
@@ -103,6 +106,9 @@ extension Fault {
             guard latencyMs != nil else { return "a latency fault needs latencyMs" }
         case .reset:
             if let errorCode, !(0...0xd).contains(errorCode) { return "errorCode must be an HTTP/2 error code, 0 to 13; got \(errorCode)" }
+            if let bad = streamIds?.first(where: { $0 < 1 || $0 % 2 == 0 }) {
+                return "streamIds are the odd stream IDs clients open; got \(bad)"
+            }
         case .goAway, .drop:
             if let after, after < 0 { return "after must be 0 or more; got \(after)" }
             if let lastStreamId, lastStreamId < 0 || lastStreamId % 2 == 0 && lastStreamId != 0 {

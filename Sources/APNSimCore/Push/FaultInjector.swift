@@ -98,7 +98,7 @@ public final class FaultInjector: Sendable {
 
     /// What the faults do to a push to `token` whose headers passed validation: the first matching `reject`,
     /// `tooManyRequests` or `reset` fault, using up one of its count.
-    public func pushEffect(token: DeviceToken, environment: APNsEnvironment, now: Date) -> PushEffect? {
+    public func pushEffect(token: DeviceToken, environment: APNsEnvironment, streamID: Int = 0, now: Date) -> PushEffect? {
         state.withLock { state -> PushEffect? in
             guard !state.faults.isEmpty else { return nil }
             state.removeExpired(now: now)
@@ -118,6 +118,13 @@ public final class FaultInjector: Sendable {
                     guard Double(times.count) > (fault.perSecond ?? .infinity) * Self.rateWindow else { continue }
                     return .reject(Rejection(.tooManyRequests, "more than \(fault.perSecond ?? 0) pushes a second to this device token (fault \(fault.id ?? ""))"), fault)
                 case .reset:
+                    if let chosen = fault.streamIds {
+                        // Chosen streams: each is reset once; the fault ends with the last of them (or its count).
+                        guard chosen.contains(streamID) else { continue }
+                        state.faults[index].streamIds = chosen.filter { $0 != streamID }
+                        if state.faults[index].streamIds?.isEmpty == true { state.faults.remove(at: index) }
+                        return .reset(errorCode: fault.errorCode ?? 2, fault)
+                    }
                     state.use(index, defaultCount: 1)
                     return .reset(errorCode: fault.errorCode ?? 2, fault)
                 default:

@@ -85,7 +85,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             guard !closing else { return }
             let last = fault.lastStreamId.map { HTTP2StreamID($0) } ?? connection.lastStreamID
             connection.recordFault(fault, event: "GOAWAY",
-                                   explanation: "GOAWAY {\"reason\":\"\(fault.reason ?? "Shutdown")\"} with last stream \(last)")
+                                   explanation: "GOAWAY {\"reason\":\"\(fault.reason ?? "Shutdown")\"} with last stream \(Int(last))")
             goAway(context: context, reason: RejectionReason(fault.reason ?? "Shutdown", status: 0), drain: true, lastStreamID: last,
                    errorCode: HTTP2ErrorCode(networkCode: fault.errorCode ?? 0))
         case .drop:

@@ -63,7 +63,7 @@ final class PushStreamsHandler: ChannelInboundHandler {
                 return
             }
             connection.noteStream(streamID)
-            let exchange = begin(headers.headers, context: context)
+            let exchange = begin(headers.headers, streamID: streamID, context: context)
             if headers.endStream {
                 finish(exchange, streamID: streamID, context: context)
             } else {
@@ -180,7 +180,7 @@ final class PushStreamsHandler: ChannelInboundHandler {
     private func act(on fault: Fault, headers: HPACKHeaders, streamID: HTTP2StreamID, endStream: Bool,
                      context: ChannelHandlerContext) -> Bool {
         if fault.resolvedKind == .drop {
-            connection.recordFault(fault, event: "DROP", explanation: "the connection was closed without GOAWAY at stream \(streamID)")
+            connection.recordFault(fault, event: "DROP", explanation: "the connection was closed without GOAWAY at stream \(Int(streamID))")
             refuse(headers, streamID: streamID, lastStreamID: connection.lastStreamID, fault: fault)
             context.close(promise: nil)
             return true
@@ -203,7 +203,7 @@ final class PushStreamsHandler: ChannelInboundHandler {
 
     private func sendGoAway(_ fault: Fault, lastStreamID last: HTTP2StreamID, context: ChannelHandlerContext) {
         connection.recordFault(fault, event: "GOAWAY",
-                               explanation: "GOAWAY {\"reason\":\"\(fault.reason ?? "Shutdown")\"} with last stream \(last)")
+                               explanation: "GOAWAY {\"reason\":\"\(fault.reason ?? "Shutdown")\"} with last stream \(Int(last))")
         write(HTTP2Frame.goAway(lastStreamID: last, reason: RejectionReason(fault.reason ?? "Shutdown", status: 0),
                                 allocator: context.channel.allocator, errorCode: HTTP2ErrorCode(networkCode: fault.errorCode ?? 0)),
               context: context)
@@ -217,12 +217,12 @@ final class PushStreamsHandler: ChannelInboundHandler {
         let exchange = PushExchange(head: head, verdict: .failure(Rejection(.shutdown, "not processed")),
                                     body: ByteBuffer(), receivedAt: connection.services.clock.now(), started: .now(), fault: fault)
         record(exchange, apnsID: head["apns-id"] ?? "", payload: "", status: 0, reason: nil,
-               explanation: "not processed: stream \(streamID) is above the last stream \(lastStreamID) of the connection's GOAWAY; send it again on a new connection")
+               explanation: "not processed: stream \(Int(streamID)) is above the last stream \(Int(lastStreamID)) of the connection's GOAWAY; send it again on a new connection")
     }
 
     // MARK: - Stages
 
-    private func begin(_ headers: HPACKHeaders, context: ChannelHandlerContext) -> PushExchange {
+    private func begin(_ headers: HPACKHeaders, streamID: HTTP2StreamID, context: ChannelHandlerContext) -> PushExchange {
         let services = connection.services
         let head = PushRequestHead(headers: headers.map { ($0.name, $0.value) })
         let now = services.clock.now()
@@ -235,7 +235,8 @@ final class PushStreamsHandler: ChannelInboundHandler {
         }
         var fault: Fault?
         var resetCode: Int?
-        if case .success(let plan) = verdict, let effect = services.faults.pushEffect(token: plan.token, environment: environment, now: now) {
+        if case .success(let plan) = verdict, let effect = services.faults.pushEffect(token: plan.token, environment: environment,
+                                                                                           streamID: Int(streamID), now: now) {
             switch effect {
             case .reject(let rejection, let cause):
                 verdict = .failure(rejection)
