@@ -80,6 +80,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            // The sandbox inbox page, served by the control API: plain HTML, CSS and JavaScript, no build step.
+            resources: [.copy("Inbox/Resources")],
             swiftSettings: strictSettings
         ),
         .target(

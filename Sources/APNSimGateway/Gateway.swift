@@ -34,6 +34,8 @@ public final class Gateway: Service, Sendable {
     /// The open provider connections, for faults that act on all of them.
     let connections = ProviderConnections()
     let actions: GatewayActions
+    /// Tells the control API's event streams the gateway is shutting down.
+    let stopping = StopSignal()
     /// Delivery records: what happened to pushes routed to simulated devices.
     public let deliveries: DeliveryRecorder
     let devices: DeviceDirectory
@@ -121,7 +123,7 @@ public final class Gateway: Service, Sendable {
         let control = ControlAPI(world: world, store: store, recorder: recorder, faults: faults, clock: configuration.clock,
                                  providerPorts: ports, devices: devices, deliveries: deliveries, installs: installs,
                                  uninstallDelay: configuration.uninstallDelay, actions: actions,
-                                 virtualClock: configuration.virtualClock)
+                                 virtualClock: configuration.virtualClock, stopping: stopping)
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: control.makeRouter(token: configuration.controlToken),
@@ -151,6 +153,7 @@ public final class Gateway: Service, Sendable {
             }
             // Wait for shutdown (graceful or cancellation), then let connections go with GOAWAY {"reason":"Shutdown"}.
             try? await gracefulShutdown()
+            stopping.set()
             let done = group.next().makePromise(of: Void.self)
             quiesce.initiateShutdown(promise: done)
             try? await done.futureResult.get()

@@ -62,6 +62,8 @@ public struct DeliveryFilter: Sendable, Hashable {
     /// Only deliveries with a receipt.
     public var completedOnly: Bool
     public var limit: Int
+    /// The newest `limit` deliveries, newest first (the inbox page), instead of the oldest first.
+    public var newestFirst = false
 
     public init(device: String? = nil, token: String? = nil, bundleID: String? = nil, apnsId: String? = nil, after: Date? = nil,
                 completedOnly: Bool = false, limit: Int = 100) {

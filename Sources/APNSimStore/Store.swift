@@ -217,6 +217,9 @@ public final class Store: Sendable {
             if let apnsId = filter.apnsId { request = request.filter(Column("apnsId") == apnsId) }
             if let after = filter.after { request = request.filter(Column("acceptedAt") > after.timeIntervalSince1970) }
             if filter.completedOnly { request = request.filter(Column("outcome") != nil) }
+            if filter.newestFirst {
+                return try request.order(Column("acceptedAt").desc, Column("rowid").desc).limit(filter.limit).fetchAll(db)
+            }
             return try request.order(Column("acceptedAt"), Column("rowid")).limit(filter.limit).fetchAll(db)
         }
     }

@@ -18,6 +18,8 @@ struct ControlAPI: Sendable {
     let uninstallDelay: TimeInterval
     let actions: GatewayActions
     let virtualClock: VirtualClock?
+    /// Set as the gateway begins to shut down: event streams end.
+    let stopping: StopSignal
 
     func makeRouter(token: String?) -> Router<BasicRequestContext> {
         let router = Router()
@@ -37,6 +39,8 @@ struct ControlAPI: Sendable {
             guard self.faults.remove(id: id) else { return ControlJSON.error("there is no fault \(id) in force", status: .notFound) }
             return try ControlJSON.response(["status": "removed"])
         }
+        v1.get("events") { _, _ in self.events() }
+        addInboxRoutes(to: router)
         addClockRoutes(to: v1)
         addWorldRoutes(to: v1)
         addDeviceRoutes(to: v1)

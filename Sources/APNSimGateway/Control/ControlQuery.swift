@@ -33,6 +33,10 @@ enum ControlQuery {
         filter.token = query["token"]
         filter.bundleID = query["bundle"]
         filter.apnsId = query["apnsId"]
+        if let order = query["order"] {
+            guard order == "newest" || order == "oldest" else { throw ControlAPIError("order must be newest or oldest; got \(order)") }
+            filter.newestFirst = order == "newest"
+        }
         if let after = query["after"] {
             guard let date = ControlJSON.date(after) else {
                 throw ControlAPIError("after must be an ISO-8601 time or milliseconds since 1970; got \(after)")
