@@ -8,12 +8,16 @@ COPY Package.swift ./
 RUN swift package resolve
 COPY . .
 RUN swift build -c release --product apnsim \
- && cp "$(swift build -c release --show-bin-path)/apnsim" /usr/local/bin/apnsim
+ && bin="$(swift build -c release --show-bin-path)" \
+ && cp "$bin/apnsim" /usr/local/bin/apnsim \
+ && cp -R "$bin/apnsim_APNSimGateway.resources" /usr/local/bin/
 
 FROM swift:${SWIFT_VERSION}-noble-slim
 RUN useradd --system --create-home apnsim \
  && mkdir -p /var/lib/apnsim && chown apnsim /var/lib/apnsim
+# The binary and the inbox page's files, which it looks for beside itself.
 COPY --from=build /usr/local/bin/apnsim /usr/local/bin/apnsim
+COPY --from=build /usr/local/bin/apnsim_APNSimGateway.resources /usr/local/bin/apnsim_APNSimGateway.resources
 # The development PKI, the sandbox world and the media fixtures, as the commands' defaults expect them.
 COPY --chown=apnsim Certs /opt/apnsim/Certs
 COPY --chown=apnsim Scenarios /opt/apnsim/Scenarios

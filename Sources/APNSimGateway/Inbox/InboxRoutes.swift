@@ -19,14 +19,25 @@ extension ControlAPI {
     }
 
     private static func inboxFile(_ name: String) -> Response {
-        guard let type = inboxFiles[name],
-              let url = Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Resources"),
-              let data = try? Data(contentsOf: url) else {
-            return ControlJSON.error("there is no inbox file \(name)", status: .notFound)
+        guard let type = inboxFiles[name] else { return ControlJSON.error("there is no inbox file \(name)", status: .notFound) }
+        guard let folder = resourcesFolder, let data = try? Data(contentsOf: folder.appendingPathComponent(name)) else {
+            return ControlJSON.error("the inbox's files (\(bundleName)) are not beside the apnsim binary; copy them with it",
+                                     status: .notFound)
         }
         return Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
                         body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
+
+    /// The resource bundle SwiftPM builds beside the binary. Looked up by hand: `Bundle.module` stops the process
+    /// when the bundle is missing (a binary copied elsewhere without it), and the control API must not.
+    static let bundleName = "apnsim_APNSimGateway.resources"
+
+    static let resourcesFolder: URL? = {
+        let places = [Bundle.main.bundleURL, Bundle.main.executableURL?.deletingLastPathComponent(),
+                      URL(fileURLWithPath: CommandLine.arguments.first ?? ".").deletingLastPathComponent()].compactMap { $0 }
+        return places.map { $0.appendingPathComponent(bundleName).appendingPathComponent("Resources") }
+            .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.html").path) }
+    }()
 
     /// `GET /v1/events`: `event: deliveries` each time the delivery record changes (the page then asks for what is
     /// new), and a comment every 15 s so proxies keep the stream. It ends after five minutes (EventSource
