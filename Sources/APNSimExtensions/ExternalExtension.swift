@@ -45,8 +45,3 @@ struct ExternalExtension: BuiltInExtension {
         return nil  // what it hands over now comes through its content handler
     }
 }
-
-extension Duration {
-    /// Whole milliseconds, as records and the extension protocol give times.
-    var milliseconds: Int { Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000) }
-}

@@ -1,3 +1,4 @@
+import APNSimCore
 import Foundation
 
 /// A length of time as scenarios write it: `500ms`, `2s`, `61m`, `1h`, `1d`, or a plain number of seconds.
@@ -37,5 +38,5 @@ public struct ScenarioDuration: Codable, Sendable, Hashable, CustomStringConvert
     }
 
     /// Seconds, for reports.
-    public var seconds: Double { Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18 }
+    public var seconds: Double { duration.inSeconds }
 }

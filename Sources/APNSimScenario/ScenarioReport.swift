@@ -1,3 +1,4 @@
+import APNSimCore
 import Foundation
 
 /// How replays are reported: a test runner's text (each step, what was expected and what happened, and the
@@ -61,10 +62,10 @@ public enum ScenarioReport {
     }
 
     private static func plain(_ duration: Duration) -> String {
-        String(format: "%.3f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        String(format: "%.3f", duration.inSeconds)
     }
 
     static func seconds(_ duration: Duration) -> String {
-        String(format: "%.2f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        String(format: "%.2f s", duration.inSeconds)
     }
 }

@@ -304,7 +304,7 @@ actor ScenarioSession {
 
     /// The delivery record of the push with `apnsID`, once the device has said what it did with it.
     private func delivery(apnsID: String, within: Duration) async throws -> JSONValue? {
-        let seconds = min(60, Self.secondsValue(within))
+        let seconds = min(60, within.inSeconds)
         let answer = try await target.control.get("/v1/deliveries?apnsId=\(apnsID)&wait=\(seconds)")
         return answer.body?.array?.first
     }
@@ -312,7 +312,7 @@ actor ScenarioSession {
     /// The device's deliveries with an outcome, oldest first, once there are as many as `expected` names (or
     /// `within` has passed): one long-poll, `GET /v1/deliveries?wait=…&count=…`.
     private func deliveries(_ expected: Scenario.Deliveries, within: Duration) async throws -> [JSONValue] {
-        let seconds = min(60, Self.secondsValue(within))
+        let seconds = min(60, within.inSeconds)
         var query = "/v1/deliveries?device=\(expected.device)&limit=1000&wait=\(seconds)&count=\(max(1, expected.records.count))"
         if let app = expected.app { query += "&bundle=\(app)" }
         return try await target.control.get(query).body?.array ?? []
@@ -329,12 +329,8 @@ actor ScenarioSession {
         }
     }
 
-    private static func secondsValue(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
     static func seconds(_ duration: Duration) -> String {
-        let value = secondsValue(duration)
+        let value = duration.inSeconds
         return value.rounded() == value ? "\(Int(value)) s" : String(format: "%.1f s", value)
     }
 }

@@ -1,3 +1,4 @@
+import APNSimCore
 import APNSimGateway
 import APNSimSandbox
 import Foundation
@@ -75,7 +76,7 @@ public final class SimulatedWorld: Sendable {
     /// time pass at once; extension budgets keep real time). A provider signing tokens should add
     /// ``clockOffset`` to its clock.
     public func advance(by duration: Duration) {
-        clock.advance(by: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        clock.advance(by: duration.inSeconds)
     }
 
     /// How far the world's clock is ahead of the system's, in seconds.

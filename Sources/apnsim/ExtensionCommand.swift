@@ -143,7 +143,6 @@ struct Seconds: CustomStringConvertible {
     var duration: Duration
     init(_ duration: Duration) { self.duration = duration }
     var description: String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return String(format: "%.1f s", seconds)
+        String(format: "%.1f s", duration.inSeconds)
     }
 }
