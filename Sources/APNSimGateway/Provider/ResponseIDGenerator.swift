@@ -1,12 +1,14 @@
+import APNSimCore
+
 /// Makes the `apns-id` (when the provider sent none) and `apns-unique-id` values of responses: random version-4
 /// UUIDs in Apple's text form, from a SplitMix64 generator seeded once per connection from the system's random
 /// source. These IDs only need to be unique, not secret, and Foundation's `UUID()` costs a trip to the kernel
 /// per ID, which `Benchmarks/provider.sh` profiles showed.
 struct ResponseIDGenerator {
-    private var state: UInt64
+    private var random: SplitMix
 
     init(seed: UInt64 = .random(in: .min ... .max)) {
-        state = seed
+        random = SplitMix(seed: seed)
     }
 
     /// An upper-case UUID, as APNs generates `apns-id` (Apple, "Handling notification responses from APNs").
@@ -18,18 +20,10 @@ struct ResponseIDGenerator {
     private static let upperDigits = Array("0123456789ABCDEF".utf8)
     private static let lowerDigits = Array("0123456789abcdef".utf8)
 
-    private mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
     private mutating func uuid(digits: [UInt8]) -> String {
         // RFC 9562 §5.4: version 4 in the high nibble of byte 6, variant 10 in the top bits of byte 8.
-        let high = (next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
-        let low = (next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        let high = (random.next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
+        let low = (random.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         return String(unsafeUninitializedCapacity: 36) { text in
             var at = 0
             for (index, nibble) in (0..<32).enumerated() {
