@@ -46,10 +46,7 @@ enum Pattern {
 
     /// A value as a short JSON text for a report.
     static func show(_ value: JSONValue?) -> String {
-        guard let value else { return "nothing" }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let text = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"
+        guard let text = value?.jsonText else { return "nothing" }
         return text.count > 300 ? String(text.prefix(300)) + "…" : text
     }
 

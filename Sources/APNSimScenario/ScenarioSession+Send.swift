@@ -91,9 +91,7 @@ extension ScenarioSession {
         case .string(let text)?:
             return text
         case let value?:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.withoutEscapingSlashes]
-            return String(decoding: try encoder.encode(value), as: UTF8.self)
+            return value.jsonText
         case nil:
             return #"{"aps":{"alert":{"title":"apnsim replay","body":"Hello"}}}"#
         }

@@ -106,9 +106,7 @@ public struct SessionRecording: Sendable {
 
     /// A value as a one-line flow mapping: JSON, which YAML reads as it is.
     static func flow(_ value: [String: JSONValue]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        JSONValue.object(value).jsonText
     }
 
     /// `target` relative to the folder `base`, when it lies under a common root; absolute otherwise.

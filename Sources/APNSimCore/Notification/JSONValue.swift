@@ -1,3 +1,5 @@
+import Foundation
+
 /// Any JSON value, for the parts of a payload apnsim keeps without interpreting (`userInfo`, custom keys).
 public enum JSONValue: Sendable, Hashable, Codable {
     case null
@@ -60,5 +62,15 @@ public enum JSONValue: Sendable, Hashable, Codable {
     public var array: [JSONValue]? {
         if case .array(let value) = self { return value }
         return nil
+    }
+
+    /// Compact JSON text with sorted keys and unescaped slashes (URLs read as written): for payloads sent,
+    /// reports and recorded scenarios.
+    public var jsonText: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a JSONValue cannot fail: every case is a JSON value (a non-finite number is the one exception,
+        // and nothing apnsim decodes produces one).
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 }
