@@ -72,7 +72,7 @@ public final class Sandbox: Service, Sendable {
     /// Starts the world, runs `body` with it, then stops everything and waits for it.
     public func withRunning<T: Sendable>(_ body: @escaping @Sendable (Running) async throws -> T) async throws -> T {
         let (ready, readySink) = AsyncStream.makeStream(of: Running.self)
-        let service = ReadyReporting(sandbox: self, onReady: { readySink.yield($0) })
+        let service = service(onReady: { readySink.yield($0) })
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)], logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -93,7 +93,14 @@ public final class Sandbox: Service, Sendable {
     }
 }
 
-/// A sandbox as a service that reports when it is ready.
+extension Sandbox {
+    /// The sandbox as a service of a group, calling `onReady` once it is up (``run(onReady:)``): `apnsim up` runs
+    /// it beside its signal handling, ``withRunning(_:)`` in a group of its own.
+    public func service(onReady: @escaping @Sendable (Running) async -> Void) -> some Service {
+        ReadyReporting(sandbox: self, onReady: onReady)
+    }
+}
+
 private struct ReadyReporting: Service {
     let sandbox: Sandbox
     let onReady: @Sendable (Sandbox.Running) async -> Void

@@ -4,7 +4,6 @@ import APNSimGateway
 import APNSimSandbox
 import ArgumentParser
 import Foundation
-import ServiceLifecycle
 import Synchronization
 
 /// `apnsim up`: the sandbox. The gateway with the sandbox world, the world's devices as child processes, and
@@ -38,7 +37,7 @@ struct UpCommand: AsyncParsableCommand {
         configuration.dataDirectory = data
         let sandbox = try Sandbox(configuration, store: try options.makeStore(), logger: options.logger)
         let mediaURL = Mutex<String?>(nil)
-        let service = SandboxService(sandbox: sandbox) { running in
+        let service = sandbox.service { running in
             mediaURL.withLock { $0 = running.mediaURL }
             if !running.unregistered.isEmpty {
                 Console.say("apnsim: not every device registered within 30 s (\(running.unregistered.joined(separator: ", "))); GET /v1/devices shows which did")
@@ -99,15 +98,5 @@ struct UpCommand: AsyncParsableCommand {
         }
         lines += ["", "Ctrl-C stops everything."]
         return lines.joined(separator: "\n")
-    }
-}
-
-/// A sandbox as a service of `apnsim up`'s group, printing its banner once ready.
-struct SandboxService: Service {
-    let sandbox: Sandbox
-    let onReady: @Sendable (Sandbox.Running) async -> Void
-
-    func run() async throws {
-        try await sandbox.run(onReady: onReady)
     }
 }
