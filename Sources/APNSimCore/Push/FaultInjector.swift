@@ -41,8 +41,26 @@ public final class FaultInjector: Sendable {
     }
 
     private let state = Mutex(State())
+    /// How many faults are in force, readable without the lock: with none (almost always), the four questions
+    /// the gateway asks of each push cost an atomic load each, not a lock.
+    private let inForce = Atomic<Int>(0)
 
     public init() {}
+
+    /// Runs `body` under the lock, then publishes how many faults are left.
+    private func update<T>(_ body: (inout State) -> T) -> T {
+        state.withLock { state in
+            let result = body(&state)
+            inForce.store(state.faults.count, ordering: .relaxed)
+            return result
+        }
+    }
+
+    /// `body` under the lock when a fault is in force; `none` at once when none is.
+    private func ifAny<T>(_ none: T, _ body: (inout State) -> T) -> T {
+        guard inForce.load(ordering: .relaxed) > 0 else { return none }
+        return update(body)
+    }
 
     /// Adds faults after checking every one; nothing is added if any is unusable. Returns them with their IDs.
     @discardableResult
@@ -52,7 +70,7 @@ public final class FaultInjector: Sendable {
                 throw FaultError(faults.count > 1 ? "fault \(index + 1): \(problem)" : problem)
             }
         }
-        return state.withLock { state in
+        return update { state in
             faults.map { fault in
                 var fault = fault
                 fault.kind = fault.resolvedKind
@@ -68,7 +86,7 @@ public final class FaultInjector: Sendable {
 
     /// The faults in force, oldest first.
     public func pending(now: Date) -> [Fault] {
-        state.withLock { state in
+        update { state in
             state.removeExpired(now: now)
             return state.faults
         }
@@ -78,12 +96,12 @@ public final class FaultInjector: Sendable {
     public var pending: [Fault] { state.withLock { $0.faults } }
 
     public func clear() {
-        state.withLock { $0 = State(nextID: $0.nextID) }
+        update { $0 = State(nextID: $0.nextID) }
     }
 
     /// Removes one fault; `false` if there is none with that ID.
     public func remove(id: String) -> Bool {
-        state.withLock { state in
+        update { state in
             guard let index = state.faults.firstIndex(where: { $0.id == id }) else { return false }
             state.faults.remove(at: index)
             return true
@@ -99,8 +117,7 @@ public final class FaultInjector: Sendable {
     /// What the faults do to a push to `token` whose headers passed validation: the first matching `reject`,
     /// `tooManyRequests` or `reset` fault, using up one of its count.
     public func pushEffect(token: DeviceToken, environment: APNsEnvironment, streamID: Int = 0, now: Date) -> PushEffect? {
-        state.withLock { state -> PushEffect? in
-            guard !state.faults.isEmpty else { return nil }
+        ifAny(nil) { state -> PushEffect? in
             state.removeExpired(now: now)
             for (index, fault) in state.faults.enumerated() where Self.matches(fault, token: token, environment: environment) {
                 switch fault.resolvedKind {
@@ -148,8 +165,7 @@ public final class FaultInjector: Sendable {
 
     /// How long to wait before answering a push to `token`, if a `latency` fault matches (using up one count).
     public func latency(token: DeviceToken?, environment: APNsEnvironment, now: Date) -> (Duration, Fault)? {
-        state.withLock { state -> (Duration, Fault)? in
-            guard !state.faults.isEmpty else { return nil }
+        ifAny(nil) { state -> (Duration, Fault)? in
             state.removeExpired(now: now)
             guard let index = state.faults.firstIndex(where: { $0.resolvedKind == .latency && Self.matches($0, token: token, environment: environment) })
             else { return nil }
@@ -166,8 +182,7 @@ public final class FaultInjector: Sendable {
     /// A `goAway` or `drop` fault that falls due as a new push arrives on `environment`: its `after` count is
     /// reached or its `at` time has passed. Each push counts toward every waiting fault's `after`.
     public func connectionFault(environment: APNsEnvironment, now: Date) -> Fault? {
-        state.withLock { state -> Fault? in
-            guard !state.faults.isEmpty else { return nil }
+        ifAny(nil) { state -> Fault? in
             state.removeExpired(now: now)
             for (index, fault) in state.faults.enumerated()
             where (fault.resolvedKind == .goAway || fault.resolvedKind == .drop) && Self.matches(fault, token: nil, environment: environment) {
@@ -190,7 +205,7 @@ public final class FaultInjector: Sendable {
     /// The `goAway` and `drop` faults that act at once on every open connection (no `after`, no `at`); they are
     /// used up by being returned.
     public func takeImmediateConnectionFaults() -> [Fault] {
-        state.withLock { state in
+        ifAny([]) { state in
             let immediate = state.faults.filter { ($0.resolvedKind == .goAway || $0.resolvedKind == .drop) && $0.after == nil && $0.at == nil }
             state.faults.removeAll { fault in immediate.contains { $0.id == fault.id } }
             return immediate
@@ -199,8 +214,7 @@ public final class FaultInjector: Sendable {
 
     /// MAX_CONCURRENT_STREAMS a `settings` fault imposes on new connections, if one is in force.
     public func maxConcurrentStreams(now: Date) -> Int? {
-        state.withLock { state in
-            guard !state.faults.isEmpty else { return nil }
+        ifAny(nil) { state in
             state.removeExpired(now: now)
             return state.faults.last { $0.resolvedKind == .settings }?.maxConcurrentStreams
         }
@@ -208,8 +222,7 @@ public final class FaultInjector: Sendable {
 
     /// Seconds `clockSkew` faults add to the clock provider tokens are checked against.
     public func skew(now: Date) -> TimeInterval {
-        state.withLock { state in
-            guard !state.faults.isEmpty else { return 0 }
+        ifAny(0) { state in
             state.removeExpired(now: now)
             return state.faults.filter { $0.resolvedKind == .clockSkew }.reduce(0) { $0 + ($1.skewSeconds ?? 0) }
         }
@@ -217,8 +230,7 @@ public final class FaultInjector: Sendable {
 
     /// The `deviceLink` fault on `device`, if one is in force.
     public func deviceLink(_ device: String, now: Date) -> Fault? {
-        state.withLock { state in
-            guard !state.faults.isEmpty else { return nil }
+        ifAny(nil) { state in
             state.removeExpired(now: now)
             return state.faults.last { $0.resolvedKind == .deviceLink && $0.device == device }
         }
