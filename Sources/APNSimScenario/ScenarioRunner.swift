@@ -39,12 +39,7 @@ public struct ScenarioRunner: Sendable {
 
     /// Loads and runs the scenario at `path`; a file that does not load is a failed result saying why.
     public func run(path: String) async -> ScenarioResult {
-        let started = ContinuousClock.now
-        do {
-            return await run(try ScenarioLoader.load(path: path))
-        } catch {
-            return ScenarioResult(path: path, name: path, steps: [], error: "\(error)", duration: ContinuousClock.now - started)
-        }
+        await loading(path) { await run($0) }
     }
 
     /// A gateway already running (`apnsim up`, `apnsim gateway`, a docker-compose deployment) to replay against
@@ -66,36 +61,26 @@ public struct ScenarioRunner: Sendable {
 
     /// Loads the scenario at `path` and runs it against a running gateway.
     public func run(path: String, against gateway: RunningGateway) async -> ScenarioResult {
-        let started = ContinuousClock.now
-        let loaded: LoadedScenario
-        do {
-            loaded = try ScenarioLoader.load(path: path)
-        } catch {
-            return ScenarioResult(path: path, name: path, steps: [], error: "\(error)", duration: ContinuousClock.now - started)
-        }
-        let control = ControlClient(baseURL: gateway.controlURL, token: gateway.controlToken)
-        do {
-            let health = try await control.get("/v1/health")
-            guard health.status == 200, case .object(let ports)? = health.body?["providerPorts"] else {
-                throw ScenarioRunError("\(gateway.controlURL)/v1/health answered \(health.status) \(health.body?["error"]?.string ?? "")")
+        await loading(path) { loaded in
+            let started = ContinuousClock.now
+            let control = ControlClient(baseURL: gateway.controlURL, token: gateway.controlToken)
+            do {
+                let health = try await control.get("/v1/health")
+                guard health.status == 200, case .object(let ports)? = health.body?["providerPorts"] else {
+                    throw ScenarioRunError("\(gateway.controlURL)/v1/health answered \(health.status) \(health.body?["error"]?.string ?? "")")
+                }
+                let reset = try await control.post("/v1/reset")
+                guard reset.status == 200 else { throw ScenarioRunError("POST /v1/reset answered \(reset.status)") }
+                var providerPorts: [APNsEnvironment: Int] = [:]
+                for (name, port) in ports {
+                    if let environment = APNsEnvironment(rawValue: name), let port = port.integer { providerPorts[environment] = port }
+                }
+                let target = ScenarioSession.Target(host: URL(string: gateway.controlURL)?.host ?? "127.0.0.1", providerPorts: providerPorts,
+                                                    control: control, media: gateway.mediaURL.map { "\($0)/media" }, certs: options.certs)
+                return ScenarioResult(loaded, steps: await steps(of: loaded, on: target), started: started)
+            } catch {
+                return ScenarioResult(loaded, error: "cannot replay against \(gateway.controlURL): \(error)", started: started)
             }
-            let reset = try await control.post("/v1/reset")
-            guard reset.status == 200 else { throw ScenarioRunError("POST /v1/reset answered \(reset.status)") }
-            var providerPorts: [APNsEnvironment: Int] = [:]
-            for (name, port) in ports {
-                if let environment = APNsEnvironment(rawValue: name), let port = port.integer { providerPorts[environment] = port }
-            }
-            let host = URL(string: gateway.controlURL)?.host ?? "127.0.0.1"
-            let target = ScenarioSession.Target(host: host, providerPorts: providerPorts, control: control,
-                                                media: gateway.mediaURL.map { "\($0)/media" }, certs: options.certs)
-            let session = ScenarioSession(target: target, loaded: loaded)
-            let steps = await session.run(defaultWithin: options.within)
-            await session.close()
-            return ScenarioResult(path: loaded.path, name: loaded.scenario.name, steps: steps, error: nil,
-                                  duration: ContinuousClock.now - started)
-        } catch {
-            return ScenarioResult(path: loaded.path, name: loaded.scenario.name, steps: [],
-                                  error: "cannot replay against \(gateway.controlURL): \(error)", duration: ContinuousClock.now - started)
         }
     }
 
@@ -106,7 +91,6 @@ public struct ScenarioRunner: Sendable {
         configuration.media = Sandbox.Media(directory: loaded.mediaDirectory ?? options.media)
         configuration.useEphemeralPorts()
         configuration.virtualClock = VirtualClock()
-        let within = options.within
         let certs = options.certs
         do {
             let sandbox = try Sandbox(configuration, logger: options.logger)
@@ -117,16 +101,36 @@ public struct ScenarioRunner: Sendable {
                 let target = ScenarioSession.Target(
                     host: "127.0.0.1", providerPorts: running.providerPorts, control: ControlClient(baseURL: running.controlURL),
                     media: running.mediaURL.map { "\($0)/media" }, certs: certs)
-                let session = ScenarioSession(target: target, loaded: loaded)
-                let steps = await session.run(defaultWithin: within)
-                await session.close()
-                return steps
+                return await self.steps(of: loaded, on: target)
             }
-            return ScenarioResult(path: loaded.path, name: loaded.scenario.name, steps: steps, error: nil,
-                                  duration: ContinuousClock.now - started)
+            return ScenarioResult(loaded, steps: steps, started: started)
         } catch {
-            return ScenarioResult(path: loaded.path, name: loaded.scenario.name, steps: [],
-                                  error: "the world did not start: \(error)", duration: ContinuousClock.now - started)
+            return ScenarioResult(loaded, error: "the world did not start: \(error)", started: started)
         }
+    }
+
+    /// The scenario's steps, run one after another against `target`.
+    private func steps(of loaded: LoadedScenario, on target: ScenarioSession.Target) async -> [StepResult] {
+        let session = ScenarioSession(target: target, loaded: loaded)
+        let steps = await session.run(defaultWithin: options.within)
+        await session.close()
+        return steps
+    }
+
+    /// Loads `path` and runs `body` on it; a file that does not load is a failed result saying why.
+    private func loading(_ path: String, _ body: (LoadedScenario) async -> ScenarioResult) async -> ScenarioResult {
+        let started = ContinuousClock.now
+        do {
+            return await body(try ScenarioLoader.load(path: path))
+        } catch {
+            return ScenarioResult(path: path, name: path, steps: [], error: "\(error)", duration: ContinuousClock.now - started)
+        }
+    }
+}
+
+extension ScenarioResult {
+    /// The result of `loaded`: its steps, or why it could not run, timed from `started`.
+    init(_ loaded: LoadedScenario, steps: [StepResult] = [], error: String? = nil, started: ContinuousClock.Instant) {
+        self.init(path: loaded.path, name: loaded.scenario.name, steps: steps, error: error, duration: ContinuousClock.now - started)
     }
 }
