@@ -120,10 +120,9 @@ public final class Gateway: Service, Sendable {
             }
         }
 
-        let control = ControlAPI(world: world, store: store, recorder: recorder, faults: faults, clock: configuration.clock,
-                                 providerPorts: ports, devices: devices, deliveries: deliveries, installs: installs,
-                                 uninstallDelay: configuration.uninstallDelay, actions: actions,
-                                 virtualClock: configuration.virtualClock, stopping: stopping)
+        let control = ControlAPI(actions: actions, store: store, providerPorts: ports, installs: installs,
+                                 uninstallDelay: configuration.uninstallDelay, virtualClock: configuration.virtualClock,
+                                 stopping: stopping)
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: control.makeRouter(token: configuration.controlToken),

@@ -6,20 +6,22 @@ import Hummingbird
 /// The control API (`http://127.0.0.1:8197/v1`): read what the gateway recorded, read and change the world.
 /// Every route is listed in README.md.
 struct ControlAPI: Sendable {
-    let world: WorldRegistry
+    /// The gateway's parts the API reads and changes (world, record, faults, devices, clock), and what it does to them.
+    let actions: GatewayActions
     let store: Store
-    let recorder: SendRecorder
-    let faults: FaultInjector
-    let clock: WallClock
     let providerPorts: [APNsEnvironment: Int]
-    let devices: DeviceDirectory
-    let deliveries: DeliveryRecorder
     let installs: InstallWaiters
     let uninstallDelay: TimeInterval
-    let actions: GatewayActions
     let virtualClock: VirtualClock?
     /// Set as the gateway begins to shut down: event streams end.
     let stopping: StopSignal
+
+    var world: WorldRegistry { actions.world }
+    var recorder: SendRecorder { actions.recorder }
+    var faults: FaultInjector { actions.faults }
+    var clock: WallClock { actions.clock }
+    var devices: DeviceDirectory { actions.devices }
+    var deliveries: DeliveryRecorder { actions.deliveries }
 
     func makeRouter(token: String?) -> Router<BasicRequestContext> {
         let router = Router()
