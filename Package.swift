@@ -141,7 +141,7 @@ let package = Package(
             // One world running (gateway, media server, devices): what apnsim up, apnsim replay and APNSimTesting stand on.
             name: "APNSimSandbox",
             dependencies: [
-                "APNSimCore", "APNSimGateway", "APNSimStore", "APNSimDevice", "APNSimExtensions",
+                "APNSimCore", "APNSimGateway", "APNSimStore", "APNSimDevice", "APNSimExtensions", "APNSimProvider",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -38,6 +38,8 @@ public final class DeviceHost: Sendable {
         var outbox: [DeviceLinkMessage] = []
         /// Pushes whose service extension is running; one sent again meanwhile is not run twice.
         var inExtension: Set<String> = []
+        /// Attachments (by SHA-256) whose copy went to the gateway on this link; each goes once per link.
+        var copied: Set<String> = []
     }
 
     /// The TLS context of the device link, when the caller shares one among many hosts (``makeTLSContext(_:)``).
@@ -190,6 +192,7 @@ public final class DeviceHost: Sendable {
         switch message {
         case .welcome:
             let (registrations, waiters) = state.withLock { state -> ([DeviceLinkMessage], [@Sendable () -> Void]) in
+                state.copied.removeAll()
                 let registrations = state.apps.compactMap { install($0, state: &state, now: now) }
                 return (registrations, Self.takeWaitersIfRegistered(&state, apps: state.apps))
             }
@@ -260,7 +263,7 @@ public final class DeviceHost: Sendable {
             let extensions = extensions
             Task { await extensions.shutdown() }
             throw DeviceRestarted()
-        case .heartbeatAck, .error, .hello, .register, .unregister, .ack, .receipt, .installRefused:
+        case .heartbeatAck, .error, .hello, .register, .unregister, .ack, .receipt, .installRefused, .attachmentCopy:
             return []
         }
     }
@@ -305,12 +308,24 @@ public final class DeviceHost: Sendable {
         let (content, run) = await extensions.run(manifest, app: app.bundleID, resources: app.resources, content: payload.content,
                                                   deliveryID: delivery.id)
         let now = configuration.clock.now()
-        let (receipts, link) = state.withLock { state in
+        let (receipts, link, copies) = state.withLock { state in
             state.inExtension.remove(delivery.id)
-            return (state.center.receive(delivery, payload: payload, now: now, processed: (content, run)).map { DeviceLinkMessage.receipt($0) },
-                    state.link)
+            let receipts = state.center.receive(delivery, payload: payload, now: now, processed: (content, run))
+            let shown = receipts.first { $0.id == delivery.id && $0.outcome == .displayed }?.content?.attachments ?? []
+            let copies = shown.filter { $0.refusal == nil && $0.file != nil && state.copied.insert($0.sha256).inserted }
+            return (receipts.map { DeviceLinkMessage.receipt($0) }, state.link, copies)
         }
-        send(receipts, on: link)
+        // The copies go first, so the inbox has the device's own copy by the time it sees the receipt.
+        send(copies.flatMap(Self.copyMessages) + receipts, on: link)
+    }
+
+    /// The bytes of an attachment the device shows, as the device link carries them to the gateway; none when the
+    /// file is gone or no longer what was checked (the inbox then shows the source URL's).
+    private static func copyMessages(of attachment: NotificationContent.Attachment) -> [DeviceLinkMessage] {
+        guard let file = attachment.file, let data = FileManager.default.contents(atPath: file) else { return [] }
+        let bytes = [UInt8](data)
+        guard NotificationContent.Attachment.sha256(of: bytes) == attachment.sha256 else { return [] }
+        return DeviceLinkMessage.AttachmentCopy.messages(for: bytes, sha256: attachment.sha256, uti: attachment.type)
     }
 
     /// Sends `messages` on `link`, or keeps them for the next link when it is down or the write fails.
@@ -362,7 +377,7 @@ public final class DeviceHost: Sendable {
     private func registration(_ app: AppManifest, state: inout State) -> DeviceLinkMessage {
         let installation = state.installations.id(for: app.bundleID)
         return .register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
-                               installation: installation, team: app.team))
+                               installation: installation, team: app.team, badge: state.center.badges[app.bundleID]))
     }
 }
 

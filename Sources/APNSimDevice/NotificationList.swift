@@ -30,6 +30,8 @@ public struct NotificationList: Sendable {
     public private(set) var activities: [String: JSONValue] = [:]
     /// The icon badge per app; absent means no badge.
     public private(set) var badges: [String: Int] = [:]
+    /// Whether the push being received set its app's badge.
+    private var badgeSet = false
 
     /// Apple: background pushes are throttled, "no more than two or three per hour" ("Pushing background updates to
     /// your App", https://developer.apple.com/documentation/usernotifications/pushing-background-updates-to-your-app).
@@ -76,9 +78,12 @@ public struct NotificationList: Sendable {
     public mutating func receive(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload? = nil, now: Date = Date(),
                                  processed: (content: NotificationContent, run: ExtensionRun)? = nil) -> [DeviceLinkMessage.Receipt] {
         if let receipt = answered[delivery.id] { return [receipt] }
+        badgeSet = false
         var receipts = path(of: delivery, payload: payload, now: now, processed: processed)
-        if let processed, let index = receipts.firstIndex(where: { $0.id == delivery.id }) {
-            receipts[index].extensionRun = processed.run
+        if let index = receipts.firstIndex(where: { $0.id == delivery.id }) {
+            if let processed { receipts[index].extensionRun = processed.run }
+            // The gateway shows the app's badge from receipts (docs/device-link.md).
+            if badgeSet { receipts[index].badge = .init(bundleID: delivery.bundleID, count: badges[delivery.bundleID] ?? 0) }
         }
         if let first = receipts.first {
             answered[delivery.id] = first
@@ -143,6 +148,7 @@ public struct NotificationList: Sendable {
         }
         if let badge = content.badge {
             badges[delivery.bundleID] = badge == 0 ? nil : badge
+            badgeSet = true
         }
         guard content.hasVisibleAlert else {
             return [.init(id: delivery.id, outcome: .displayed, content: content,

@@ -60,7 +60,8 @@ public struct AttachmentDownloader: Sendable {
         return NotificationContent.Attachment(identifier: identifier,
                                               type: AttachmentRules.fileType(forExtension: fileExtension)?.uti,
                                               size: bytes.count, sha256: NotificationContent.Attachment.sha256(of: bytes), url: url,
-                                              refusal: AttachmentRules.refusal(fileExtension: fileExtension, bytes: bytes))
+                                              refusal: AttachmentRules.refusal(fileExtension: fileExtension, bytes: bytes),
+                                              file: file.path)
     }
 
     func download(_ url: String, timeout: Duration) async throws(ExtensionError) -> DownloadResponse {

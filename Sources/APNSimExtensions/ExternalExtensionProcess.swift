@@ -132,7 +132,7 @@ final class ExternalExtensionProcess: Sendable {
         let checked = AttachmentRules.check(file: url, typeHint: file.typeHint)
         return .init(identifier: identifier, type: checked.type?.uti, size: checked.bytes?.count ?? 0,
                      sha256: checked.bytes.map(NotificationContent.Attachment.sha256(of:)) ?? "", url: url.absoluteString,
-                     refusal: checked.refusal)
+                     refusal: checked.refusal, file: url.path)
     }
 
     private func ended(_ why: String) {

@@ -40,6 +40,8 @@ public final class Gateway: Service, Sendable {
     public let deliveries: DeliveryRecorder
     let devices: DeviceDirectory
     let installs = InstallWaiters()
+    /// The devices' copies of the attachments they show, for the inbox.
+    let copies: AttachmentCopies
     private let tls: TLSMaterial
     let logger: Logger
 
@@ -48,10 +50,13 @@ public final class Gateway: Service, Sendable {
         self.configuration = configuration
         self.world = world
         self.store = store
-        self.recorder = try SendRecorder(store: store, limits: configuration.records, clock: configuration.clock)
-        let deliveries = try DeliveryRecorder(store: store, limits: configuration.records, clock: configuration.clock)
+        // One signal for both records, so the inbox's event stream wakes for a send or a delivery alike.
+        let changes = ChangeSignal()
+        self.recorder = try SendRecorder(store: store, limits: configuration.records, clock: configuration.clock, changes: changes)
+        let deliveries = try DeliveryRecorder(store: store, limits: configuration.records, clock: configuration.clock,
+                                              changes: changes)
         self.deliveries = deliveries
-        self.devices = DeviceDirectory(persist: { deliveries.record($0) })
+        self.devices = DeviceDirectory(persist: { deliveries.record($0) }, changes: changes)
         // What a previous run left in a store file: registrations (and so their tokens) and held pushes.
         let saved = try store.deviceState()
         devices.restore(saved)
@@ -64,6 +69,7 @@ public final class Gateway: Service, Sendable {
         self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,
                                       deliveries: deliveries, clock: configuration.clock)
         self.tls = try TLSMaterial(configuration.tls)
+        self.copies = try AttachmentCopies(folder: configuration.attachmentCopies, limit: configuration.attachmentCopyLimit)
         self.logger = logger
     }
 
@@ -109,7 +115,8 @@ public final class Gateway: Service, Sendable {
             let deviceServices = DeviceServices(directory: devices, world: world, tokens: TokenIssuer(secret: configuration.tokenSecret),
                                                 deliveries: deliveries, clock: configuration.clock,
                                                 heartbeatInterval: configuration.heartbeatInterval,
-                                                uninstallDelay: configuration.uninstallDelay, installs: installs, logger: logger)
+                                                uninstallDelay: configuration.uninstallDelay, installs: installs, copies: copies,
+                                                logger: logger)
             do {
                 let channel = try await DeviceLinkEndpoint(services: deviceServices, sslContext: tls.deviceSSLContext)
                     .bind(host: configuration.host, port: port, group: group, quiesce: quiesce)
@@ -122,7 +129,7 @@ public final class Gateway: Service, Sendable {
 
         let control = ControlAPI(actions: actions, store: store, providerPorts: ports, installs: installs,
                                  uninstallDelay: configuration.uninstallDelay, virtualClock: configuration.virtualClock,
-                                 stopping: stopping)
+                                 stopping: stopping, copies: copies, composer: configuration.composer)
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: control.makeRouter(token: configuration.controlToken),

@@ -21,12 +21,26 @@ public final class Sandbox: Service, Sendable {
     public let configuration: Configuration
     public let gateway: Gateway
     private let logger: Logger
+    /// The inbox's composer, unless the configuration brought its own.
+    private let composer: SandboxComposer?
 
     /// - Parameter store: where the record goes; in memory unless given.
     public init(_ configuration: Configuration, store: Store? = nil, logger: Logger = Logger(label: "apnsim.sandbox")) throws {
         self.configuration = configuration
         self.logger = logger
-        self.gateway = try Gateway(configuration: configuration.gateway, world: WorldRegistry(configuration.world),
+        var gatewayConfiguration = configuration.gateway
+        if gatewayConfiguration.attachmentCopies == nil, let data = configuration.dataDirectory {
+            gatewayConfiguration.attachmentCopies = "\(data)/gateway/attachments"
+        }
+        if gatewayConfiguration.composer == nil {
+            let composer = SandboxComposer(certs: configuration.certs, world: configuration.world, clock: gatewayConfiguration.clock,
+                                           mediaDirectory: configuration.media?.directory)
+            gatewayConfiguration.composer = composer.composer
+            self.composer = composer
+        } else {
+            self.composer = nil
+        }
+        self.gateway = try Gateway(configuration: gatewayConfiguration, world: WorldRegistry(configuration.world),
                                    store: try store ?? Store(), logger: logger)
     }
 
@@ -43,6 +57,7 @@ public final class Sandbox: Service, Sendable {
         let configuration = configuration
         let gateway = gateway
         let logger = logger
+        let composer = composer
         try await withThrowingDiscardingTaskGroup { tasks in
             if let media = configuration.media {
                 var server = MediaServer(directory: URL(fileURLWithPath: media.directory), host: media.host, port: media.port,
@@ -60,6 +75,7 @@ public final class Sandbox: Service, Sendable {
                 guard let endpoints = await gatewayReady.first(where: { _ in true }) else { return }
                 let mediaPort = await mediaReady.first(where: { _ in true })
                 let mediaURL = mediaPort.map { "http://\(configuration.media?.host ?? "127.0.0.1"):\($0)" }
+                composer?.media(at: mediaURL)
                 let devices = SandboxDevices(configuration: configuration, devicePort: endpoints.devicePort ?? 0, logger: logger)
                 try await devices.run(gateway: gateway) { unregistered in
                     await onReady(Running(gateway: gateway, endpoints: endpoints, mediaURL: mediaURL, certs: configuration.certs,

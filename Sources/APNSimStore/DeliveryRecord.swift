@@ -64,6 +64,9 @@ public struct DeliveryFilter: Sendable, Hashable {
     public var limit: Int
     /// The newest `limit` deliveries, newest first (the inbox page), instead of the oldest first.
     public var newestFirst = false
+    /// Only deliveries recorded before the one with this ID (accepted earlier, or at the same time and recorded
+    /// first): the cursor the inbox pages older deliveries with. An ID the record does not hold matches nothing.
+    public var before: String?
 
     public init(device: String? = nil, token: String? = nil, bundleID: String? = nil, apnsId: String? = nil, after: Date? = nil,
                 completedOnly: Bool = false, limit: Int = 100) {

@@ -8,17 +8,21 @@ import Synchronization
 public final class DeliveryRecorder: Sendable {
     private let store: Store
     private let buffer = WriteBuffer<DeliveryEvent>()
-    /// Readers waiting for the next batch, and how many batches have been applied (so a reader that looked
-    /// before a batch landed does not wait for the one after it).
-    private let waiting = Mutex<(generation: Int, waiters: [UUID: CheckedContinuation<Void, Never>])>((0, [:]))
+    /// Signalled after every batch; readers wait on it.
+    public let changes: ChangeSignal
+    /// How many batches have been applied.
+    private let batches = Atomic(0)
 
     private let retention: Retention
 
     /// - Parameters:
     ///   - limits: how many deliveries to keep, and for how long (``RecordLimits``).
     ///   - clock: what "now" is for ``RecordLimits/maximumAge``.
-    public init(store: Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system) throws {
+    ///   - changes: what to signal after each batch (one signal may serve the send recorder too).
+    public init(store: Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system,
+                changes: ChangeSignal = ChangeSignal()) throws {
         self.store = store
+        self.changes = changes
         self.retention = Retention(limit: limits.deliveries, maximumAge: limits.maximumAge, clock: clock,
                                    count: try store.deliveryCounts().total) { keeping, before in
             try store.trimDeliveries(keeping: keeping, before: before)
@@ -53,34 +57,12 @@ public final class DeliveryRecorder: Sendable {
             return events
         }
         guard !events.isEmpty else { return }
-        let woken = waiting.withLock { state in
-            state.generation += 1
-            defer { state.waiters.removeAll() }
-            return Array(state.waiters.values)
-        }
-        for waiter in woken { waiter.resume() }
+        batches.add(1, ordering: .relaxed)
+        changes.signal()
     }
 
-    /// How many batches have been applied so far; pass it to ``nextChange(since:before:)``.
-    public var generation: Int { waiting.withLock { $0.generation } }
-
-    /// Returns once a batch has been applied after `generation` was read (at once if one already has been),
-    /// or at `deadline`, whichever comes first.
-    public func nextChange(since generation: Int, before deadline: ContinuousClock.Instant) async {
-        let id = UUID()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let registered = waiting.withLock { state -> Bool in
-                guard state.generation == generation else { return false }
-                state.waiters[id] = continuation
-                return true
-            }
-            guard registered else { return continuation.resume() }
-            Task {
-                try? await Task.sleep(until: deadline)
-                self.waiting.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
-            }
-        }
-    }
+    /// How many batches have been applied so far.
+    public var batchCount: Int { batches.load(ordering: .relaxed) }
 
     /// The deliveries `filter` matches, once there are at least `count` of them (or `deadline` has passed): a
     /// long-poll on the record, with no sleeping (what `GET /v1/deliveries?wait=` and APNSimTesting use).
@@ -88,10 +70,10 @@ public final class DeliveryRecorder: Sendable {
                            until deadline: ContinuousClock.Instant = .now) async throws -> [DeliveryRecord] {
         while true {
             try flush()
-            let generation = generation
+            let generation = changes.generation
             let found = try store.deliveries(matching: filter)
             if found.count >= count || ContinuousClock.now >= deadline { return found }
-            await nextChange(since: generation, before: deadline)
+            await changes.nextChange(since: generation, before: deadline)
         }
     }
 

@@ -8,12 +8,18 @@ public final class SendRecorder: Sendable {
     private let store: Store
     private let buffer = WriteBuffer<SendRecord>()
     private let retention: Retention
+    /// Signalled after every batch written.
+    public let changes: ChangeSignal
+    private let batches = Atomic(0)
 
     /// - Parameters:
     ///   - limits: how many sends to keep, and for how long (``RecordLimits``).
     ///   - clock: what "now" is for ``RecordLimits/maximumAge``.
-    public init(store: Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system) throws {
+    ///   - changes: what to signal after each batch (one signal may serve the delivery recorder too).
+    public init(store: Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system,
+                changes: ChangeSignal = ChangeSignal()) throws {
         self.store = store
+        self.changes = changes
         self.retention = Retention(limit: limits.sends, maximumAge: limits.maximumAge, clock: clock,
                                    count: try store.sendCount()) { keeping, before in
             try store.trimSends(keeping: keeping, before: before)
@@ -37,8 +43,15 @@ public final class SendRecorder: Sendable {
 
     /// Writes everything queued so far. Call before reading the store so reads see every answered request.
     public func flush() throws {
-        try retention.added(try store.insertSends { buffer.take() })
+        let added = try store.insertSends { buffer.take() }
+        try retention.added(added)
+        guard added > 0 else { return }
+        batches.add(1, ordering: .relaxed)
+        changes.signal()
     }
+
+    /// How many batches have been written so far.
+    public var batchCount: Int { batches.load(ordering: .relaxed) }
 
     /// Drains the buffer until ``finish()`` is called.
     public func run() async {

@@ -217,6 +217,10 @@ public final class Store: Sendable {
             if let apnsId = filter.apnsId { request = request.filter(Column("apnsId") == apnsId) }
             if let after = filter.after { request = request.filter(Column("acceptedAt") > after.timeIntervalSince1970) }
             if filter.completedOnly { request = request.filter(Column("outcome") != nil) }
+            if let before = filter.before {
+                request = request.filter(sql: "(acceptedAt, rowid) < (SELECT acceptedAt, rowid FROM deliveries WHERE id = ?)",
+                                         arguments: [before])
+            }
             if filter.newestFirst {
                 return try request.order(Column("acceptedAt").desc, Column("rowid").desc).limit(filter.limit).fetchAll(db)
             }

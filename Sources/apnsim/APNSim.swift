@@ -31,6 +31,10 @@ struct APNSim: AsyncParsableCommand {
             exit(withError: code)
         } catch let error as CleanExit {
             exit(withError: error)
+        } catch where String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+            // `apnsim up --help` parses to ArgumentParser's own help command, whose run throws its internal
+            // CommandError: ArgumentParser prints the help and exits 0.
+            exit(withError: error)
         } catch {
             Console.error("apnsim: \(message(of: error))")
             Foundation.exit(1)

@@ -74,14 +74,14 @@ struct DeviceCommand: AsyncParsableCommand {
     var dropLinkBeforeAck = 0
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel = "warning"
+    var logLevel: Logger.Level = .warning
 
     @Flag(name: .customLong("stop-when-stdin-closes"), help: "Stop when standard input ends: apnsim up starts devices this way, so they end with it however it ends.")
     var stopWhenStdinCloses = false
 
     func run() async throws {
         var logger = Logger(label: "apnsim.device")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
+        logger.logLevel = logLevel
         var manifests = try apps.map { try Self.manifest($0, team: team) }
         for entry in extensions {
             let (app, embedded) = try Self.serviceExtension(entry)

@@ -20,6 +20,7 @@ struct GatewayCommand: AsyncParsableCommand {
               development (sandbox) provider API  \(endpoints.url(.development))
               production provider API             \(endpoints.url(.production))
               control API                         http://\(gateway.configuration.controlHost):\(endpoints.controlPort)/v1
+              inbox                               http://\(gateway.configuration.controlHost):\(endpoints.controlPort)/
               device link                         \(endpoints.devicePort.map { "\(endpoints.host):\($0) (TLS)" } ?? "off")
               CA to trust                         \(certs)/ca.pem
             """)

@@ -76,7 +76,7 @@ struct GatewayOptions: ParsableArguments {
     var record: String?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "warning"
+    var logLevel: Logger.Level = .warning
 
     func validate() throws {
         let streams = 1...Int(Int32.max)
@@ -100,7 +100,7 @@ struct GatewayOptions: ParsableArguments {
 
     var logger: Logger {
         var logger = Logger(label: "apnsim")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
+        logger.logLevel = logLevel
         return logger
     }
 

@@ -20,7 +20,7 @@ struct MediaCommand: AsyncParsableCommand {
     var directory = "Scenarios/media"
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel = "warning"
+    var logLevel: Logger.Level = .warning
 
     func validate() throws {
         var isDirectory: ObjCBool = false
@@ -31,7 +31,7 @@ struct MediaCommand: AsyncParsableCommand {
 
     func run() async throws {
         var logger = Logger(label: "apnsim.media")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
+        logger.logLevel = logLevel
         var server = MediaServer(directory: URL(fileURLWithPath: directory), host: host, port: port, logger: logger)
         let host = host
         server.onReady = { port in Console.say("apnsim media: serving \(directory) at http://\(host):\(port)/media/") }

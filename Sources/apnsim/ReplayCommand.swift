@@ -42,7 +42,7 @@ struct ReplayCommand: AsyncParsableCommand {
     var mediaURL = "http://127.0.0.1:8199"
 
     @Option(name: .customLong("log-level"), help: "Logs of the worlds replayed: trace, debug, info, notice, warning, error or critical.")
-    var logLevel = "error"
+    var logLevel: Logger.Level = .error
 
     func validate() throws {
         guard (1...64).contains(jobs) else { throw ValidationError("--jobs takes 1 to 64; got \(jobs)") }
@@ -66,7 +66,7 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         var options = ScenarioRunner.Options(certs: certs, media: media)
         options.within = .milliseconds(Int64(within * 1000))
-        options.logger.logLevel = Logger.Level(rawValue: logLevel) ?? .error
+        options.logger.logLevel = logLevel
         let runner = ScenarioRunner(options: options)
         let queue = Array(repeating: files, count: repetitions).flatMap { $0 }
         let started = ContinuousClock.now

@@ -52,10 +52,12 @@ struct UpCommand: AsyncParsableCommand {
     }
 
     static func banner(endpoints: Gateway.Endpoints, gateway: Gateway, certs: String, mediaURL: String?) -> String {
-        let control = "http://\(gateway.configuration.controlHost):\(endpoints.controlPort)/v1"
+        let inbox = "http://\(gateway.configuration.controlHost):\(endpoints.controlPort)/"
+        let control = inbox + "v1"
         var lines = [
             "apnsim sandbox is up",
             "",
+            "  inbox (open it in a browser)        \(inbox)",
             "  development (sandbox) provider API  \(endpoints.url(.development))",
             "  production provider API             \(endpoints.url(.production))",
             "  control API                         \(control)   (GET /deliveries: what each device displayed)",

@@ -9,12 +9,16 @@ struct DeviceLinkTests {
         .hello(.init(device: .init(id: "D1", name: "Ada's iPhone"))),
         .welcome(.init(heartbeatInterval: 15)),
         .register(.init(bundleID: "com.example.app", environment: .development, installation: "I1")),
+        .register(.init(bundleID: "com.example.app", environment: .development, installation: "I2", badge: 4)),
         .registered(.init(bundleID: "com.example.app", environment: .development, token: token)),
         .unregister(.init(token: token)),
         .push(.init(id: "P1", apnsID: "A-1", token: token, bundleID: "com.example.app", pushType: .voip, priority: 10,
                     collapseID: nil, payload: #"{"aps":{"alert":"Hi \"there\""}}"#)),
         .ack(.init(id: "P1")),
         .receipt(.init(id: "P1", outcome: .displayed, content: NotificationContent(title: "T", body: "B", badge: 0))),
+        .receipt(.init(id: "P2", outcome: .displayed, content: NotificationContent(body: "B", badge: 3),
+                       badge: .init(bundleID: "com.example.app", count: 3))),
+        .attachmentCopy(.init(sha256: String(repeating: "a", count: 64), uti: "public.jpeg", size: 3, offset: 0, data: "AAEC")),
         .heartbeat(.init(sequence: 7)),
         .heartbeatAck(.init(sequence: 7)),
         .error(.init(reason: "UnsupportedVersion", explanation: "speak version 1")),
@@ -29,6 +33,23 @@ struct DeviceLinkTests {
             while let message = try reader.next() { received.append(message) }
         }
         #expect(received == Self.messages)
+    }
+
+    @Test("An attachment's copy goes in parts that each fit a frame, and they add up to the file")
+    func attachmentCopyParts() throws {
+        let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let sha = NotificationContent.Attachment.sha256(of: bytes)
+        let messages = DeviceLinkMessage.AttachmentCopy.messages(for: bytes, sha256: sha, uti: "public.png")
+        #expect(messages.count == 4)
+        var joined: [UInt8] = []
+        for message in messages {
+            #expect(DeviceLinkFraming.frame(message).count <= DeviceLinkFraming.maximumFrameLength)
+            guard case .attachmentCopy(let copy) = message else { Issue.record("not a copy: \(message)"); continue }
+            #expect(copy.offset == joined.count)
+            #expect(copy.size == bytes.count)
+            joined += [UInt8](Data(base64Encoded: copy.data) ?? Data())
+        }
+        #expect(joined == bytes)
     }
 
     @Test("Several frames in one read come out in order; a partial frame waits")

@@ -23,4 +23,18 @@ struct CommandErrorTests {
         #expect(status != .exited(0))
         #expect(output.contains("Unknown option '--bogus'") && output.contains("Usage:"))
     }
+
+    @Test("--help on a subcommand prints its help and exits 0 (it once printed ArgumentParser's internal error)")
+    func help() async throws {
+        let (status, output) = try await ChildProcess.run([ApnsimProcess.executable.path, "up", "--help"])
+        #expect(status == .exited(0))
+        #expect(output.contains("USAGE: apnsim up") && !output.contains("CommandError"))
+    }
+
+    @Test("An unknown --log-level is a usage error that lists the levels, not a quiet default")
+    func logLevel() async throws {
+        let (status, output) = try await ChildProcess.run([ApnsimProcess.executable.path, "gateway", "--log-level", "loud"])
+        #expect(status != .exited(0))
+        #expect(output.contains("'loud' is invalid for '--log-level") && output.contains("warning"))
+    }
 }

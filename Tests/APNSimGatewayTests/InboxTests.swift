@@ -46,8 +46,78 @@ struct InboxTests {
                     }
                     if text.contains("event: deliveries") { break }
                 }
-                #expect(text.contains("event: deliveries\ndata: {\"generation\":"))
+                #expect(text.contains("event: deliveries\ndata: {\"batches\":"))
             }
+        }
+    }
+
+    @Test("A rejected push is an event for the sends log, and taking a device offline one for the device cards")
+    func sendsAndDeviceEvents() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let base = "http://127.0.0.1:\(harness.endpoints.controlPort)"
+                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/v1/events"), timeout: .seconds(30))
+                var text = ""
+                var step = 0
+                for try await chunk in response.body {
+                    text += String(buffer: chunk)
+                    if step == 0, text.contains("event: hello") {
+                        step = 1
+                        let token = try #require(device.tokens["com.example.app"])
+                        _ = try await DeviceDeliveryTests.push(harness, token: token, payload: "{}", apnsID: UUID().uuidString,
+                                                               extra: [("apns-topic", "com.example.other")])
+                    }
+                    if step == 1, text.contains("event: sends") {
+                        step = 2
+                        _ = try await ControlClient(port: harness.endpoints.controlPort).post("/v1/devices/device-1/offline")
+                    }
+                    if step == 2, text.contains("event: devices") { break }
+                }
+                #expect(text.contains("event: sends\ndata: {\"batches\":"))
+                #expect(text.contains("event: devices\ndata: {\"revision\":"))
+                #expect(!text.contains("event: deliveries"), "a rejected push delivers nothing")
+            }
+        }
+    }
+
+    @Test("Older deliveries page by the oldest one shown: no delivery twice, none left out; an unknown cursor gives none")
+    func paging() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let token = try #require(device.tokens["com.example.app"])
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                for index in 0..<7 {
+                    _ = try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"\#(index)"}}"#,
+                                                           apnsID: UUID().uuidString)
+                }
+                _ = try await control.get("/v1/deliveries?wait=10&count=7")
+                var seen: [String] = []
+                var path = "/v1/deliveries?order=newest&limit=3"
+                while true {
+                    let page = try #require(try await control.get(path).json as? [[String: Any]])
+                    seen += page.compactMap { $0["id"] as? String }
+                    guard page.count == 3, let oldest = page.last?["id"] as? String else { break }
+                    path = "/v1/deliveries?order=newest&limit=3&before=\(oldest)"
+                }
+                let all = try #require(try await control.get("/v1/deliveries?order=newest&limit=100").json as? [[String: Any]])
+                #expect(seen == all.compactMap { $0["id"] as? String })
+                #expect(seen.count == 7)
+                let none = try #require(try await control.get("/v1/deliveries?before=nothing").json as? [[String: Any]])
+                #expect(none.isEmpty)
+            }
+        }
+    }
+
+    @Test("Without a composer, GET /v1/compose says why and POST /v1/compose is 503 with that sentence")
+    func composerOff() async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let offer = try #require(try await control.get("/v1/compose").json as? [String: Any])
+            #expect(offer["available"] as? Bool == false)
+            #expect((offer["why"] as? String)?.contains("provider key") == true)
+            let (status, json) = try await control.post("/v1/compose", #"{"device":"d","bundleID":"b","payload":"{}"}"#)
+            #expect(status == 503)
+            #expect(((json as? [String: Any])?["error"] as? String)?.contains("provider key") == true)
         }
     }
 }

@@ -2,6 +2,9 @@ import APNSimCore
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
 import Foundation
 import Testing
 
@@ -46,6 +49,14 @@ struct ServiceExtensionTests {
                     let mediaPort = try #require(Int(media.split(separator: ":").last ?? ""))
                     let stats = try #require(try await ControlClient(port: mediaPort).get("/stats").json as? [String: Int])
                     #expect(stats["/media/\(file)"] == 1)
+                    // The inbox shows the device's own copy, sent over the device link, with the type's MIME type.
+                    let sha = try #require(attachments.first?["sha256"] as? String)
+                    let copy = try await HTTPClient.shared.execute(
+                        HTTPClientRequest(url: "http://127.0.0.1:\(harness.endpoints.controlPort)/v1/attachments/\(sha)"), timeout: .seconds(10))
+                    #expect(copy.status == .ok)
+                    #expect(copy.headers.first(name: "content-type") == AttachmentRules.fileType(forExtension: type)?.mime)
+                    let bytes = [UInt8](try await copy.body.collect(upTo: 16 << 20).readableBytesView)
+                    #expect(NotificationContent.Attachment.sha256(of: bytes) == sha)
                 }
             }
         }

@@ -17,6 +17,7 @@ extension DeviceLinkMessage: Codable {
         case .restart: "restart"
         case .ack: "ack"
         case .receipt: "receipt"
+        case .attachmentCopy: "attachmentCopy"
         case .heartbeat: "heartbeat"
         case .heartbeatAck: "heartbeatAck"
         case .error: "error"
@@ -39,6 +40,7 @@ extension DeviceLinkMessage: Codable {
         case "restart": self = .restart(try Restart(from: decoder))
         case "ack": self = .ack(try Ack(from: decoder))
         case "receipt": self = .receipt(try Receipt(from: decoder))
+        case "attachmentCopy": self = .attachmentCopy(try AttachmentCopy(from: decoder))
         case "heartbeat": self = .heartbeat(try Heartbeat(from: decoder))
         case "heartbeatAck": self = .heartbeatAck(try Heartbeat(from: decoder))
         case "error": self = .error(try LinkError(from: decoder))
@@ -65,6 +67,7 @@ extension DeviceLinkMessage: Codable {
         case .restart(let body): try body.encode(to: encoder)
         case .ack(let body): try body.encode(to: encoder)
         case .receipt(let body): try body.encode(to: encoder)
+        case .attachmentCopy(let body): try body.encode(to: encoder)
         case .heartbeat(let body), .heartbeatAck(let body): try body.encode(to: encoder)
         case .error(let body): try body.encode(to: encoder)
         }

@@ -29,6 +29,9 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     case ack(Ack)
     /// Device → gateway: what the device did with the push.
     case receipt(Receipt)
+    /// Device → gateway, before a receipt: part of an attachment the device keeps, so the inbox shows the
+    /// device's own copy.
+    case attachmentCopy(AttachmentCopy)
     /// Either way: are you there? Answered with `heartbeatAck` carrying the same sequence number.
     case heartbeat(Heartbeat)
     case heartbeatAck(Heartbeat)
@@ -63,11 +66,14 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         public var installation: String
         /// The app's Team ID; the gateway adds the app to its world under this team if it does not know it.
         public var team: String?
-        public init(bundleID: String, environment: APNsEnvironment, installation: String, team: String? = nil) {
+        /// The app's icon badge now (absent: none), so a gateway that restarted shows it again.
+        public var badge: Int?
+        public init(bundleID: String, environment: APNsEnvironment, installation: String, team: String? = nil, badge: Int? = nil) {
             self.bundleID = bundleID
             self.environment = environment
             self.installation = installation
             self.team = team
+            self.badge = badge
         }
     }
 
@@ -167,19 +173,62 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         public var detail: String?
         /// What the app's notification service extension did, when one ran or was skipped.
         public var extensionRun: ExtensionRun?
+        /// The app's icon badge after this push, when the push set it.
+        public var badge: AppBadge?
 
         enum CodingKeys: String, CodingKey {
-            case id, outcome, content, detail
+            case id, outcome, content, detail, badge
             case extensionRun = "extension"
         }
 
         public init(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String? = nil,
-                    extensionRun: ExtensionRun? = nil) {
+                    extensionRun: ExtensionRun? = nil, badge: AppBadge? = nil) {
             self.id = id
             self.outcome = outcome
             self.content = content
             self.detail = detail
             self.extensionRun = extensionRun
+            self.badge = badge
+        }
+    }
+
+    /// Part of the bytes of an attachment a device shows, in order: `offset` is where `data` (base64) starts in the
+    /// file of `size` bytes whose SHA-256 is `sha256`; `uti` is its uniform type identifier. (Not `type`: a
+    /// message's fields share its object with the `type` that names the message.)
+    public struct AttachmentCopy: Sendable, Hashable, Codable {
+        public var sha256: String
+        public var uti: String?
+        public var size: Int
+        public var offset: Int
+        public var data: String
+        /// Raw bytes per message: 32 KiB is 43,692 characters of base64, well within a 65,536-byte frame.
+        public static let chunkSize = 32 * 1024
+
+        public init(sha256: String, uti: String?, size: Int, offset: Int, data: String) {
+            self.sha256 = sha256
+            self.uti = uti
+            self.size = size
+            self.offset = offset
+            self.data = data
+        }
+
+        /// The messages that carry `bytes`, in order.
+        public static func messages(for bytes: [UInt8], sha256: String, uti: String?) -> [DeviceLinkMessage] {
+            stride(from: 0, to: max(bytes.count, 1), by: chunkSize).map { offset in
+                let chunk = bytes[offset..<min(offset + chunkSize, bytes.count)]
+                return .attachmentCopy(.init(sha256: sha256, uti: uti, size: bytes.count, offset: offset,
+                                             data: Data(chunk).base64EncodedString()))
+            }
+        }
+    }
+
+    /// An app's icon badge: `count` 0 means none.
+    public struct AppBadge: Sendable, Hashable, Codable {
+        public var bundleID: String
+        public var count: Int
+        public init(bundleID: String, count: Int) {
+            self.bundleID = bundleID
+            self.count = count
         }
     }
 

@@ -33,6 +33,23 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         public var url: String?
         /// Why iOS refused it (`UNErrorDomain` code and a sentence); a refused attachment is not shown.
         public var refusal: AttachmentRules.Refusal?
+        /// Where the device keeps its copy, on the device's machine only: not encoded, not compared. The device
+        /// sends the gateway the bytes from here (the device link's `attachmentCopy`, docs/device-link.md).
+        public var file: String?
+
+        enum CodingKeys: String, CodingKey {
+            case identifier, type, size, sha256, url, refusal
+        }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            (lhs.identifier, lhs.type, lhs.size, lhs.sha256, lhs.url) == (rhs.identifier, rhs.type, rhs.size, rhs.sha256, rhs.url)
+                && lhs.refusal == rhs.refusal
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(identifier)
+            hasher.combine(sha256)
+        }
 
         /// The SHA-256 of `bytes` in lower-case hex, as ``sha256`` holds it.
         public static func sha256(of bytes: [UInt8]) -> String {
@@ -40,7 +57,8 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         }
 
         public init(identifier: String, type: String?, size: Int, sha256: String, url: String? = nil,
-                    refusal: AttachmentRules.Refusal? = nil) {
+                    refusal: AttachmentRules.Refusal? = nil, file: String? = nil) {
+            self.file = file
             self.identifier = identifier
             self.type = type
             self.size = size

@@ -26,6 +26,8 @@ extension ControlAPI {
         var bundleID: String
         var environment: APNsEnvironment
         var token: String
+        /// The app's icon badge, as the device last reported it; absent: none.
+        var badge: Int?
     }
 
     func addDeviceRoutes(to v1: RouterGroup<BasicRequestContext>) {
@@ -34,7 +36,8 @@ extension ControlAPI {
                 DeviceView(id: device.descriptor.id, name: device.descriptor.name, model: device.descriptor.model,
                            os: device.descriptor.os, online: device.session != nil,
                            apps: device.registrations.values.sorted { $0.bundleID < $1.bundleID }.map {
-                               AppView(bundleID: $0.bundleID, environment: $0.environment, token: $0.token.hex)
+                               AppView(bundleID: $0.bundleID, environment: $0.environment, token: $0.token.hex,
+                                       badge: device.badges[$0.bundleID])
                            },
                            refused: device.refusals.values.sorted { $0.bundleID < $1.bundleID }.map {
                                RefusalView(bundleID: $0.bundleID, kind: $0.kind, message: $0.message)

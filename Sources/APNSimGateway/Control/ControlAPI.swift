@@ -15,6 +15,10 @@ struct ControlAPI: Sendable {
     let virtualClock: VirtualClock?
     /// Set as the gateway begins to shut down: event streams end.
     let stopping: StopSignal
+    /// The devices' attachment copies the inbox shows.
+    let copies: AttachmentCopies
+    /// What the inbox's composer sends with, when the gateway was given one.
+    let composer: InboxComposer?
 
     var world: WorldRegistry { actions.world }
     var recorder: SendRecorder { actions.recorder }
@@ -46,6 +50,7 @@ struct ControlAPI: Sendable {
         addClockRoutes(to: v1)
         addWorldRoutes(to: v1)
         addDeviceRoutes(to: v1)
+        addComposeRoutes(to: v1)
         return router
     }
 

@@ -25,7 +25,7 @@ enum ControlQuery {
         return filter
     }
 
-    /// `GET /v1/deliveries?device=&token=&bundle=&apnsId=&after=&limit=&wait=&count=`: the filter, how long to wait,
+    /// `GET /v1/deliveries?device=&token=&bundle=&apnsId=&after=&before=&order=&limit=&wait=&count=`: the filter, how long to wait,
     /// and how many deliveries with an outcome the wait is for (1 unless `count` says).
     static func deliveryFilter(_ query: [String: String]) throws(ControlAPIError) -> (DeliveryFilter, wait: Duration, count: Int) {
         var filter = DeliveryFilter()
@@ -33,6 +33,7 @@ enum ControlQuery {
         filter.token = query["token"]
         filter.bundleID = query["bundle"]
         filter.apnsId = query["apnsId"]
+        filter.before = query["before"]
         if let order = query["order"] {
             guard order == "newest" || order == "oldest" else { throw ControlAPIError("order must be newest or oldest; got \(order)") }
             filter.newestFirst = order == "newest"

@@ -25,6 +25,8 @@ final class DeviceDirectory: Sendable {
         var registrations: [DeviceToken: DeviceLinkMessage.Registered] = [:]
         /// Apps the device would not install, by bundle ID, with iOS's reason; gone once the app registers.
         var refusals: [String: DeviceLinkMessage.InstallRefused] = [:]
+        /// Each app's icon badge as the device last reported it, by bundle ID; absent: none.
+        var badges: [String: Int] = [:]
     }
 
     private struct Held: Sendable {
@@ -52,9 +54,21 @@ final class DeviceDirectory: Sendable {
 
     private let state = Mutex(State())
     private let persist: @Sendable (DeliveryEvent) -> Void
+    /// Signalled when what `GET /v1/devices` shows changes (online, apps, refusals, badges), for the inbox.
+    private let changes: ChangeSignal?
+    private let revisions = Atomic(0)
 
-    init(persist: @escaping @Sendable (DeliveryEvent) -> Void = { _ in }) {
+    init(persist: @escaping @Sendable (DeliveryEvent) -> Void = { _ in }, changes: ChangeSignal? = nil) {
         self.persist = persist
+        self.changes = changes
+    }
+
+    /// How many times what `GET /v1/devices` shows has changed.
+    var revision: Int { revisions.load(ordering: .relaxed) }
+
+    private func changed() {
+        revisions.add(1, ordering: .relaxed)
+        changes?.signal()
     }
 
     /// Takes back what a previous run of the gateway left in the store.
@@ -110,6 +124,7 @@ final class DeviceDirectory: Sendable {
             return arrive(id, in: &state, now: now)
         }
         for delivery in waiting { session.send(.push(delivery)) }
+        changed()
     }
 
     /// Takes a device offline (its link is parked) or back online (and it gets what waits for it).
@@ -131,6 +146,7 @@ final class DeviceDirectory: Sendable {
         }
         guard let (session, waiting) = result else { return false }
         for delivery in waiting { session?.send(.push(delivery)) }
+        changed()
         return true
     }
 
@@ -167,6 +183,7 @@ final class DeviceDirectory: Sendable {
                 state.devices[id]?.parked = nil
             }
         }
+        changed()
     }
 
     func register(_ registered: DeviceLinkMessage.Registered, device: String) {
@@ -179,11 +196,19 @@ final class DeviceDirectory: Sendable {
                                                        bundleID: registered.bundleID, environment: registered.environment)))
             }
         }
+        changed()
+    }
+
+    /// An app's icon badge changed (a receipt or a registration said so); 0 removes it.
+    func setBadge(_ count: Int, bundleID: String, device: String) {
+        state.withLock { $0.devices[device]?.badges[bundleID] = count == 0 ? nil : count }
+        changed()
     }
 
     /// The device would not install an app (its profile, entitlement or extension was refused).
     func refuse(_ refused: DeviceLinkMessage.InstallRefused, device: String) {
         state.withLock { $0.devices[device]?.refusals[refused.bundleID] = refused }
+        changed()
     }
 
     /// The app of `token` was removed: the device no longer owns it, and in `world` it answers 410 from `date`
@@ -195,6 +220,7 @@ final class DeviceDirectory: Sendable {
             persist(.unregistered(token: token, at: date))
         }
         world.unregister(token, at: date)
+        changed()
     }
 
     /// The session of a device that is online, or parked offline, for messages that are not pushes.

@@ -89,6 +89,16 @@ final class DeviceLinkHandler: ChannelInboundHandler {
                                                 detail: receipt.detail, at: services.clock.now(),
                                                 extensionRun: receipt.extensionRun))
             services.directory.acknowledge(receipt.id)
+            if let badge = receipt.badge {
+                services.directory.setBadge(badge.count, bundleID: badge.bundleID, device: session.descriptor.id)
+            }
+        case .attachmentCopy(let copy):
+            // Written here, on the link's event loop, so the parts stay in order; a part is at most 32 KiB.
+            do {
+                try services.copies.receive(copy)
+            } catch {
+                services.logger.warning("attachment copy dropped", metadata: ["device": "\(session.descriptor.id)", "why": "\(error)"])
+            }
         case .heartbeat(let beat):
             session.send(.heartbeatAck(beat))
         case .heartbeatAck:
@@ -114,6 +124,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             world.tokens[token] = .init(registered)
         }
         services.directory.register(registered, device: device)
+        services.directory.setBadge(registration.badge ?? 0, bundleID: registration.bundleID, device: device)
         session.send(.registered(registered))
         services.installs.resolve(device: device, bundleID: registration.bundleID, .installed(token))
     }
@@ -138,5 +149,6 @@ struct DeviceServices: Sendable {
     /// How long after an app is removed its token starts answering 410 Unregistered.
     var uninstallDelay: TimeInterval
     var installs: InstallWaiters
+    var copies: AttachmentCopies
     var logger: Logger
 }

@@ -10,12 +10,25 @@ import Synchronization
 extension ControlAPI {
     static let inboxFiles: [String: String] = [
         "index.html": "text/html; charset=utf-8", "inbox.css": "text/css; charset=utf-8",
-        "inbox.js": "text/javascript; charset=utf-8",
+        "inbox.js": "text/javascript; charset=utf-8", "render.js": "text/javascript; charset=utf-8",
+        "details.js": "text/javascript; charset=utf-8", "composer.js": "text/javascript; charset=utf-8",
+        "sends.js": "text/javascript; charset=utf-8",
     ]
 
     func addInboxRoutes(to router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in Self.inboxFile("index.html") }
         router.get("inbox/:file") { _, context in Self.inboxFile(context.parameters.get("file") ?? "") }
+        router.get("v1/attachments/:sha256") { _, context in self.attachmentCopy(context.parameters.get("sha256") ?? "") }
+    }
+
+    /// `GET /v1/attachments/{sha256}`: the device's own copy of an attachment it shows, with the type's MIME type.
+    private func attachmentCopy(_ sha256: String) -> Response {
+        guard let (url, mime) = copies.file(sha256), let data = try? Data(contentsOf: url) else {
+            return ControlJSON.error("no device has sent a copy of attachment \(sha256.prefix(80)); the inbox shows it from its source URL",
+                                     status: .notFound)
+        }
+        return Response(status: .ok, headers: [.contentType: mime, .cacheControl: "max-age=31536000, immutable"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     private static func inboxFile(_ name: String) -> Response {
@@ -39,24 +52,36 @@ extension ControlAPI {
             .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.html").path) }
     }()
 
-    /// `GET /v1/events`: `event: deliveries` each time the delivery record changes (the page then asks for what is
-    /// new), and a comment every 15 s so proxies keep the stream. It ends after five minutes (EventSource
-    /// reconnects by itself) or within a second of the gateway starting to shut down.
+    /// `GET /v1/events`: `event: deliveries` each time the delivery record changes, `event: sends` each time a
+    /// provider request is recorded, and `event: devices` when what `GET /v1/devices` shows changes (the page then
+    /// asks for what is new), and a comment every 15 s so proxies keep the stream. It ends after five minutes (EventSource reconnects by itself) or within a second of the gateway
+    /// starting to shut down.
     func events() -> Response {
         let deliveries = self.deliveries
+        let sends = self.recorder
+        let devices = self.devices
         let stopping = self.stopping
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: "retry: 1000\nevent: hello\ndata: {}\n\n"))
             let end = ContinuousClock.now + .seconds(300)
-            var generation = deliveries.generation
+            var seen = (deliveries: deliveries.batchCount, sends: sends.batchCount, devices: devices.revision)
             var quiet = ContinuousClock.now
             while ContinuousClock.now < end, !Task.isCancelled, !stopping.isSet {
-                await deliveries.nextChange(since: generation, before: min(end, .now + .seconds(1)))
-                let now = deliveries.generation
-                if now != generation {
-                    generation = now
+                // The generation before the counts: a batch written in between wakes the wait at once.
+                let generation = deliveries.changes.generation
+                var now = (deliveries: deliveries.batchCount, sends: sends.batchCount, devices: devices.revision)
+                if now == seen {
+                    await deliveries.changes.nextChange(since: generation, before: min(end, .now + .seconds(1)))
+                    now = (deliveries: deliveries.batchCount, sends: sends.batchCount, devices: devices.revision)
+                }
+                var message = ""
+                if now.deliveries != seen.deliveries { message += "event: deliveries\ndata: {\"batches\":\(now.deliveries)}\n\n" }
+                if now.sends != seen.sends { message += "event: sends\ndata: {\"batches\":\(now.sends)}\n\n" }
+                if now.devices != seen.devices { message += "event: devices\ndata: {\"revision\":\(now.devices)}\n\n" }
+                seen = now
+                if !message.isEmpty {
                     quiet = .now
-                    try await writer.write(ByteBuffer(string: "event: deliveries\ndata: {\"generation\":\(now)}\n\n"))
+                    try await writer.write(ByteBuffer(string: message))
                 } else if ContinuousClock.now - quiet > .seconds(15) {
                     quiet = .now
                     try await writer.write(ByteBuffer(string: ": still here\n\n"))

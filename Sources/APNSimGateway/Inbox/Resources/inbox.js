@@ -1,114 +1,140 @@
 // The apnsim inbox: each simulated device as its screen would show it, from the control API, updated live by
 // Server-Sent Events (GET /v1/events). Plain JavaScript, no build step, nothing fetched from elsewhere.
+// The page asks for the newest page of deliveries and pages older ones as the list scrolls into view.
 "use strict";
 
 const devicesSection = document.getElementById("devices");
 const statusLine = document.getElementById("status");
-let refreshing = null;
+const pagingLine = document.getElementById("paging");
+const pageSize = 100;
 
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
+const inbox = {
+  devices: [],
+  /** Every delivery loaded, by ID. */
+  deliveries: new Map(),
+  /** The oldest delivery loaded, where the next older page starts; null when there is nothing older. */
+  oldest: undefined,
+  stackedGroups: new Set(),
+};
+
+async function getJSON(path) {
+  const answer = await fetch(path);
+  const body = await answer.json();
+  if (!answer.ok) throw new Error(body.error || `${path} answered ${answer.status}`);
+  return body;
 }
 
-function time(iso) {
-  return iso ? new Date(iso).toLocaleTimeString() : "";
+function newestFirst(left, right) {
+  return right.acceptedAt.localeCompare(left.acceptedAt) || right.id.localeCompare(left.id);
 }
 
-/** One notification as a banner, or a small system row for what shows nothing. */
-function notification(delivery) {
-  const content = delivery.content || {};
-  if (delivery.outcome !== "displayed") {
-    const row = element("li", "system", `${delivery.bundleID}: ${delivery.outcome || "pending"} ${delivery.pushType} push` +
-      (delivery.detail ? ` (${delivery.detail})` : ""));
-    row.dataset.apnsId = delivery.apnsId;
-    return row;
+function render() {
+  const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.id : undefined;
+  const deliveries = [...inbox.deliveries.values()].sort(newestFirst);
+  devicesSection.replaceChildren(...inbox.devices.map((device) =>
+    deviceCard(device, deliveries, inbox.stackedGroups, (key) => {
+      if (inbox.stackedGroups.has(key)) inbox.stackedGroups.delete(key); else inbox.stackedGroups.add(key);
+      render();
+    })));
+  if (focused) devicesSection.querySelector(`[data-id="${CSS.escape(focused)}"]`)?.focus();
+  composer.devicesChanged(inbox.devices);
+}
+
+function merge(records) {
+  for (const record of records) inbox.deliveries.set(record.id, record);
+}
+
+async function refreshDeliveries() {
+  const newest = await getJSON(`/v1/deliveries?order=newest&limit=${pageSize}`);
+  merge(newest);
+  if (inbox.oldest === undefined) inbox.oldest = newest.length === pageSize ? newest[newest.length - 1].id : null;
+}
+
+async function refreshDevices() {
+  inbox.devices = await getJSON("/v1/devices");
+}
+
+/** The next page of older deliveries, when the end of the list scrolls into view. */
+async function loadOlder() {
+  if (!inbox.oldest || inbox.loadingOlder) return;
+  inbox.loadingOlder = true;
+  try {
+    pagingLine.textContent = "Loading older notifications…";
+    const older = await getJSON(`/v1/deliveries?order=newest&limit=${pageSize}&before=${encodeURIComponent(inbox.oldest)}`);
+    merge(older);
+    inbox.oldest = older.length === pageSize ? older[older.length - 1].id : null;
+    pagingLine.textContent = inbox.oldest ? "" : `All ${inbox.deliveries.size} deliveries loaded.`;
+    render();
+  } finally {
+    inbox.loadingOlder = false;
   }
-  const item = element("li", "banner");
-  item.tabIndex = 0;
-  item.dataset.apnsId = delivery.apnsId;
-  item.setAttribute("aria-label", `${delivery.bundleID}: ${content.title || ""} ${content.body || ""}`);
-  const head = element("div", "head");
-  head.append(element("span", "app", delivery.bundleID), element("time", null, time(delivery.displayedAt || delivery.acceptedAt)));
-  item.append(head);
-  if (content.title) item.append(element("div", "title", content.title));
-  if (content.subtitle) item.append(element("div", "subtitle", content.subtitle));
-  if (content.body) item.append(element("div", "body", content.body));
-  for (const attachment of content.attachments || []) {
-    if (attachment.refusal || !attachment.url) continue;
-    const type = attachment.type || "";
-    if (type.startsWith("public.mpeg-4") && !type.includes("audio")) {
-      const video = element("video");
-      video.src = attachment.url;
-      video.controls = true;
-      video.preload = "metadata";
-      item.append(video);
-    } else if (type.includes("audio")) {
-      const audio = element("audio");
-      audio.src = attachment.url;
-      audio.controls = true;
-      item.append(audio);
-    } else {
-      const image = element("img");
-      image.src = attachment.url;
-      image.alt = `attachment ${attachment.identifier}`;
-      item.append(image);
-    }
-  }
-  return item;
+  // Still in view after this page (a short list): the observer will not fire again, so ask for the next one.
+  if (inbox.oldest && pagingLine.getBoundingClientRect().top < window.innerHeight + 400) await loadOlder();
 }
 
-function deviceCard(device, deliveries) {
-  const card = element("article", "device");
-  card.dataset.device = device.id;
-  const title = element("h2");
-  const dot = element("span", "dot" + (device.online ? " online" : ""));
-  dot.setAttribute("aria-label", device.online ? "online" : "offline");
-  title.append(dot, document.createTextNode(device.name));
-  card.append(title, element("p", "meta", `${device.model} · ${device.os} · ${device.id}`));
-  const apps = element("div", "apps");
-  const list = element("ul");
-  for (const app of device.apps) list.append(element("li", null, `${app.bundleID} (${app.environment}) ${app.token.slice(0, 12)}…`));
-  for (const refusal of device.refused || []) list.append(element("li", "refused", `${refusal.bundleID} not installed: ${refusal.message}`));
-  apps.append(list);
-  card.append(apps);
-  const mine = deliveries.filter((delivery) => delivery.device === device.id);
-  const notifications = element("ul", "notifications");
-  notifications.setAttribute("aria-label", `Notifications on ${device.name}`);
-  for (const delivery of mine) notifications.append(notification(delivery));
-  if (mine.length === 0) card.append(element("p", "empty", "No notifications"));
-  card.append(notifications);
-  return card;
+/** One refresh at a time; a change that arrives meanwhile runs one more after it. */
+function serialized(work) {
+  let running = null;
+  let again = false;
+  return function run() {
+    if (running) { again = true; return running; }
+    running = work().catch((error) => { statusLine.textContent = `Could not refresh: ${error.message}`; })
+      .finally(() => {
+        running = null;
+        if (again) { again = false; run(); }
+      });
+    return running;
+  };
 }
 
-async function refresh() {
-  const [devices, deliveries] = await Promise.all([
-    fetch("/v1/devices").then((answer) => answer.json()),
-    fetch("/v1/deliveries?order=newest&limit=200").then((answer) => answer.json()),
-  ]);
-  devicesSection.replaceChildren(...devices.map((device) => deviceCard(device, deliveries)));
-}
-
-function scheduleRefresh() {
-  if (refreshing) return;
-  refreshing = refresh().catch(() => {}).finally(() => { refreshing = null; });
-}
+const scheduleDeliveries = serialized(async () => { await refreshDeliveries(); render(); });
+const scheduleDevices = serialized(async () => { await refreshDevices(); render(); });
+const scheduleAll = serialized(async () => {
+  await Promise.all([refreshDevices(), refreshDeliveries()]);
+  render();
+  // When the newest notifications are first on screen (the browser check measures it).
+  if (performance.getEntriesByName("inbox-first-render").length === 0) performance.mark("inbox-first-render");
+});
 
 function listen() {
   const events = new EventSource("/v1/events");
   events.addEventListener("hello", () => {
     statusLine.textContent = "Live";
     statusLine.classList.remove("gone");
-    scheduleRefresh();
+    scheduleAll();
+    sendsLog.refresh();
   });
-  events.addEventListener("deliveries", scheduleRefresh);
+  events.addEventListener("deliveries", scheduleDeliveries);
+  events.addEventListener("devices", scheduleDevices);
+  events.addEventListener("sends", () => sendsLog.refresh());
   events.onerror = () => {
     statusLine.textContent = "The gateway is gone; reconnecting…";
     statusLine.classList.add("gone");
   };
 }
 
+/** Enter or Space on a notification, or a click, opens its details. */
+function openDetailsFrom(event) {
+  const row = event.target.closest("[data-id]");
+  if (!row || event.target.closest("video, audio, button, a")) return;
+  const delivery = inbox.deliveries.get(row.dataset.id);
+  if (delivery) details.show(delivery);
+}
+
+devicesSection.addEventListener("click", openDetailsFrom);
+devicesSection.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" || event.key === " ") {
+    if (event.target.matches("[data-id]")) {
+      event.preventDefault();
+      openDetailsFrom(event);
+    }
+  }
+});
+
+new IntersectionObserver((entries) => {
+  if (entries.some((entry) => entry.isIntersecting)) loadOlder().catch((error) => { pagingLine.textContent = error.message; });
+}, { rootMargin: "400px" }).observe(pagingLine);
+
+composer.start();
+sendsLog.start();
 listen();
-scheduleRefresh();

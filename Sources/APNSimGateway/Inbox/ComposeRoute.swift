@@ -1,0 +1,101 @@
+import APNSimCore
+import APNSimStore
+import Foundation
+import Hummingbird
+
+/// `GET /v1/compose` (what the composer can offer) and `POST /v1/compose` (send a push to a device's app through the
+/// provider API), for the inbox's composer (docs/inbox.md).
+extension ControlAPI {
+    struct ComposeRequest: Decodable {
+        var device: String
+        var bundleID: String
+        /// The payload as JSON text; sent exactly as written, so a broken one gets the provider API's answer.
+        var payload: String
+        /// `alert` unless given.
+        var pushType: String?
+        /// The app's bundle ID plus the push type's suffix unless given.
+        var topic: String?
+        var priority: Int?
+        var collapseID: String?
+        /// `apns-expiration`, seconds since 1970.
+        var expiration: Int?
+    }
+
+    struct ComposeAnswer: Encodable {
+        var status: Int
+        var apnsId: String?
+        var reason: String?
+        /// Why, in words, from the gateway's send record.
+        var explanation: String?
+        var token: String
+        var topic: String
+        var send: SendRecord?
+    }
+
+    func addComposeRoutes(to v1: RouterGroup<BasicRequestContext>) {
+        v1.get("compose") { _, _ in
+            struct Offer: Encodable {
+                var available: Bool
+                var why: String?
+                var media: InboxComposer.Media?
+                /// Every `apns-push-type` the gateway knows.
+                var pushTypes = PushType.all.map(\.rawValue)
+            }
+            guard let composer else {
+                return try ControlJSON.response(Offer(available: false, why: Self.composerOff))
+            }
+            return try ControlJSON.response(Offer(available: true, media: composer.media()))
+        }
+        v1.post("compose") { request, _ in try await self.compose(request) }
+    }
+
+    private static func sendFilter(apnsID: String) -> SendFilter {
+        var filter = SendFilter(limit: 1)
+        filter.apnsID = apnsID
+        return filter
+    }
+
+    static let composerOff = "the composer needs a provider key to sign with; apnsim up gives it the sandbox's"
+
+    private func compose(_ request: Request) async throws -> Response {
+        guard let composer else { return ControlJSON.error(Self.composerOff, status: .serviceUnavailable) }
+        let body: ComposeRequest
+        do {
+            body = try await ControlJSON.decode(ComposeRequest.self, from: request)
+        } catch let error as ControlAPIError {
+            return ControlJSON.error(error.description)
+        }
+        guard devices.devices.contains(where: { $0.descriptor.id == body.device }) else {
+            return ControlJSON.error("there is no device \(body.device)", status: .notFound)
+        }
+        guard let registration = devices.registration(of: body.device, bundleID: body.bundleID) else {
+            return ControlJSON.error("device \(body.device) has no registered \(body.bundleID)", status: .notFound)
+        }
+        let pushTypeName = body.pushType ?? "alert"
+        guard let pushType = PushType(headerValue: pushTypeName) else {
+            return ControlJSON.error("pushType \(pushTypeName) is not one of \(PushType.all.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let port = providerPorts[registration.environment] else {
+            return ControlJSON.error("the gateway has no \(registration.environment.rawValue) endpoint for \(body.bundleID)'s token",
+                                     status: .conflict)
+        }
+        let topic = body.topic ?? body.bundleID + pushType.topicSuffix
+        var headers = [(name: "apns-topic", value: topic), (name: "apns-push-type", value: pushType.rawValue)]
+        if let priority = body.priority { headers.append(("apns-priority", String(priority))) }
+        if let collapseID = body.collapseID, !collapseID.isEmpty { headers.append(("apns-collapse-id", collapseID)) }
+        if let expiration = body.expiration { headers.append(("apns-expiration", String(expiration))) }
+        let token = registration.token.hex
+        let team = world.read { $0.apps[body.bundleID]?.team }
+        let answer: InboxComposer.Answer
+        do {
+            answer = try await composer.send(.init(environment: registration.environment, port: port, token: token, team: team,
+                                                   headers: headers, payload: body.payload))
+        } catch {
+            return ControlJSON.error("the composer could not send through the provider API on port \(port): \(error)", status: .badGateway)
+        }
+        try recorder.flush()
+        let send = try answer.apnsID.flatMap { try store.sends(matching: Self.sendFilter(apnsID: $0)).first }
+        return try ControlJSON.response(ComposeAnswer(status: answer.status, apnsId: answer.apnsID, reason: answer.reason,
+                                                      explanation: send?.explanation, token: token, topic: topic, send: send))
+    }
+}

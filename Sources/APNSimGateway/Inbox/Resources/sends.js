@@ -1,0 +1,73 @@
+// The sends log: the latest provider requests (GET /v1/sends), newest first, with status, reason and the gateway's
+// explanation, filtered by token, topic and status. A row opens the request's details.
+"use strict";
+
+const sendsLog = (() => {
+  const form = document.getElementById("sends-filter");
+  const rows = document.getElementById("sends-rows");
+  const problem = document.getElementById("sends-error");
+  let shown = [];
+  let refreshing = null;
+  let again = false;
+
+  function query() {
+    const parameters = new URLSearchParams({ limit: "50" });
+    for (const name of ["token", "topic", "status"]) {
+      const value = form.elements[name].value.trim();
+      if (value) parameters.set(name, name === "token" ? value.toLowerCase() : value);
+    }
+    return `/v1/sends?${parameters}`;
+  }
+
+  function row(send, index) {
+    const line = element("tr", send.status === 200 ? "ok" : "rejected");
+    line.tabIndex = 0;
+    line.dataset.index = String(index);
+    line.dataset.apnsId = send.apnsID;
+    line.setAttribute("aria-label", `${send.status} ${send.reason || ""} ${send.topic || ""}. Press Enter for details.`);
+    const when = element("td");
+    when.append(timeElement(send.receivedAt));
+    const verdict = element("td", "verdict");
+    if (send.reason) verdict.append(element("strong", null, send.reason), document.createTextNode(` ${send.explanation || ""}`));
+    else verdict.textContent = send.method === "POST" ? "accepted" : `${send.method} ${send.fault || ""}`;
+    const target = element("td", null, send.topic || "");
+    if (send.token) target.append(element("span", "token", `${send.token.slice(0, 12)}…`));
+    target.title = `token ${send.token || "none"}, apns-id ${send.apnsID}`;
+    line.append(when, element("td", "status", String(send.status)), verdict, target);
+    return line;
+  }
+
+  async function load() {
+    try {
+      shown = await getJSON(query());
+      problem.textContent = "";
+      rows.replaceChildren(...shown.map(row));
+    } catch (error) {
+      // A bad filter (status=abc) is the control API's sentence, and the rows shown stay.
+      problem.textContent = error.message;
+    }
+  }
+
+  function refresh() {
+    if (refreshing) { again = true; return; }
+    refreshing = load().finally(() => {
+      refreshing = null;
+      if (again) { again = false; refresh(); }
+    });
+  }
+
+  function open(event) {
+    const line = event.target.closest("tr[data-index]");
+    if (line) details.showSend(shown[Number(line.dataset.index)]);
+  }
+
+  function start() {
+    form.addEventListener("submit", (event) => { event.preventDefault(); refresh(); });
+    rows.addEventListener("click", open);
+    rows.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") { event.preventDefault(); open(event); }
+    });
+  }
+
+  return { start, refresh };
+})();

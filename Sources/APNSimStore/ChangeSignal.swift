@@ -1,0 +1,44 @@
+import Foundation
+import Synchronization
+
+/// Wakes readers waiting for the record to change: the recorders ``signal()`` after each batch they write, and
+/// long-polls (`GET /v1/deliveries?wait=`) and the inbox's event stream (`GET /v1/events`) wait in
+/// ``nextChange(since:before:)``. One signal may serve several recorders, so a reader waits on all of them at once.
+public final class ChangeSignal: Sendable {
+    /// How many batches have been written, and who waits (a reader that looked before a batch landed does not wait
+    /// for the one after it).
+    private let waiting = Mutex<(generation: Int, waiters: [UUID: CheckedContinuation<Void, Never>])>((0, [:]))
+
+    public init() {}
+
+    /// How many changes there have been; pass it to ``nextChange(since:before:)``.
+    public var generation: Int { waiting.withLock { $0.generation } }
+
+    /// A batch was written: wakes every waiting reader.
+    public func signal() {
+        let woken = waiting.withLock { state in
+            state.generation += 1
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        for waiter in woken { waiter.resume() }
+    }
+
+    /// Returns once there has been a change after `generation` was read (at once if there already has been),
+    /// or at `deadline`, whichever comes first.
+    public func nextChange(since generation: Int, before deadline: ContinuousClock.Instant) async {
+        let id = UUID()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let registered = waiting.withLock { state -> Bool in
+                guard state.generation == generation else { return false }
+                state.waiters[id] = continuation
+                return true
+            }
+            guard registered else { return continuation.resume() }
+            Task {
+                try? await Task.sleep(until: deadline)
+                self.waiting.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+            }
+        }
+    }
+}
