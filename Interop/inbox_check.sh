@@ -12,11 +12,12 @@ device_port=${APNSIM_INBOX_DEVICE_PORT:-25523}
 media_port=${APNSIM_INBOX_MEDIA_PORT:-28499}
 work=$(mktemp -d)
 
+up_arguments=(--development-port "$dev_port" --production-port 0 --control-port "$control_port"
+              --device-port "$device_port" --media-port "$media_port")
 source Interop/up.sh
-start_up "$apnsim" "$work" 30 --development-port "$dev_port" --production-port 0 --control-port "$control_port" \
-  --device-port "$device_port" --media-port "$media_port"
+start_up "$apnsim" "$work" 30 "${up_arguments[@]}"
 token=$(grep -oE "iphone-dev +com.example.app development +[0-9a-f]{64}" "$work/up.log" | awk '{print $4}')
+# The check stops this apnsim up itself and starts another with the same data (the same tokens), then stops that.
 "$python" Interop/inbox_check.py "$apnsim" "http://127.0.0.1:$control_port" "$dev_port" "http://127.0.0.1:$media_port/media" \
-  "$token" Certs/AuthKey_SIMKEY0001.p8 Certs/ca.pem "$shots"
-kill -INT $up
+  "$token" Certs/AuthKey_SIMKEY0001.p8 Certs/ca.pem "$shots" "$up" --data "$work/devices" "${up_arguments[@]}"
 wait $up

@@ -37,7 +37,13 @@ public final class DeliveryRecorder: Sendable {
         try flush()
         try store.deleteAllDeliveries()
         retention.emptied()
+        erasures.add(1, ordering: .relaxed)
+        changes.signal()
     }
+
+    /// How many times the record was emptied (`POST /v1/reset`), so a reader holding deliveries knows to drop them.
+    public var erasureCount: Int { erasures.load(ordering: .relaxed) }
+    private let erasures = Atomic(0)
 
     /// Queues an event; cheap, callable from any thread.
     public func record(_ event: DeliveryEvent) {

@@ -19,6 +19,8 @@ struct ControlAPI: Sendable {
     let copies: AttachmentCopies
     /// What the inbox's composer sends with, when the gateway was given one.
     let composer: InboxComposer?
+    /// Names this run of the gateway in the event stream's hello, so a page that sees another run starts over.
+    let run = UUID().uuidString
 
     var world: WorldRegistry { actions.world }
     var recorder: SendRecorder { actions.recorder }

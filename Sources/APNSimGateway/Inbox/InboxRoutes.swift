@@ -53,28 +53,33 @@ extension ControlAPI {
     }()
 
     /// `GET /v1/events`: `event: deliveries` each time the delivery record changes, `event: sends` each time a
-    /// provider request is recorded, and `event: devices` when what `GET /v1/devices` shows changes (the page then
-    /// asks for what is new), and a comment every 15 s so proxies keep the stream. It ends after five minutes (EventSource reconnects by itself) or within a second of the gateway
+    /// provider request is recorded, `event: devices` when what `GET /v1/devices` shows changes (the page then
+    /// asks for what is new), `event: reset` when the record was emptied (`POST /v1/reset`: the page starts over),
+    /// and a comment every 15 s so proxies keep the stream. It ends after five minutes (EventSource reconnects by itself) or within a second of the gateway
     /// starting to shut down.
     func events() -> Response {
         let deliveries = self.deliveries
         let sends = self.recorder
         let devices = self.devices
         let stopping = self.stopping
+        let run = self.run
         let body = ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: "retry: 1000\nevent: hello\ndata: {}\n\n"))
+            // The hello names this run of the gateway: a page that sees another one starts over.
+            try await writer.write(ByteBuffer(string: "retry: 1000\nevent: hello\ndata: {\"run\":\"\(run)\"}\n\n"))
             let end = ContinuousClock.now + .seconds(300)
-            var seen = (deliveries: deliveries.batchCount, sends: sends.batchCount, devices: devices.revision)
+            var seen = (deliveries: deliveries.batchCount, sends: sends.batchCount, devices: devices.revision, erased: deliveries.erasureCount)
             var quiet = ContinuousClock.now
             while ContinuousClock.now < end, !Task.isCancelled, !stopping.isSet {
                 // The generation before the counts: a batch written in between wakes the wait at once.
                 let generation = deliveries.changes.generation
-                var now = (deliveries: deliveries.batchCount, sends: sends.batchCount, devices: devices.revision)
+                var now = (deliveries: deliveries.batchCount, sends: sends.batchCount, devices: devices.revision,
+                           erased: deliveries.erasureCount)
                 if now == seen {
                     await deliveries.changes.nextChange(since: generation, before: min(end, .now + .seconds(1)))
-                    now = (deliveries: deliveries.batchCount, sends: sends.batchCount, devices: devices.revision)
+                    now = (deliveries: deliveries.batchCount, sends: sends.batchCount, devices: devices.revision,
+                           erased: deliveries.erasureCount)
                 }
-                var message = ""
+                var message = now.erased != seen.erased ? "event: reset\ndata: {}\n\n" : ""
                 if now.deliveries != seen.deliveries { message += "event: deliveries\ndata: {\"batches\":\(now.deliveries)}\n\n" }
                 if now.sends != seen.sends { message += "event: sends\ndata: {\"batches\":\(now.sends)}\n\n" }
                 if now.devices != seen.devices { message += "event: devices\ndata: {\"revision\":\(now.devices)}\n\n" }

@@ -96,14 +96,25 @@ const scheduleAll = serialized(async () => {
   if (performance.getEntriesByName("inbox-first-render").length === 0) performance.mark("inbox-first-render");
 });
 
+/** Forgets what was loaded and loads it again: for a gateway started again (another record), or an emptied record. */
+function startOver() {
+  inbox.deliveries.clear();
+  inbox.oldest = undefined;
+  pagingLine.textContent = "";
+  scheduleAll();
+  sendsLog.refresh();
+}
+
 function listen() {
   const events = new EventSource("/v1/events");
-  events.addEventListener("hello", () => {
+  events.addEventListener("hello", (event) => {
     statusLine.textContent = "Live";
     statusLine.classList.remove("gone");
-    scheduleAll();
-    sendsLog.refresh();
+    const run = JSON.parse(event.data).run;
+    // The same gateway (the stream was only renewed): what is loaded stays, and only what is new is asked for.
+    if (run === inbox.run) { scheduleAll(); sendsLog.refresh(); } else { inbox.run = run; startOver(); }
   });
+  events.addEventListener("reset", startOver);
   events.addEventListener("deliveries", scheduleDeliveries);
   events.addEventListener("devices", scheduleDevices);
   events.addEventListener("sends", () => sendsLog.refresh());
