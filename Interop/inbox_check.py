@@ -7,9 +7,11 @@ selenium with the system's chromedriver (no browser download). Each check saves 
 3. A collapse-id pair shows one notification, and the older one as replaced.
 4. A push to an offline device shows as stored, then as a banner once the device is back online.
 5. The composer's push with a bad topic shows DeviceTokenNotForTopic and the gateway's explanation.
-6. With 1,000 stored deliveries the page paints its newest notifications in under 1 s, and scrolling to the
+6. axe-core (from PyPI's axe-selenium-python) finds no serious or critical accessibility problem, light or dark,
+   at desktop or phone width, and every notification can be reached with Tab.
+7. With 1,000 stored deliveries the page paints its newest notifications in under 1 s, and scrolling to the
    end loads older ones.
-7. When `apnsim up` stops, the page says the gateway is gone; started again, the page is live again by itself.
+8. When `apnsim up` stops, the page says the gateway is gone; started again, the page is live again by itself.
 
 Usage: inbox_check.py APNSIM CONTROL_URL DEV_PORT MEDIA_URL TOKEN P8 CA SHOTS UP_PID UP_ARGUMENTS...
 (UP_PID is the running `apnsim up`; UP_ARGUMENTS start it again.)
@@ -25,6 +27,7 @@ import sys
 import time
 import urllib.request
 
+from axe_selenium_python import Axe
 from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
@@ -167,6 +170,30 @@ def composer_bad_topic():
     topic.clear()
 
 
+def accessibility():
+    for width, height in ((1400, 1000), (390, 844)):
+        driver.set_window_size(width, height)
+        for scheme in ("light", "dark"):
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                   {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+            axe = Axe(driver)
+            axe.inject()
+            found = axe.run()
+            problems = [f"{v['impact']} {v['id']}: {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+                        for v in found["violations"] if v["impact"] in ("serious", "critical")]
+            assert not problems, f"axe-core at {width} px, {scheme}: " + "; ".join(problems)
+            print(f"inbox: axe-core at {width} px wide, {scheme}: {len(found['passes'])} rules pass, "
+                  f"no serious or critical problem ({len(found['violations'])} minor)")
+            if width < 500 and scheme == "dark":
+                shot("inbox-phone-dark.png")
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    driver.set_window_size(1400, 1000)
+    # Every notification on the page is in the Tab order.
+    focusable = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#devices [data-id]')).every((e) => e.tabIndex === 0);")
+    assert focusable, "a notification is not reachable with Tab"
+
+
 async def flood(count):
     """count plain alerts from aioapns (a client nobody here wrote), over its own connections."""
     from aioapns import APNs, NotificationRequest, PushType
@@ -266,6 +293,7 @@ try:
     composer_bad_topic()
     driver.execute_script("window.scrollTo(0, 0)")
     shot("inbox.png")
+    accessibility()
     thousand_deliveries(reference)
     severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
     assert not severe, f"the browser logged errors: {severe}"
