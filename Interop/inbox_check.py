@@ -136,6 +136,16 @@ def collapse_pair():
     assert driver.find_elements(By.CSS_SELECTOR, selector(second, "li.banner"))
     print("inbox: the collapse-id pair shows one notification (2 - 0); 1 - 0 shows as replaced")
     shot("inbox-collapse.png")
+    # By keyboard: Enter on a group's Stack button stacks it and leaves the focus on the button, and again unstacks.
+    toggle = driver.find_element(By.CSS_SELECTOR, "article[data-device='iphone-dev'] .stack-toggle")
+    key = toggle.get_attribute("data-group")
+    for stacked in (True, False):
+        driver.execute_script("document.querySelector(`[data-group='${arguments[0]}']`).focus()", key)
+        driver.switch_to.active_element.send_keys(Keys.ENTER)
+        wait.until(lambda d: d.execute_script(
+            "const b = document.activeElement; return b && b.dataset.group === arguments[0] && "
+            "b.closest('li.group').classList.contains('stacked') === arguments[1];", key, stacked))
+    print("inbox: Enter on Stack stacked the group and Enter again opened it, the focus staying on the button")
 
 
 def stored_then_delivered():

@@ -70,4 +70,12 @@ struct AttachmentCopiesTests {
         let again = try AttachmentCopies(folder: folder, limit: 100_000)
         #expect(again.file(Self.sha)?.mime == "image/png")
     }
+
+    @Test("Range headers: a start and end, an open end, a suffix; anything else is the whole file", arguments: [
+        ("bytes=0-9", 0...9), ("bytes=95-", 95...99), ("bytes=-10", 90...99), ("bytes=90-500", 90...99),
+        ("bytes=100-", nil), ("bytes=5-2", nil), ("bytes=0-1,4-5", nil), ("items=0-1", nil), ("bytes=x-", nil),
+    ] as [(String, ClosedRange<Int>?)])
+    func ranges(header: String, range: ClosedRange<Int>?) {
+        #expect(ControlAPI.byteRange(header, size: 100) == range)
+    }
 }

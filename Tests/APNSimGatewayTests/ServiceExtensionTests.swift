@@ -57,6 +57,13 @@ struct ServiceExtensionTests {
                     #expect(copy.headers.first(name: "content-type") == AttachmentRules.fileType(forExtension: type)?.mime)
                     let bytes = [UInt8](try await copy.body.collect(upTo: 16 << 20).readableBytesView)
                     #expect(NotificationContent.Attachment.sha256(of: bytes) == sha)
+                    // A video player seeks with Range requests.
+                    var ranged = HTTPClientRequest(url: "http://127.0.0.1:\(harness.endpoints.controlPort)/v1/attachments/\(sha)")
+                    ranged.headers.add(name: "range", value: "bytes=2-11")
+                    let part = try await HTTPClient.shared.execute(ranged, timeout: .seconds(10))
+                    #expect(part.status == .partialContent)
+                    #expect(part.headers.first(name: "content-range") == "bytes 2-11/\(bytes.count)")
+                    #expect([UInt8](try await part.body.collect(upTo: 1 << 20).readableBytesView) == Array(bytes[2...11]))
                 }
             }
         }

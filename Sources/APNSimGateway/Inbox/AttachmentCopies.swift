@@ -1,4 +1,5 @@
 import APNSimCore
+import Crypto
 import Foundation
 import Synchronization
 
@@ -13,8 +14,9 @@ final class AttachmentCopies: Sendable {
     private let temporary: Bool
 
     private struct State {
-        /// Copies being received: where the next part starts.
-        var parts: [String: Int] = [:]
+        /// Copies being received: where the next part starts, and the SHA-256 of the bytes so far (so the check at
+        /// the end reads nothing back: parts arrive on a device link's event loop).
+        var parts: [String: (next: Int, hash: SHA256)] = [:]
         /// Complete copies, by SHA-256, oldest first in `order`.
         var files: [String: (name: String, size: Int)] = [:]
         var order: [String] = []
@@ -72,11 +74,11 @@ final class AttachmentCopies: Sendable {
         }
         guard let data = Data(base64Encoded: copy.data) else { throw GatewayError("attachment copy \(sha): the data is not base64") }
         let part = folder.appendingPathComponent("\(sha).part")
-        let expected: Int? = state.withLock { state in
+        let progress: (next: Int, hash: SHA256)? = state.withLock { state in
             if state.files[sha] != nil { return nil }  // already here
-            return state.parts[sha] ?? 0
+            return state.parts[sha] ?? (0, SHA256())
         }
-        guard let expected else { return }
+        guard var (expected, hash) = progress else { return }
         guard copy.offset == expected, copy.offset + data.count <= copy.size else {
             state.withLock { _ = $0.parts.removeValue(forKey: sha) }
             try? FileManager.default.removeItem(at: part)
@@ -92,19 +94,19 @@ final class AttachmentCopies: Sendable {
             state.withLock { _ = $0.parts.removeValue(forKey: sha) }
             throw GatewayError("attachment copy \(sha): cannot write \(part.path): \(error)")
         }
+        hash.update(data: data)
         let received = copy.offset + data.count
         guard received == copy.size else {
-            state.withLock { $0.parts[sha] = received }
+            state.withLock { $0.parts[sha] = (received, hash) }
             return
         }
         state.withLock { _ = $0.parts.removeValue(forKey: sha) }
-        try finish(part, copy: copy)
+        try finish(part, copy: copy, digest: hash.finalize().map { String(format: "%02x", $0) }.joined())
     }
 
-    private func finish(_ part: URL, copy: DeviceLinkMessage.AttachmentCopy) throws(GatewayError) {
+    private func finish(_ part: URL, copy: DeviceLinkMessage.AttachmentCopy, digest: String) throws(GatewayError) {
         let sha = copy.sha256
-        guard let bytes = FileManager.default.contents(atPath: part.path),
-              NotificationContent.Attachment.sha256(of: [UInt8](bytes)) == sha else {
+        guard digest == sha else {
             try? FileManager.default.removeItem(at: part)
             throw GatewayError("attachment copy \(sha): the bytes do not have that SHA-256; the copy is dropped")
         }
@@ -116,9 +118,9 @@ final class AttachmentCopies: Sendable {
             throw GatewayError("attachment copy \(sha): cannot keep it as \(name): \(error)")
         }
         let evicted = state.withLock { state -> [String] in
-            state.files[sha] = (name, bytes.count)
+            state.files[sha] = (name, copy.size)
             state.order.append(sha)
-            state.bytes += bytes.count
+            state.bytes += copy.size
             var evicted: [String] = []
             while state.bytes > limit, state.order.count > 1 {
                 let oldest = state.order.removeFirst()

@@ -18,17 +18,44 @@ extension ControlAPI {
     func addInboxRoutes(to router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in Self.inboxFile("index.html") }
         router.get("inbox/:file") { _, context in Self.inboxFile(context.parameters.get("file") ?? "") }
-        router.get("v1/attachments/:sha256") { _, context in self.attachmentCopy(context.parameters.get("sha256") ?? "") }
+        router.get("v1/attachments/:sha256") { request, context in
+            try await self.attachmentCopy(context.parameters.get("sha256") ?? "", request: request, context: context)
+        }
     }
 
-    /// `GET /v1/attachments/{sha256}`: the device's own copy of an attachment it shows, with the type's MIME type.
-    private func attachmentCopy(_ sha256: String) -> Response {
-        guard let (url, mime) = copies.file(sha256), let data = try? Data(contentsOf: url) else {
+    /// `GET /v1/attachments/{sha256}`: the device's own copy of an attachment it shows, with the type's MIME type,
+    /// streamed from disk; a `Range: bytes=` request (a video player seeking) gets 206 and that part.
+    private func attachmentCopy(_ sha256: String, request: Request, context: BasicRequestContext) async throws -> Response {
+        guard let (url, mime) = copies.file(sha256),
+              let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int else {
             return ControlJSON.error("no device has sent a copy of attachment \(sha256.prefix(80)); the inbox shows it from its source URL",
                                      status: .notFound)
         }
-        return Response(status: .ok, headers: [.contentType: mime, .cacheControl: "max-age=31536000, immutable"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        var headers: HTTPFields = [.contentType: mime, .cacheControl: "max-age=31536000, immutable", .acceptRanges: "bytes"]
+        if let range = request.headers[.range].flatMap({ Self.byteRange($0, size: size) }) {
+            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
+            headers[.contentLength] = String(range.count)
+            return Response(status: .partialContent, headers: headers,
+                            body: try await FileIO().loadFile(path: url.path, range: range, context: context))
+        }
+        headers[.contentLength] = String(size)
+        return Response(status: .ok, headers: headers, body: try await FileIO().loadFile(path: url.path, context: context))
+    }
+
+    /// `bytes=START-END`, `bytes=START-` or `bytes=-LAST` within a file of `size` bytes; anything else (several
+    /// ranges, a range past the end) is answered with the whole file, as RFC 9110 allows.
+    static func byteRange(_ header: String, size: Int) -> ClosedRange<Int>? {
+        guard header.hasPrefix("bytes="), size > 0 else { return nil }
+        let spec = header.dropFirst(6)
+        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return nil }
+        let (first, last) = (spec[..<dash], spec[spec.index(after: dash)...])
+        if first.isEmpty {
+            guard let count = Int(last), count > 0 else { return nil }
+            return max(0, size - count)...(size - 1)
+        }
+        guard let start = Int(first), start < size else { return nil }
+        let end = last.isEmpty ? size - 1 : min(Int(last) ?? -1, size - 1)
+        return end >= start ? start...end : nil
     }
 
     private static func inboxFile(_ name: String) -> Response {

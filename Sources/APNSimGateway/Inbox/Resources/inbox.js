@@ -29,7 +29,10 @@ function newestFirst(left, right) {
 }
 
 function render() {
-  const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.id : undefined;
+  // Cards are drawn again: the notification or button that had the focus gets it back.
+  const active = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset : {};
+  const focused = active.id;
+  const group = active.group;
   const deliveries = [...inbox.deliveries.values()].sort(newestFirst);
   devicesSection.replaceChildren(...inbox.devices.map((device) =>
     deviceCard(device, deliveries, inbox.stackedGroups, (key) => {
@@ -37,6 +40,7 @@ function render() {
       render();
     })));
   if (focused) devicesSection.querySelector(`[data-id="${CSS.escape(focused)}"]`)?.focus();
+  if (group) devicesSection.querySelector(`[data-group="${CSS.escape(group)}"]`)?.focus();
   composer.devicesChanged(inbox.devices);
 }
 

@@ -208,7 +208,7 @@ function notificationGroups(deliveries, device) {
   return { groups: [...groups.values()], waiting, system, activities: [...activities.values()] };
 }
 
-function groupElement(group, stacked, onToggle) {
+function groupElement(group, key, stacked, onToggle) {
   const item = element("li", "group" + (stacked ? " stacked" : ""));
   const shown = group.items.filter((delivery) => delivery.outcome === "displayed").length;
   const label = `${group.bundleID}${group.thread ? ` · ${group.thread}` : ""}`;
@@ -217,6 +217,7 @@ function groupElement(group, stacked, onToggle) {
   if (group.items.length > 1) {
     const toggle = element("button", "stack-toggle", stacked ? `Show all ${group.items.length}` : "Stack");
     toggle.type = "button";
+    toggle.dataset.group = key;  // so focus comes back to it after the card is drawn again
     toggle.setAttribute("aria-expanded", String(!stacked));
     toggle.setAttribute("aria-label", stacked ? `Show all ${group.items.length} of ${label}` : `Stack ${label} as iOS does`);
     toggle.addEventListener("click", onToggle);
@@ -281,8 +282,8 @@ function deviceCard(device, deliveries, stackedGroups, onToggle) {
   const list = element("ul", "notifications");
   list.setAttribute("aria-label", `Notifications on ${device.name}`);
   for (const group of groups) {
-    const key = `${device.id}\u0000${group.bundleID}\u0000${group.thread || ""}`;
-    list.append(groupElement(group, stackedGroups.has(key), () => onToggle(key)));
+    const key = `${device.id}|${group.bundleID}|${group.thread || ""}`;
+    list.append(groupElement(group, key, stackedGroups.has(key), () => onToggle(key)));
   }
   if (groups.length === 0 && waiting.length === 0 && activities.length === 0) card.append(element("p", "empty", "No notifications"));
   card.append(list);
