@@ -15,6 +15,7 @@ const composer = (() => {
   const result = document.getElementById("compose-result");
   const off = document.getElementById("composer-off");
   let devices = [];
+  let shownDevices = "";
 
   /** How the media server misbehaves on request (its query parameters, docs/inbox.md). */
   const failures = [
@@ -79,6 +80,10 @@ const composer = (() => {
 
   /** inbox.js calls this with each new device list. */
   function devicesChanged(list) {
+    // Only when the devices or their apps changed: rebuilding a list the user has open would close it.
+    const signature = JSON.stringify(list.map((device) => [device.id, device.name, device.apps.map((app) => app.bundleID)]));
+    if (signature === shownDevices) return;
+    shownDevices = signature;
     devices = list;
     const chosen = fields.device.value;
     fields.device.replaceChildren(...list.map((device) => option(device.id, `${device.name} (${device.id})`)));
