@@ -320,12 +320,10 @@ public final class DeviceHost: Sendable {
     }
 
     /// The bytes of an attachment the device shows, as the device link carries them to the gateway; none when the
-    /// file is gone or no longer what was checked (the inbox then shows the source URL's).
+    /// file is gone (the inbox then shows the source URL's). The gateway checks them against the SHA-256.
     private static func copyMessages(of attachment: NotificationContent.Attachment) -> [DeviceLinkMessage] {
         guard let file = attachment.file, let data = FileManager.default.contents(atPath: file) else { return [] }
-        let bytes = [UInt8](data)
-        guard NotificationContent.Attachment.sha256(of: bytes) == attachment.sha256 else { return [] }
-        return DeviceLinkMessage.AttachmentCopy.messages(for: bytes, sha256: attachment.sha256, uti: attachment.type)
+        return DeviceLinkMessage.AttachmentCopy.messages(for: [UInt8](data), sha256: attachment.sha256, uti: attachment.type)
     }
 
     /// Sends `messages` on `link`, or keeps them for the next link when it is down or the write fails.

@@ -30,8 +30,6 @@ public struct NotificationList: Sendable {
     public private(set) var activities: [String: JSONValue] = [:]
     /// The icon badge per app; absent means no badge.
     public private(set) var badges: [String: Int] = [:]
-    /// Whether the push being received set its app's badge.
-    private var badgeSet = false
 
     /// Apple: background pushes are throttled, "no more than two or three per hour" ("Pushing background updates to
     /// your App", https://developer.apple.com/documentation/usernotifications/pushing-background-updates-to-your-app).
@@ -78,12 +76,14 @@ public struct NotificationList: Sendable {
     public mutating func receive(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload? = nil, now: Date = Date(),
                                  processed: (content: NotificationContent, run: ExtensionRun)? = nil) -> [DeviceLinkMessage.Receipt] {
         if let receipt = answered[delivery.id] { return [receipt] }
-        badgeSet = false
+        let badgeBefore = badges[delivery.bundleID]
         var receipts = path(of: delivery, payload: payload, now: now, processed: processed)
         if let index = receipts.firstIndex(where: { $0.id == delivery.id }) {
             if let processed { receipts[index].extensionRun = processed.run }
-            // The gateway shows the app's badge from receipts (docs/device-link.md).
-            if badgeSet { receipts[index].badge = .init(bundleID: delivery.bundleID, count: badges[delivery.bundleID] ?? 0) }
+            // The gateway shows the app's badge from receipts (docs/device-link.md): a push that changed it says so.
+            if badges[delivery.bundleID] != badgeBefore {
+                receipts[index].badge = .init(bundleID: delivery.bundleID, count: badges[delivery.bundleID] ?? 0)
+            }
         }
         if let first = receipts.first {
             answered[delivery.id] = first
@@ -148,7 +148,6 @@ public struct NotificationList: Sendable {
         }
         if let badge = content.badge {
             badges[delivery.bundleID] = badge == 0 ? nil : badge
-            badgeSet = true
         }
         guard content.hasVisibleAlert else {
             return [.init(id: delivery.id, outcome: .displayed, content: content,

@@ -32,6 +32,17 @@ public struct ProviderTokenSigner: Sendable {
         self.teamID = teamID
     }
 
+    /// How old a token may get before a provider makes a new one: 50 minutes, as provider libraries do. Apple
+    /// refuses one older than an hour and asks for no new one more often than every 20 minutes ("Establishing a
+    /// token-based connection to APNs",
+    /// https://developer.apple.com/documentation/usernotifications/establishing-a-token-based-connection-to-apns).
+    public static let renewalAge: TimeInterval = 50 * 60
+
+    /// Whether a token issued at `issuedAt` may still be sent at `now`, or a new one is due.
+    public static func isFresh(issuedAt: Date, at now: Date) -> Bool {
+        now.timeIntervalSince(issuedAt) < renewalAge
+    }
+
     /// A token as Apple's documentation builds it: header `{"alg":"ES256","kid":…}`, claims `{"iss":…,"iat":…}`.
     public func token(issuedAt: Date, format: SignatureFormat = .raw) -> String {
         sign(header: #"{"alg":"ES256","kid":"\#(keyID)"}"#,

@@ -6,9 +6,8 @@ import Synchronization
 
 /// The inbox's composer for a sandbox: each push goes to the gateway's own provider API over TLS, signed with a
 /// `.p8` key of the app's team from the certificates folder (`AuthKey_KEYID.p8`; the sandbox's `SIMKEY0001` when
-/// the team has none there), as any provider's would be. One JWT per key is reused for 50 minutes, as Apple asks
-/// of providers ("Establishing a token-based connection to APNs",
-/// https://developer.apple.com/documentation/usernotifications/establishing-a-token-based-connection-to-apns).
+/// the team has none there), as any provider's would be. One JWT per key is reused while
+/// ``ProviderTokenSigner/isFresh(issuedAt:at:)`` says it may be.
 final class SandboxComposer: Sendable {
     let certs: String
     let world: World
@@ -51,18 +50,16 @@ final class SandboxComposer: Sendable {
             throw error
         }
         await client.close()
-        let reason = (try? JSONDecoder().decode([String: String].self, from: Data(response.body)))?["reason"]
-        return .init(status: response.status, apnsID: response["apns-id"], reason: reason)
+        return .init(status: response.status, apnsID: response["apns-id"], reason: response.reason)
     }
 
-    /// A JWT of a key of `team` whose `.p8` is in the certificates folder, reused for 50 minutes.
+    /// A JWT of a key of `team` whose `.p8` is in the certificates folder, reused while it is fresh.
     private func token(team: String?) throws -> String {
         let keys = world.keys.values.filter { $0.team == team }.map(\.id).sorted()
         let keyID = keys.first { FileManager.default.fileExists(atPath: "\(certs)/AuthKey_\($0).p8") } ?? "SIMKEY0001"
         let keyTeam = world.keys[keyID]?.team ?? team ?? "SIMTEAM001"
         let now = clock.now()
-        if let cached = tokens.withLock({ $0[keyID] }), now.timeIntervalSince(cached.issuedAt) < 50 * 60,
-           now >= cached.issuedAt {
+        if let cached = tokens.withLock({ $0[keyID] }), ProviderTokenSigner.isFresh(issuedAt: cached.issuedAt, at: now) {
             return cached.jwt
         }
         let pem = try String(contentsOfFile: "\(certs)/AuthKey_\(keyID).p8", encoding: .utf8)

@@ -107,7 +107,9 @@ extension ScenarioSession {
             ?? "\(target.certs)/AuthKey_\(keyID).p8"
         let cacheKey = "\(keyID)|\(team)|\(p8)|\(auth.issuedAgo?.description ?? "")"
         let now = Date().addingTimeInterval(clockOffset)
-        if let cached = jwts[cacheKey], auth.issuedAgo != nil || now.timeIntervalSince(cached.issuedAt) < 50 * 60 { return cached.token }
+        if let cached = jwts[cacheKey], auth.issuedAgo != nil || ProviderTokenSigner.isFresh(issuedAt: cached.issuedAt, at: now) {
+            return cached.token
+        }
         let pem: String
         do {
             pem = try String(contentsOfFile: p8, encoding: .utf8)

@@ -42,3 +42,22 @@ public final class ChangeSignal: Sendable {
         }
     }
 }
+
+/// One kind of change a ``ChangeSignal`` wakes readers for (delivery batches, send batches, device changes, the
+/// record emptied): how many there have been, so a reader woken by the signal can tell which kinds changed.
+public final class ChangeCounter: Sendable {
+    private let value = Atomic(0)
+    private let signal: ChangeSignal?
+
+    public init(signalling signal: ChangeSignal?) {
+        self.signal = signal
+    }
+
+    public var count: Int { value.load(ordering: .relaxed) }
+
+    /// Counts one change, then wakes the signal's readers.
+    public func bump() {
+        value.add(1, ordering: .relaxed)
+        signal?.signal()
+    }
+}

@@ -10,8 +10,10 @@ public final class DeliveryRecorder: Sendable {
     private let buffer = WriteBuffer<DeliveryEvent>()
     /// Signalled after every batch; readers wait on it.
     public let changes: ChangeSignal
-    /// How many batches have been applied.
-    private let batches = Atomic(0)
+    /// Batches applied, and times the record was emptied (`POST /v1/reset`, so a reader holding deliveries knows to
+    /// drop them).
+    public let batches: ChangeCounter
+    public let erasures: ChangeCounter
 
     private let retention: Retention
 
@@ -23,6 +25,8 @@ public final class DeliveryRecorder: Sendable {
                 changes: ChangeSignal = ChangeSignal()) throws {
         self.store = store
         self.changes = changes
+        self.batches = ChangeCounter(signalling: changes)
+        self.erasures = ChangeCounter(signalling: changes)
         self.retention = Retention(limit: limits.deliveries, maximumAge: limits.maximumAge, clock: clock,
                                    count: try store.deliveryCounts().total) { keeping, before in
             try store.trimDeliveries(keeping: keeping, before: before)
@@ -37,13 +41,8 @@ public final class DeliveryRecorder: Sendable {
         try flush()
         try store.deleteAllDeliveries()
         retention.emptied()
-        erasures.add(1, ordering: .relaxed)
-        changes.signal()
+        erasures.bump()
     }
-
-    /// How many times the record was emptied (`POST /v1/reset`), so a reader holding deliveries knows to drop them.
-    public var erasureCount: Int { erasures.load(ordering: .relaxed) }
-    private let erasures = Atomic(0)
 
     /// Queues an event; cheap, callable from any thread.
     public func record(_ event: DeliveryEvent) {
@@ -63,12 +62,8 @@ public final class DeliveryRecorder: Sendable {
             return events
         }
         guard !events.isEmpty else { return }
-        batches.add(1, ordering: .relaxed)
-        changes.signal()
+        batches.bump()
     }
-
-    /// How many batches have been applied so far.
-    public var batchCount: Int { batches.load(ordering: .relaxed) }
 
     /// The deliveries `filter` matches, once there are at least `count` of them (or `deadline` has passed): a
     /// long-poll on the record, with no sleeping (what `GET /v1/deliveries?wait=` and APNSimTesting use).

@@ -87,8 +87,10 @@ public struct SendFilter: Sendable, Hashable {
     public var since: Date?
     public var limit: Int
 
-    public init(token: String? = nil, topic: String? = nil, status: Int? = nil, since: Date? = nil, limit: Int = 100) {
+    public init(token: String? = nil, apnsID: String? = nil, topic: String? = nil, status: Int? = nil, since: Date? = nil,
+                limit: Int = 100) {
         self.token = token
+        self.apnsID = apnsID
         self.topic = topic
         self.status = status
         self.since = since

@@ -8,9 +8,8 @@ public final class SendRecorder: Sendable {
     private let store: Store
     private let buffer = WriteBuffer<SendRecord>()
     private let retention: Retention
-    /// Signalled after every batch written.
-    public let changes: ChangeSignal
-    private let batches = Atomic(0)
+    /// Batches written; each signals the recorder's ``ChangeSignal``.
+    public let batches: ChangeCounter
 
     /// - Parameters:
     ///   - limits: how many sends to keep, and for how long (``RecordLimits``).
@@ -19,7 +18,7 @@ public final class SendRecorder: Sendable {
     public init(store: Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system,
                 changes: ChangeSignal = ChangeSignal()) throws {
         self.store = store
-        self.changes = changes
+        self.batches = ChangeCounter(signalling: changes)
         self.retention = Retention(limit: limits.sends, maximumAge: limits.maximumAge, clock: clock,
                                    count: try store.sendCount()) { keeping, before in
             try store.trimSends(keeping: keeping, before: before)
@@ -45,13 +44,8 @@ public final class SendRecorder: Sendable {
     public func flush() throws {
         let added = try store.insertSends { buffer.take() }
         try retention.added(added)
-        guard added > 0 else { return }
-        batches.add(1, ordering: .relaxed)
-        changes.signal()
+        if added > 0 { batches.bump() }
     }
-
-    /// How many batches have been written so far.
-    public var batchCount: Int { batches.load(ordering: .relaxed) }
 
     /// Drains the buffer until ``finish()`` is called.
     public func run() async {

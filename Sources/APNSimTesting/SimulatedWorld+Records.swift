@@ -30,9 +30,7 @@ extension SimulatedWorld {
 
     /// The record of the provider request the gateway answered with `apnsID`.
     public func send(apnsID: String) throws -> SendRecord? {
-        var filter = SendFilter()
-        filter.apnsID = apnsID
-        return try sends(filter).first
+        try sends(SendFilter(apnsID: apnsID)).first
     }
 
     /// Replays a scenario file in a fresh world of its own (as `apnsim replay` does) and returns what happened;

@@ -73,7 +73,7 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(name: .customLong("drop-link-before-ack"), help: "For testing delivery guarantees: drop the link on this many pushes before answering them, as a device dying mid-delivery would.")
     var dropLinkBeforeAck = 0
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    @Option(name: .customLong("log-level"), help: "How much to log.")
     var logLevel: Logger.Level = .warning
 
     @Flag(name: .customLong("stop-when-stdin-closes"), help: "Stop when standard input ends: apnsim up starts devices this way, so they end with it however it ends.")

@@ -75,7 +75,7 @@ struct GatewayOptions: ParsableArguments {
     @Option(help: "When the session ends, write what providers sent and what devices displayed as a scenario to this YAML file (apnsim replay runs it).")
     var record: String?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    @Option(name: .customLong("log-level"), help: "How much to log.")
     var logLevel: Logger.Level = .warning
 
     func validate() throws {

@@ -19,7 +19,7 @@ struct MediaCommand: AsyncParsableCommand {
     @Option(help: "The folder whose files are served.")
     var directory = "Scenarios/media"
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    @Option(name: .customLong("log-level"), help: "How much to log.")
     var logLevel: Logger.Level = .warning
 
     func validate() throws {

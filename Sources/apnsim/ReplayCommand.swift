@@ -41,7 +41,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(name: .customLong("media-url"), help: "With --gateway: the media server ${media} stands for (http://HOST:PORT).")
     var mediaURL = "http://127.0.0.1:8199"
 
-    @Option(name: .customLong("log-level"), help: "Logs of the worlds replayed: trace, debug, info, notice, warning, error or critical.")
+    @Option(name: .customLong("log-level"), help: "How much the worlds replayed log.")
     var logLevel: Logger.Level = .error
 
     func validate() throws {

@@ -21,7 +21,7 @@ struct AttachmentCopiesTests {
         let copies = try AttachmentCopies(folder: nil, limit: 1 << 20)
         #expect(copies.file(Self.sha) == nil)
         for part in Self.parts() { try copies.receive(part) }
-        let (url, mime) = try #require(copies.file(Self.sha))
+        let (url, mime, _) = try #require(copies.file(Self.sha))
         #expect(mime == "image/png")
         #expect(url.lastPathComponent == "\(Self.sha).png")
         #expect([UInt8](try Data(contentsOf: url)) == Self.bytes)

@@ -53,7 +53,12 @@ public struct NotificationContent: Sendable, Hashable, Codable {
 
         /// The SHA-256 of `bytes` in lower-case hex, as ``sha256`` holds it.
         public static func sha256(of bytes: [UInt8]) -> String {
-            SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+            hex(SHA256.hash(data: bytes))
+        }
+
+        /// A SHA-256 digest (one hashed piece by piece, too) in lower-case hex, as ``sha256`` holds it.
+        public static func hex(_ digest: SHA256.Digest) -> String {
+            digest.map { String(format: "%02x", $0) }.joined()
         }
 
         public init(identifier: String, type: String?, size: Int, sha256: String, url: String? = nil,

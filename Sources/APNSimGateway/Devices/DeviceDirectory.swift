@@ -54,22 +54,15 @@ final class DeviceDirectory: Sendable {
 
     private let state = Mutex(State())
     private let persist: @Sendable (DeliveryEvent) -> Void
-    /// Signalled when what `GET /v1/devices` shows changes (online, apps, refusals, badges), for the inbox.
-    private let changes: ChangeSignal?
-    private let revisions = Atomic(0)
+    /// Counts what changes in `GET /v1/devices` (online, apps, refusals, badges), for the inbox.
+    let revisions: ChangeCounter
 
     init(persist: @escaping @Sendable (DeliveryEvent) -> Void = { _ in }, changes: ChangeSignal? = nil) {
         self.persist = persist
-        self.changes = changes
+        self.revisions = ChangeCounter(signalling: changes)
     }
 
-    /// How many times what `GET /v1/devices` shows has changed.
-    var revision: Int { revisions.load(ordering: .relaxed) }
-
-    private func changed() {
-        revisions.add(1, ordering: .relaxed)
-        changes?.signal()
-    }
+    private func changed() { revisions.bump() }
 
     /// Takes back what a previous run of the gateway left in the store.
     func restore(_ saved: (registrations: [DeviceRegistration], held: [HeldPush])) {

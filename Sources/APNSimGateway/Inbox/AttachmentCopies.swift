@@ -56,12 +56,12 @@ final class AttachmentCopies: Sendable {
         if temporary { try? FileManager.default.removeItem(at: folder) }
     }
 
-    /// A copy's file and its MIME type, once it has arrived whole.
-    func file(_ sha256: String) -> (url: URL, mime: String)? {
-        guard let name = state.withLock({ $0.files[sha256]?.name }) else { return nil }
+    /// A copy's file, its MIME type and size, once it has arrived whole.
+    func file(_ sha256: String) -> (url: URL, mime: String, size: Int)? {
+        guard let (name, size) = state.withLock({ $0.files[sha256] }) else { return nil }
         let fileExtension = (name as NSString).pathExtension
         return (folder.appendingPathComponent(name),
-                AttachmentRules.fileType(forExtension: fileExtension)?.mime ?? "application/octet-stream")
+                AttachmentRules.fileType(forExtension: fileExtension)?.mime ?? "application/octet-stream", size)
     }
 
     /// Takes one part of a copy; throws a sentence when the part cannot be taken (the copy is then dropped, and the
@@ -101,7 +101,7 @@ final class AttachmentCopies: Sendable {
             return
         }
         state.withLock { _ = $0.parts.removeValue(forKey: sha) }
-        try finish(part, copy: copy, digest: hash.finalize().map { String(format: "%02x", $0) }.joined())
+        try finish(part, copy: copy, digest: NotificationContent.Attachment.hex(hash.finalize()))
     }
 
     private func finish(_ part: URL, copy: DeviceLinkMessage.AttachmentCopy, digest: String) throws(GatewayError) {

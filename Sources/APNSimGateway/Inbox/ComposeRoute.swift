@@ -49,12 +49,6 @@ extension ControlAPI {
         v1.post("compose") { request, _ in try await self.compose(request) }
     }
 
-    private static func sendFilter(apnsID: String) -> SendFilter {
-        var filter = SendFilter(limit: 1)
-        filter.apnsID = apnsID
-        return filter
-    }
-
     static let composerOff = "the composer needs a provider key to sign with; apnsim up gives it the sandbox's"
 
     private func compose(_ request: Request) async throws -> Response {
@@ -94,7 +88,7 @@ extension ControlAPI {
             return ControlJSON.error("the composer could not send through the provider API on port \(port): \(error)", status: .badGateway)
         }
         try recorder.flush()
-        let send = try answer.apnsID.flatMap { try store.sends(matching: Self.sendFilter(apnsID: $0)).first }
+        let send = try answer.apnsID.flatMap { try store.sends(matching: SendFilter(apnsID: $0, limit: 1)).first }
         return try ControlJSON.response(ComposeAnswer(status: answer.status, apnsId: answer.apnsID, reason: answer.reason,
                                                       explanation: send?.explanation, token: token, topic: topic, send: send))
     }

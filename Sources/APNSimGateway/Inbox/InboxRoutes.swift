@@ -8,12 +8,9 @@ import Synchronization
 /// (docs/inbox.md), from files in the package's resources, so it works offline; `GET /v1/events` is the
 /// Server-Sent Events stream it (and any test) listens to.
 extension ControlAPI {
-    static let inboxFiles: [String: String] = [
-        "index.html": "text/html; charset=utf-8", "inbox.css": "text/css; charset=utf-8",
-        "inbox.js": "text/javascript; charset=utf-8", "render.js": "text/javascript; charset=utf-8",
-        "details.js": "text/javascript; charset=utf-8", "composer.js": "text/javascript; charset=utf-8",
-        "sends.js": "text/javascript; charset=utf-8",
-    ]
+    /// The content type of each kind of file the page is made of; the files are whatever the resources folder holds.
+    static let inboxTypes = ["html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8",
+                             "js": "text/javascript; charset=utf-8"]
 
     func addInboxRoutes(to router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in Self.inboxFile("index.html") }
@@ -26,8 +23,7 @@ extension ControlAPI {
     /// `GET /v1/attachments/{sha256}`: the device's own copy of an attachment it shows, with the type's MIME type,
     /// streamed from disk; a `Range: bytes=` request (a video player seeking) gets 206 and that part.
     private func attachmentCopy(_ sha256: String, request: Request, context: BasicRequestContext) async throws -> Response {
-        guard let (url, mime) = copies.file(sha256),
-              let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int else {
+        guard let (url, mime, size) = copies.file(sha256) else {
             return ControlJSON.error("no device has sent a copy of attachment \(sha256.prefix(80)); the inbox shows it from its source URL",
                                      status: .notFound)
         }
@@ -59,10 +55,15 @@ extension ControlAPI {
     }
 
     private static func inboxFile(_ name: String) -> Response {
-        guard let type = inboxFiles[name] else { return ControlJSON.error("there is no inbox file \(name)", status: .notFound) }
-        guard let folder = resourcesFolder, let data = try? Data(contentsOf: folder.appendingPathComponent(name)) else {
+        guard !name.hasPrefix("."), let type = inboxTypes[(name as NSString).pathExtension] else {
+            return ControlJSON.error("there is no inbox file \(name)", status: .notFound)
+        }
+        guard let folder = resourcesFolder else {
             return ControlJSON.error("the inbox's files (\(bundleName)) are not beside the apnsim binary; copy them with it",
                                      status: .notFound)
+        }
+        guard let data = try? Data(contentsOf: folder.appendingPathComponent(name)) else {
+            return ControlJSON.error("there is no inbox file \(name)", status: .notFound)
         }
         return Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
                         body: .init(byteBuffer: ByteBuffer(bytes: data)))
@@ -85,31 +86,32 @@ extension ControlAPI {
     /// and a comment every 15 s so proxies keep the stream. It ends after five minutes (EventSource reconnects by itself) or within a second of the gateway
     /// starting to shut down.
     func events() -> Response {
-        let deliveries = self.deliveries
-        let sends = self.recorder
-        let devices = self.devices
+        // What the page follows, as event name, counter and the field its count goes in (`reset` first: the page
+        // then starts over before it asks for anything new).
+        let kinds: [(event: String, counter: ChangeCounter, field: String?)] = [
+            ("reset", deliveries.erasures, nil), ("deliveries", deliveries.batches, "batches"),
+            ("sends", recorder.batches, "batches"), ("devices", devices.revisions, "revision"),
+        ]
+        let signal = deliveries.changes
         let stopping = self.stopping
         let run = self.run
         let body = ResponseBody { writer in
             // The hello names this run of the gateway: a page that sees another one starts over.
             try await writer.write(ByteBuffer(string: "retry: 1000\nevent: hello\ndata: {\"run\":\"\(run)\"}\n\n"))
             let end = ContinuousClock.now + .seconds(300)
-            var seen = (deliveries: deliveries.batchCount, sends: sends.batchCount, devices: devices.revision, erased: deliveries.erasureCount)
+            var seen = kinds.map(\.counter.count)
             var quiet = ContinuousClock.now
             while ContinuousClock.now < end, !Task.isCancelled, !stopping.isSet {
-                // The generation before the counts: a batch written in between wakes the wait at once.
-                let generation = deliveries.changes.generation
-                var now = (deliveries: deliveries.batchCount, sends: sends.batchCount, devices: devices.revision,
-                           erased: deliveries.erasureCount)
+                // The generation before the counts: a change counted in between wakes the wait at once.
+                let generation = signal.generation
+                var now = kinds.map(\.counter.count)
                 if now == seen {
-                    await deliveries.changes.nextChange(since: generation, before: min(end, .now + .seconds(1)))
-                    now = (deliveries: deliveries.batchCount, sends: sends.batchCount, devices: devices.revision,
-                           erased: deliveries.erasureCount)
+                    await signal.nextChange(since: generation, before: min(end, .now + .seconds(1)))
+                    now = kinds.map(\.counter.count)
                 }
-                var message = now.erased != seen.erased ? "event: reset\ndata: {}\n\n" : ""
-                if now.deliveries != seen.deliveries { message += "event: deliveries\ndata: {\"batches\":\(now.deliveries)}\n\n" }
-                if now.sends != seen.sends { message += "event: sends\ndata: {\"batches\":\(now.sends)}\n\n" }
-                if now.devices != seen.devices { message += "event: devices\ndata: {\"revision\":\(now.devices)}\n\n" }
+                let message = kinds.indices.filter { now[$0] != seen[$0] }.map { index in
+                    "event: \(kinds[index].event)\ndata: {\(kinds[index].field.map { "\"\($0)\":\(now[index])" } ?? "")}\n\n"
+                }.joined()
                 seen = now
                 if !message.isEmpty {
                     quiet = .now

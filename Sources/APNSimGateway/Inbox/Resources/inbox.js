@@ -17,13 +17,6 @@ const inbox = {
   stackedGroups: new Set(),
 };
 
-async function getJSON(path) {
-  const answer = await fetch(path);
-  const body = await answer.json();
-  if (!answer.ok) throw new Error(body.error || `${path} answered ${answer.status}`);
-  return body;
-}
-
 function newestFirst(left, right) {
   return right.acceptedAt.localeCompare(left.acceptedAt) || right.id.localeCompare(left.id);
 }
@@ -76,29 +69,19 @@ async function loadOlder() {
   if (inbox.oldest && pagingLine.getBoundingClientRect().top < window.innerHeight + 400) await loadOlder();
 }
 
-/** One refresh at a time; a change that arrives meanwhile runs one more after it. */
-function serialized(work) {
-  let running = null;
-  let again = false;
-  return function run() {
-    if (running) { again = true; return running; }
-    running = work().catch((error) => { statusLine.textContent = `Could not refresh: ${error.message}`; })
-      .finally(() => {
-        running = null;
-        if (again) { again = false; run(); }
-      });
-    return running;
-  };
+/** Work of the page's own: a failure says so on the status line. */
+function reported(work) {
+  return () => work().catch((error) => { statusLine.textContent = `Could not refresh: ${error.message}`; });
 }
 
-const scheduleDeliveries = serialized(async () => { await refreshDeliveries(); render(); });
-const scheduleDevices = serialized(async () => { await refreshDevices(); render(); });
-const scheduleAll = serialized(async () => {
+const scheduleDeliveries = serialized(reported(async () => { await refreshDeliveries(); render(); }));
+const scheduleDevices = serialized(reported(async () => { await refreshDevices(); render(); }));
+const scheduleAll = serialized(reported(async () => {
   await Promise.all([refreshDevices(), refreshDeliveries()]);
   render();
   // When the newest notifications are first on screen (the browser check measures it).
   if (performance.getEntriesByName("inbox-first-render").length === 0) performance.mark("inbox-first-render");
-});
+}));
 
 /** Forgets what was loaded and loads it again: for a gateway started again (another record), or an emptied record. */
 function startOver() {

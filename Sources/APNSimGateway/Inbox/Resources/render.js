@@ -1,35 +1,7 @@
 // What a device's screen shows, built from the control API's records (docs/inbox.md): device cards, notification
 // groups by app and thread-id, banners with their attachments, Live Activity cards, and small rows for what shows
-// nothing. Pure functions of the records; inbox.js decides when to call them.
+// nothing. Pure functions of the records (helpers in common.js); inbox.js decides when to call them.
 "use strict";
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
-}
-
-/** RFC 3339 in the browser's zone, with its offset: 2026-11-23T21:05:48.120+01:00. */
-function rfc3339(iso) {
-  if (!iso) return "";
-  const date = new Date(iso);
-  const pad = (value, width = 2) => String(Math.abs(value)).padStart(width, "0");
-  const offset = -date.getTimezoneOffset();
-  const zone = offset === 0 ? "Z" : `${offset > 0 ? "+" : "-"}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:` +
-    `${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}${zone}`;
-}
-
-/** A <time>: the clock time, with the whole RFC 3339 time as its machine value and tooltip. */
-function timeElement(iso) {
-  const node = element("time", null, iso ? rfc3339(iso).slice(11, 19) : "");
-  if (iso) {
-    node.dateTime = iso;
-    node.title = rfc3339(iso);
-  }
-  return node;
-}
 
 const attachmentKinds = {
   video: ["public.mpeg-4", "public.avi", "public.mpeg", "public.mpeg-2-video"],

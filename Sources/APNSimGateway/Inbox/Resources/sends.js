@@ -7,8 +7,6 @@ const sendsLog = (() => {
   const rows = document.getElementById("sends-rows");
   const problem = document.getElementById("sends-error");
   let shown = [];
-  let refreshing = null;
-  let again = false;
 
   function query() {
     const parameters = new URLSearchParams({ limit: "50" });
@@ -48,13 +46,7 @@ const sendsLog = (() => {
     }
   }
 
-  function refresh() {
-    if (refreshing) { again = true; return; }
-    refreshing = load().finally(() => {
-      refreshing = null;
-      if (again) { again = false; refresh(); }
-    });
-  }
+  const refresh = serialized(load);
 
   function open(event) {
     const line = event.target.closest("tr[data-index]");
