@@ -171,13 +171,12 @@ public final class DeviceHost: Sendable {
             .connect(host: host, port: configuration.devicePort) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let link = DeviceLinkClientHandler(hello: hello, heartbeatInterval: heartbeatInterval,
-                                                       eventLoop: channel.eventLoop) { [self] in try handle($0) }
+                                                       eventLoop: channel.eventLoop) { [self] in try handle($0, on: channel) }
                     try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
                     try channel.pipeline.syncOperations.addHandler(link)
                     return (channel, link.ended)
                 }
             }
-        state.withLock { $0.link = channel }
         defer { state.withLock { if $0.link === channel { $0.link = nil } } }
         try await withTaskCancellationHandler {
             try await ended.get()
@@ -186,22 +185,25 @@ public final class DeviceHost: Sendable {
         }
     }
 
-    /// The device's answer to one message from the gateway; throwing ends the link.
-    private func handle(_ message: DeviceLinkMessage) throws -> [DeviceLinkMessage] {
+    /// The device's answer to one message from the gateway on `link`; throwing ends the link.
+    private func handle(_ message: DeviceLinkMessage, on link: any Channel) throws -> [DeviceLinkMessage] {
         let now = configuration.clock.now()
         switch message {
         case .welcome:
-            let (registrations, waiters) = state.withLock { state -> ([DeviceLinkMessage], [@Sendable () -> Void]) in
+            let (answers, waiters) = state.withLock { state -> ([DeviceLinkMessage], [@Sendable () -> Void]) in
+                // The link is up from here, in the same lock that empties the outbox: an answer finished from now on
+                // (a cached extension build registering its app, a receipt) goes on the link, one finished before
+                // waits in the outbox and goes out with these. Set when `connect` returned instead, a build finished
+                // between the welcome and that moment went to the outbox and stayed there: its app never
+                // registered (one world in 40 with four at once).
+                state.link = link
                 state.copied.removeAll()
                 let registrations = state.apps.compactMap { install($0, state: &state, now: now) }
-                return (registrations, Self.takeWaitersIfRegistered(&state, apps: state.apps))
+                defer { state.outbox.removeAll() }
+                return (registrations + state.outbox, Self.takeWaitersIfRegistered(&state, apps: state.apps))
             }
             for waiter in waiters { waiter() }
-            let waiting = state.withLock { state in
-                defer { state.outbox.removeAll() }
-                return state.outbox
-            }
-            return registrations + waiting
+            return answers
         case .registered(let registered):
             let waiters = state.withLock { state -> [@Sendable () -> Void] in
                 state.tokens[registered.bundleID] = registered.token

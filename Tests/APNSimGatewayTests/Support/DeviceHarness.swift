@@ -10,11 +10,7 @@ func withDevice<T: Sendable>(_ harness: GatewayHarness, id: String = "device-1",
                              apps: [AppManifest]? = nil, dropLinkBeforeAcknowledging: Int = 0, extensionBudget: Duration = .seconds(30),
                              configure: (inout DeviceHostConfiguration) -> Void = { _ in },
                              _ body: @escaping @Sendable (DeviceHost) async throws -> T) async throws -> T {
-    var configuration = DeviceHostConfiguration(
-        tls: .init(ca: harness.pki.caFile, certificate: TestPKI.deviceIdentity.certificate, privateKey: TestPKI.deviceIdentity.key),
-        device: DeviceDescriptor(id: id, name: "Test iPhone \(id)"),
-        apps: apps ?? [.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())])
-    configuration.devicePort = harness.endpoints.devicePort!
+    var configuration = deviceConfiguration(harness, id: id, apps: apps)
     configuration.dataDirectory = dataDirectory
     configuration.dropLinkBeforeAcknowledging = dropLinkBeforeAcknowledging
     configuration.extensionBudget = extensionBudget
@@ -27,11 +23,34 @@ func withDevice<T: Sendable>(_ harness: GatewayHarness, id: String = "device-1",
             try await host.run()
             return nil
         }
-        await host.waitUntilRegistered()
         defer { tasks.cancelAll() }
+        // A bound, so a registration that never comes fails the test instead of holding it forever.
+        guard await host.registers(within: .seconds(60)) else { throw ProcessTestError("\(id) did not register within 60 s") }
         let result = try await body(host)
         return result
     }
+}
+
+extension DeviceHost {
+    /// Whether every app of the device has a token or a refusal within `limit`.
+    func registers(within limit: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { race in
+            race.addTask { await self.waitUntilRegistered(); return !Task.isCancelled }
+            race.addTask { try? await Task.sleep(for: limit); return false }
+            defer { race.cancelAll() }
+            return await race.next() ?? false
+        }
+    }
+}
+
+/// A device of `harness`'s gateway with the test PKI's identity, with `apps` (by default com.example.app).
+func deviceConfiguration(_ harness: GatewayHarness, id: String, apps: [AppManifest]? = nil) -> DeviceHostConfiguration {
+    var configuration = DeviceHostConfiguration(
+        tls: .init(ca: harness.pki.caFile, certificate: TestPKI.deviceIdentity.certificate, privateKey: TestPKI.deviceIdentity.key),
+        device: DeviceDescriptor(id: id, name: "Test iPhone \(id)"),
+        apps: apps ?? [.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())])
+    configuration.devicePort = harness.endpoints.devicePort!
+    return configuration
 }
 
 /// A fresh folder for a device's data.
