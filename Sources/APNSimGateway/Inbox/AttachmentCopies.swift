@@ -78,14 +78,17 @@ final class AttachmentCopies: Sendable {
             if state.files[sha] != nil { return nil }  // already here
             return state.parts[sha] ?? (0, SHA256())
         }
-        guard var (expected, hash) = progress else { return }
+        guard let (expected, start) = progress else { return }
         guard copy.offset == expected, copy.offset + data.count <= copy.size else {
             state.withLock { _ = $0.parts.removeValue(forKey: sha) }
             try? FileManager.default.removeItem(at: part)
             throw GatewayError("attachment copy \(sha): a part at byte \(copy.offset) came where byte \(expected) was due; the copy is dropped")
         }
         do {
-            if copy.offset == 0 { FileManager.default.createFile(atPath: part.path, contents: nil) }
+            // The first part starts the file afresh (a part file left by a copy that broke off is emptied).
+            if copy.offset == 0, !FileManager.default.createFile(atPath: part.path, contents: nil) {
+                throw GatewayError("cannot create the file")
+            }
             let handle = try FileHandle(forWritingTo: part)
             defer { try? handle.close() }
             try handle.seekToEnd()
@@ -94,6 +97,7 @@ final class AttachmentCopies: Sendable {
             state.withLock { _ = $0.parts.removeValue(forKey: sha) }
             throw GatewayError("attachment copy \(sha): cannot write \(part.path): \(error)")
         }
+        var hash = start
         hash.update(data: data)
         let received = copy.offset + data.count
         guard received == copy.size else {

@@ -28,11 +28,11 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
 
     func handlerAdded(context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        let connection = self.connection
-        handshakeTimer = context.eventLoop.scheduleTask(in: .init(connection.services.policy.handshakeTimeout)) {
-            connection.services.logger.notice("provider connection closed: TLS handshake and HTTP/2 preface not done in time",
-                                              metadata: ["peer": "\(connection.remoteAddress)",
-                                                         "timeout": "\(connection.services.policy.handshakeTimeout)"])
+        let logger = connection.services.logger, timeout = connection.services.policy.handshakeTimeout
+        let peer = connection.remoteAddress
+        handshakeTimer = context.eventLoop.scheduleTask(in: .init(timeout)) {
+            logger.notice("provider connection closed: TLS handshake and HTTP/2 preface not done in time",
+                          metadata: ["peer": "\(peer)", "timeout": "\(timeout)"])
             loopBound.value.close(promise: nil)
         }
     }

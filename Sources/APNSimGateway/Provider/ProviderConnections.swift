@@ -21,7 +21,7 @@ final class ProviderConnections: Sendable {
     func broadcast(_ fault: Fault) async {
         for channel in channels.withLock({ Array($0.values) }) {
             try? await channel.eventLoop.submit {
-                try channel.pipeline.syncOperations.fireUserInboundEventTriggered(InjectedFault(fault: fault))
+                channel.pipeline.syncOperations.fireUserInboundEventTriggered(InjectedFault(fault: fault))
             }.get()
         }
     }

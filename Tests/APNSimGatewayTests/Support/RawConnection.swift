@@ -12,7 +12,7 @@ struct RawConnection: Sendable {
     static func connect(port: Int, tls: (caFile: String, alpn: [String])? = nil,
                         clientCertificate: (certificate: String, key: String)? = nil) async throws -> RawConnection {
         let received = ReceivedBytes()
-        var sslContext: NIOSSLContext?
+        let sslContext: NIOSSLContext?
         if let tls {
             var configuration = TLSConfiguration.makeClientConfiguration()
             configuration.trustRoots = .file(tls.caFile)
@@ -22,6 +22,8 @@ struct RawConnection: Sendable {
                 configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: clientCertificate.key, format: .pem))
             }
             sslContext = try NIOSSLContext(configuration: configuration)
+        } else {
+            sslContext = nil
         }
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
