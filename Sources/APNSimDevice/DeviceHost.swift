@@ -87,6 +87,17 @@ public final class DeviceHost: Sendable {
         }
     }
 
+    /// Whether every app that installs has its token (or its refusal) within `limit`: ``waitUntilRegistered()`` with a
+    /// bound, for callers that must report a device that does not register instead of waiting for it forever.
+    public func registers(within limit: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { race in
+            race.addTask { await self.waitUntilRegistered(); return !Task.isCancelled }
+            race.addTask { try? await Task.sleep(for: limit); return false }
+            defer { race.cancelAll() }
+            return await race.next() ?? false
+        }
+    }
+
     /// Calls `body` once every app that installs has its token (at once if they have), without a task to wait in:
     /// a process running thousands of devices reports each this way.
     public func whenRegistered(_ body: @escaping @Sendable () -> Void) {

@@ -79,17 +79,7 @@ struct SandboxDevices: Sendable {
     static func waitUntilRegistered(_ hosts: [DeviceHost], timeout: Duration) async -> [String] {
         await withTaskGroup(of: String?.self) { tasks in
             for host in hosts {
-                tasks.addTask {
-                    // A timeout, not a poll: registration itself is awaited.
-                    let registered = await withTaskGroup(of: Bool.self) { race in
-                        race.addTask { await host.waitUntilRegistered(); return !Task.isCancelled }
-                        race.addTask { try? await Task.sleep(for: timeout); return false }
-                        let first = await race.next() ?? false
-                        race.cancelAll()
-                        return first
-                    }
-                    return registered ? nil : host.configuration.device.id
-                }
+                tasks.addTask { await host.registers(within: timeout) ? nil : host.configuration.device.id }
             }
             var missing: [String] = []
             for await id in tasks { if let id { missing.append(id) } }

@@ -31,18 +31,6 @@ func withDevice<T: Sendable>(_ harness: GatewayHarness, id: String = "device-1",
     }
 }
 
-extension DeviceHost {
-    /// Whether every app of the device has a token or a refusal within `limit`.
-    func registers(within limit: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { race in
-            race.addTask { await self.waitUntilRegistered(); return !Task.isCancelled }
-            race.addTask { try? await Task.sleep(for: limit); return false }
-            defer { race.cancelAll() }
-            return await race.next() ?? false
-        }
-    }
-}
-
 /// A device of `harness`'s gateway with the test PKI's identity, with `apps` (by default com.example.app).
 func deviceConfiguration(_ harness: GatewayHarness, id: String, apps: [AppManifest]? = nil) -> DeviceHostConfiguration {
     var configuration = DeviceHostConfiguration(
