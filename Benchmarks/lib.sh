@@ -1,6 +1,6 @@
 # Shared by the scripts in Benchmarks/: source it after `cd` to the package root.
 # Gives: need TOOL... (installs Debian packages), release_apnsim (path of the release binary, or $APNSIM_BIN),
-# scratch (a work folder and processes cleaned up on exit), start_gateway, world_token, provider_jwt (a token by
+# scratch (a work folder and processes cleaned up on exit), start_gateway, start_nginx, world_token, provider_jwt (a token by
 # Apple's openssl recipe), wait_for WHAT CMD..., rss_mib PID, cpu_seconds PID, stamp.
 
 scratch() { # sets $work (a temporary folder) and $pids (processes to stop); both go when the script exits
@@ -62,6 +62,32 @@ cpu_seconds() { # user + system CPU time of a process so far, in seconds (/proc 
     ps -o time= -p "$1" | awk '{d=0; t=$1; if (index(t, "-")) {split(t, a, "-"); d=a[1]; t=a[2]}
                                 n=split(t, p, ":"); s=0; for (i=1; i<=n; i++) s = s*60 + p[i]; print d*86400 + s}'
   fi
+}
+
+start_nginx() { # start_nginx PORT — nginx serving HTTP/2 over TLS with the gateway's certificate on PORT, answering 200 to
+  # every POST /3/device/…: the reference the provider benchmarks run the same load against
+  local port=$1
+  cat > "$work/nginx.conf" <<NGINX
+worker_processes auto;
+error_log $work/nginx.error;
+pid $work/nginx.pid;
+events { worker_connections 16384; }
+http {
+  access_log off;
+  client_body_temp_path $work/body;
+  keepalive_requests 10000000;
+  server {
+    listen 127.0.0.1:$port ssl http2;   # the spelling Debian 12's nginx 1.22 knows (newer ones warn, still work)
+    http2_max_concurrent_streams 1000;
+    ssl_certificate $PWD/Certs/gateway.pem;
+    ssl_certificate_key $PWD/Certs/gateway-key.pem;
+    location /3/device/ { return 200; }
+  }
+}
+NGINX
+  nginx -p "$work" -c "$work/nginx.conf" -g 'daemon off;' 2>"$work/nginx.log" &
+  pids+=($!)
+  wait_for nginx 10 curl -sfk --http2 -o /dev/null -X POST "https://127.0.0.1:$port/3/device/x"
 }
 
 stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }

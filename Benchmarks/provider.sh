@@ -44,27 +44,7 @@ start_gateway "$dev_port" "$control_port" 0 "${store_flag[@]}"
 token=$(world_token "$control_port")
 
 # nginx: same certificate, HTTP/2 over TLS, answering 200 to the same POSTs.
-cat > "$work/nginx.conf" <<NGINX
-worker_processes auto;
-error_log $work/nginx.error;
-pid $work/nginx.pid;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $work/body;
-  keepalive_requests 10000000;
-  server {
-    listen 127.0.0.1:$nginx_port ssl http2;   # the spelling Debian 12's nginx 1.22 knows (newer ones warn, still work)
-    http2_max_concurrent_streams 1000;
-    ssl_certificate $PWD/Certs/gateway.pem;
-    ssl_certificate_key $PWD/Certs/gateway-key.pem;
-    location /3/device/ { return 200; }
-  }
-}
-NGINX
-nginx -p "$work" -c "$work/nginx.conf" -g 'daemon off;' 2>"$work/nginx.log" &
-pids+=($!)
-wait_for nginx 10 curl -sfk --http2 -o /dev/null -X POST "https://127.0.0.1:$nginx_port/3/device/x"
+start_nginx "$nginx_port"
 
 echo "warming up…"
 requests_saved=$requests; requests=20000

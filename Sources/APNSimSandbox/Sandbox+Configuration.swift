@@ -18,8 +18,9 @@ extension Sandbox {
         /// The devices' data (installation IDs, so tokens stay the same across runs; downloaded attachments), one
         /// folder per device under it; `nil`: a fresh temporary folder, removed when the sandbox stops.
         public var dataDirectory: String?
-        /// How long the sandbox waits for its devices to register before it reports ready anyway.
-        public var registrationTimeout: Duration = .seconds(30)
+        /// How long the sandbox waits for its devices to register before it reports ready anyway: long enough for a
+        /// Swift extension's first build on a busy machine (it returns as soon as they have).
+        public var registrationTimeout: Duration = .seconds(120)
         /// Runs the gateway and the in-process devices on this clock, which `POST /v1/clock` moves ahead.
         public var virtualClock: VirtualClock? {
             didSet {

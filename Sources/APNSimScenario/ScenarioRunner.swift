@@ -16,8 +16,9 @@ public struct ScenarioRunner: Sendable {
         public var certs: String
         /// The media server's folder for scenarios that name none.
         public var media: String
-        /// How long a step waits for a delivery or an install when its `expect.within` does not say.
-        public var within: Duration = .seconds(10)
+        /// How long a step waits for a delivery or an install when its `expect.within` does not say. A step that
+        /// passes ends as soon as what it waits for is there, so this only bounds a failing one.
+        public var within: Duration = .seconds(60)
         /// Logs of the worlds scenarios run in; errors only unless changed (the report says what happened).
         public var logger: Logger = {
             var logger = Logger(label: "apnsim.replay")
@@ -92,11 +93,12 @@ public struct ScenarioRunner: Sendable {
         configuration.useEphemeralPorts()
         configuration.virtualClock = VirtualClock()
         let certs = options.certs
+        let registrationTimeout = configuration.registrationTimeout
         do {
             let sandbox = try Sandbox(configuration, logger: options.logger)
             let steps = try await sandbox.withRunning { running in
                 if !running.unregistered.isEmpty {
-                    throw ScenarioRunError("devices \(running.unregistered.joined(separator: ", ")) did not register within 30 s")
+                    throw ScenarioRunError("devices \(running.unregistered.joined(separator: ", ")) did not register within \(ScenarioSession.seconds(registrationTimeout))")
                 }
                 let target = ScenarioSession.Target(
                     host: "127.0.0.1", providerPorts: running.providerPorts, control: ControlClient(baseURL: running.controlURL),

@@ -6,8 +6,9 @@ import Foundation
 
 extension SimulatedWorld {
     /// The delivery of the push the gateway answered with `apnsID`, once the device has said what it did with it.
-    /// Throws if there is none within `timeout` (a push to a token no device owns has none).
-    public func delivery(apnsID: String, timeout: Duration = .seconds(10)) async throws -> DeliveryRecord {
+    /// Throws if there is none within `timeout` (a push to a token no device owns has none). The wait ends as soon as
+    /// the record is there; the default is long so that a busy CI machine never runs into it.
+    public func delivery(apnsID: String, timeout: Duration = .seconds(60)) async throws -> DeliveryRecord {
         let found = try await gateway.deliveries.deliveries(matching: DeliveryFilter(apnsId: apnsID, completedOnly: true), count: 1,
                                                             until: .now + timeout)
         guard let delivery = found.first else {
@@ -17,7 +18,7 @@ extension SimulatedWorld {
     }
 
     /// A device's deliveries with an outcome, oldest first, once there are at least `count` (or `timeout` passed).
-    public func deliveries(device: String, app: String? = nil, count: Int = 1, timeout: Duration = .seconds(10)) async throws -> [DeliveryRecord] {
+    public func deliveries(device: String, app: String? = nil, count: Int = 1, timeout: Duration = .seconds(60)) async throws -> [DeliveryRecord] {
         try await gateway.deliveries.deliveries(matching: DeliveryFilter(device: device, bundleID: app, completedOnly: true, limit: 10_000),
                                                 count: count, until: .now + timeout)
     }

@@ -114,7 +114,8 @@ extension SimulatedWorld {
         public var certs = APNSimFiles.root.appendingPathComponent("Certs").path
         /// The folder the media server serves; apnsim's fixtures (`sample.jpg`, `sample.gif`, `sample.mp4`…).
         public var media = APNSimFiles.root.appendingPathComponent("Scenarios/media").path
-        public var registrationTimeout: Duration = .seconds(30)
+        /// How long the world waits for its devices to register, a Swift extension's first build included.
+        public var registrationTimeout: Duration = .seconds(120)
         /// The world's logs; warnings and worse unless changed.
         public var logger: Logger = {
             var logger = Logger(label: "apnsim.testing")

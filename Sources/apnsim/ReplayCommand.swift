@@ -30,7 +30,7 @@ struct ReplayCommand: AsyncParsableCommand {
     var media = "Scenarios/media"
 
     @Option(help: "Seconds a step waits for a delivery or an install unless its expect.within says.")
-    var within = 10.0
+    var within = 60.0
 
     @Option(help: "Replay against this running gateway's control API (http://HOST:PORT) instead of a fresh world per scenario; its record is reset before each scenario.")
     var gateway: String?

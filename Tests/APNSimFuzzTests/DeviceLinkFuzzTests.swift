@@ -29,7 +29,7 @@ extension Fuzz {
             .heartbeat(.init(sequence: 7)),
         ]
 
-        @Test("100,000 mutated frames: messages or a sentence, and what decodes is handled as a device would")
+        @Test("Seeded mutated frames: messages or a sentence, and what decodes is handled as a device would")
         func mutatedFrames() async {
             // Encoded with sorted keys: the encoder's own key order can differ from run to run, and the corpus must
             // not.

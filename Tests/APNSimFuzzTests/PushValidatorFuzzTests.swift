@@ -29,7 +29,7 @@ extension Fuzz {
             ]
         }()
 
-        @Test("100,000 mutated requests: every one a plan or a rejection with a sentence")
+        @Test("Seeded mutated requests: every one a plan or a rejection with a sentence")
         func mutatedRequests() async {
             var mutator = Mutator(seed: 0x5EED_0001, corpus: Self.requests.flatMap { [Array($0.1.utf8)] + $0.0.map { Array($0.value.utf8) } })
             var tally = FuzzTally(name: "PushValidator")

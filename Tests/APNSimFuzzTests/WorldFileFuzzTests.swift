@@ -21,7 +21,7 @@ extension Fuzz {
                   environment: development, state: expired, invalidSince: 2026-01-01T00:00:00.5Z }
             """
 
-        @Test("100,000 mutated world files: a world or a sentence naming the file")
+        @Test("Seeded mutated world files: a world or a sentence naming the file")
         func mutatedWorlds() async throws {
             let sandbox = try String(contentsOfFile: FuzzFixtures.sandboxPath, encoding: .utf8)
             var mutator = Mutator(seed: 0x5EED_0004, corpus: [Array(sandbox.utf8), Array(Self.full.utf8)])

@@ -48,11 +48,8 @@ struct ConnectionFaultTests {
                     #expect(response.status == 200)
                 }
                 await again.close()
-                var bodies: [String] = []
-                for _ in 0..<100 where bodies.count < 20 {
-                    let records = try #require(try await control.get("/v1/deliveries?token=\(token)&limit=1000&wait=5").json as? [[String: Any]])
-                    bodies = records.compactMap { ($0["content"] as? [String: Any])?["body"] as? String }
-                }
+                let records = try #require(try await control.get("/v1/deliveries?token=\(token)&limit=1000&wait=60&count=20").json as? [[String: Any]])
+                let bodies = records.compactMap { ($0["content"] as? [String: Any])?["body"] as? String }
                 #expect(bodies.sorted() == (0...19).map(String.init).sorted(), "every push displayed exactly once")
 
                 let sends = try #require(try await control.get("/v1/sends?limit=1000").json as? [[String: Any]])

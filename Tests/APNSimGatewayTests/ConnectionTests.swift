@@ -16,17 +16,20 @@ struct ConnectionTests {
         }
     }
 
+    /// A one-second idle timeout races a busy machine: the timer may fire before the request is read (the client was
+    /// slow to send it), and then the gateway rightly serves nothing. Either way the GOAWAY names the last stream it
+    /// served, which is what is checked; which way the race went is not.
     @Test("An idle connection gets GOAWAY {\"reason\":\"IdleTimeout\"} with the last stream it served, then is closed",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(10)))
     func idleTimeout() async throws {
         try await withGateway({ $0.connection.idleTimeout = .seconds(1) }) { harness in
+            let headers = harness.headers(jwt: harness.jwt())
             let client = try await harness.connect()
-            let response = try await client.send(.push(token: TestWorld.devToken, payload: GatewayHarness.alert,
-                                                       headers: harness.headers(jwt: harness.jwt())))
-            #expect(response.status == 200)
+            let served = (try? await client.send(.push(token: TestWorld.devToken, payload: GatewayHarness.alert, headers: headers)))?.status
+            #expect(served == nil || served == 200)
             let goAway = try #require(await client.goAway())
             #expect(goAway.debugData == #"{"reason":"IdleTimeout"}"#)
-            #expect(goAway.lastStreamID == 1)
+            #expect(goAway.lastStreamID == (served == 200 ? 1 : 0), "answered \(served.map(String.init) ?? "nothing")")
             await client.closed()
         }
     }

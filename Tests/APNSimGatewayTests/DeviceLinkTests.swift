@@ -36,6 +36,30 @@ struct GatewayDeviceLinkTests {
         }
     }
 
+    /// The request used to wait out its whole timeout (then 10 s, answered 504) when the device's link closed before
+    /// it answered; with a device stopped mid-install, that was a test waiting two minutes.
+    @Test("An install whose device goes offline before answering is answered 503 at once, not after its wait")
+    func installOnALinkThatCloses() async throws {
+        try await withGateway { harness in
+            let raw = try await Self.connect(harness)
+            try await raw.send(DeviceLinkFraming.frame(.hello(.init(device: .init(id: "raw-install", name: "raw")))))
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            _ = try await control.devices { $0.contains { $0["id"] as? String == "raw-install" && $0["online"] as? Bool == true } }
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask {
+                    let response = try await control.post("/v1/devices/raw-install/apps?wait=600",
+                                                          #"{"bundleID":"com.example.app","team":"SIMTEAM001"}"#)
+                    #expect(response.status == 503, "\(response.json)")
+                    #expect((response.json as? [String: Any])?["error"] as? String == "device raw-install went offline before it answered about com.example.app; install it again once it is back")
+                }
+                // The install reaches the device, which never answers it; then its link closes.
+                _ = await raw.bytes { Self.messages(in: $0).contains { if case .install = $0 { true } else { false } } }
+                await raw.close()
+                try await tasks.waitForAll()
+            }
+        }
+    }
+
     @Test("Bad first messages and bad frames get an error message, then the link closes", arguments: [
         DeviceLinkFraming.frame(.register(.init(bundleID: "com.example.app", environment: .development, installation: "I"))),
         DeviceLinkFraming.frame(.hello(.init(version: 99, device: .init(id: "raw-2", name: "raw")))),

@@ -7,14 +7,9 @@ import Testing
 /// The send-to-display path with `apnsim device` as its own process, as users run it.
 @Suite("Device processes")
 struct DeviceProcessTests {
-    /// Asks the control API until `check` holds for the device list (a few hundred local requests at most).
-    static func devices(_ control: ControlClient, until check: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
-        for _ in 0..<3000 {
-            let devices = try await control.get("/v1/devices").json as? [[String: Any]] ?? []
-            if check(devices) { return devices }
-            await Task.yield()
-        }
-        throw DeviceProcess.DeviceProcessError(description: "the device list never matched")
+    /// The device list once `check` holds for it, asked again each time the gateway says the devices changed.
+    static func devices(_ control: ControlClient, until check: @escaping @Sendable ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
+        try await control.devices(until: check)
     }
 
     static func token(_ devices: [[String: Any]], of id: String) -> String? {

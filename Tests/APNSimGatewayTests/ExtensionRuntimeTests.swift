@@ -20,7 +20,9 @@ struct ExtensionRuntimeTests {
             #expect(delivery.diagnostic.contains("did not call its content handler within 1.0 seconds"), "\(delivery.run)")
             #expect(delivery.content["title"] as? String == "Hello")
             let took = try #require(delivery.run["durationMs"] as? Int)
-            #expect(took >= 1300 && took < 3000, "budget plus grace: \(took) ms")
+            // Not before the budget and the grace are spent; how long after depends on the machine, and the outcome
+            // above already says the runtime, not the extension, ended it.
+            #expect(took >= 1300, "budget plus grace: \(took) ms")
         }
     }
 
@@ -36,10 +38,10 @@ struct ExtensionRuntimeTests {
     @Test("The app's own budget overrides the device's")
     func perAppBudget() async throws {
         let app = appWithExtension(.scripted) { $0.budget = 0.5 }
-        try await withExtensionWorld(app, budget: .seconds(30), grace: .zero) { send in
+        try await withExtensionWorld(app, grace: .zero) { send in
             let delivery = try await send(Self.script(#"{"action":"hang"}"#))
             #expect(delivery.run["outcome"] as? String == "expired")
-            #expect((delivery.run["durationMs"] as? Int ?? 0) < 5000, "\(delivery.run)")
+            #expect(delivery.diagnostic.contains("within 0.5 seconds"), "the app's budget, not the device's: \(delivery.run)")
         }
     }
 
@@ -129,35 +131,36 @@ struct ExtensionRuntimeTests {
         }
     }
 
+    /// The first device's extension hangs with a budget it never reaches, so the device is stopped mid-extension
+    /// however slow the machine is; the second device's budget is spent, and the best attempt shows it ran.
     @Test("A device stopped while its extension runs gets the push again when it is back, and shows it")
     func stoppedMidExtension() async throws {
         let data = temporaryDirectory()
         let app = appWithExtension(.scripted)
         try await withGateway { harness in
-                let control = ControlClient(port: harness.endpoints.controlPort)
-                let apnsID = UUID().uuidString
-                try await withDevice(harness, dataDirectory: data, apps: [app]) { device in
-                    let token = try #require(device.tokens["com.example.app"])
-                    // 3 s in the extension: the device is stopped well before that.
-                    let response = try await DeviceDeliveryTests.push(harness, token: token,
-                                                                      payload: Self.script(#"{"action":"modify","delay":3,"title":"Late"}"#),
-                                                                      apnsID: apnsID)
-                    #expect(response.status == 200)
-                    // The pending ack is recorded as the push reaching the device; stop the device then.
-                    for _ in 0..<200 {
-                        let found = try await control.get("/v1/deliveries?apnsId=\(apnsID)").json as? [[String: Any]]
-                        if found?.first?["deliveredAt"] != nil { break }
-                        try await Task.sleep(for: .milliseconds(50))  // no long-poll waits for an ack
-                    }
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let apnsID = UUID().uuidString
+            let payload = Self.script(#"{"action":"hang","atExpiry":"best-attempt","title":"Late"}"#)
+            try await withDevice(harness, dataDirectory: data, apps: [app], extensionBudget: .seconds(600)) { device in
+                let token = try #require(device.tokens["com.example.app"])
+                let response = try await DeviceDeliveryTests.push(harness, token: token, payload: payload, apnsID: apnsID)
+                #expect(response.status == 200)
+                // The pending ack is recorded as the push reaching the device; stop the device then.
+                try await control.waitUntil("push \(apnsID) acknowledged") {
+                    let found = try await control.get("/v1/deliveries?apnsId=\(apnsID)").json as? [[String: Any]]
+                    return found?.first?["deliveredAt"] != nil
                 }
-                let held = try await control.get("/v1/deliveries?apnsId=\(apnsID)").json as? [[String: Any]]
-                #expect(held?.first?["deliveredAt"] != nil && held?.first?["outcome"] == nil, "\(held ?? [])")
-                try await withDevice(harness, dataDirectory: data, apps: [app]) { _ in
-                    let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID, wait: 60))
-                    #expect(record["outcome"] as? String == "displayed", "\(record)")
-                    #expect((record["extension"] as? [String: Any])?["launched"] as? Bool == true)
-                    #expect((record["content"] as? [String: Any])?["title"] as? String == "Late")
-                }
+            }
+            let held = try await control.get("/v1/deliveries?apnsId=\(apnsID)").json as? [[String: Any]]
+            #expect(held?.first?["deliveredAt"] != nil && held?.first?["outcome"] == nil, "\(held ?? [])")
+            try await withDevice(harness, dataDirectory: data, apps: [app], extensionBudget: .seconds(1)) { _ in
+                let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+                #expect(record["outcome"] as? String == "displayed", "\(record)")
+                let run = record["extension"] as? [String: Any]
+                #expect(run?["launched"] as? Bool == true)
+                #expect(run?["outcome"] as? String == "expired", "\(run ?? [:])")
+                #expect((record["content"] as? [String: Any])?["title"] as? String == "Late")
+            }
         }
     }
 }

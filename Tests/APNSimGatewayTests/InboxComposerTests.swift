@@ -16,7 +16,7 @@ struct InboxComposerTests {
         var request = HTTPClientRequest(url: world.controlURL + "/v1/compose")
         request.method = .POST
         request.body = .bytes(ByteBuffer(string: body))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
         let data = Data(try await response.body.collect(upTo: 1 << 20).readableBytesView)
         return (response.status.code, try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any]))
     }
@@ -30,7 +30,7 @@ struct InboxComposerTests {
     @Test("It offers the media server's fixtures and every push type; a Braze push is displayed with the device's copy")
     func brazeThroughTheProviderAPI() async throws {
         try await SimulatedWorld.run { world in
-            let offer = try await HTTPClient.shared.execute(HTTPClientRequest(url: world.controlURL + "/v1/compose"), timeout: .seconds(10))
+            let offer = try await HTTPClient.shared.execute(HTTPClientRequest(url: world.controlURL + "/v1/compose"), timeout: .seconds(120))
             let offered = try #require(try JSONSerialization.jsonObject(with: Data(try await offer.body.collect(upTo: 1 << 20).readableBytesView)) as? [String: Any])
             #expect(offered["available"] as? Bool == true)
             let media = try #require(offered["media"] as? [String: Any])
@@ -50,11 +50,11 @@ struct InboxComposerTests {
             #expect(delivery.outcome == .displayed)
             let attachment = try #require(delivery.content?.attachments.first)
             let copy = try await HTTPClient.shared.execute(HTTPClientRequest(url: world.controlURL + "/v1/attachments/\(attachment.sha256)"),
-                                                           timeout: .seconds(10))
+                                                           timeout: .seconds(120))
             #expect(copy.status == .ok)
             #expect(copy.headers.first(name: "content-type") == "image/jpeg")
             // The app's badge, as the device reported it.
-            let devices = try await HTTPClient.shared.execute(HTTPClientRequest(url: world.controlURL + "/v1/devices"), timeout: .seconds(10))
+            let devices = try await HTTPClient.shared.execute(HTTPClientRequest(url: world.controlURL + "/v1/devices"), timeout: .seconds(120))
             let list = try #require(try JSONSerialization.jsonObject(with: Data(try await devices.body.collect(upTo: 1 << 20).readableBytesView)) as? [[String: Any]])
             let apps = try #require(list.first { $0["id"] as? String == "iphone-dev" }?["apps"] as? [[String: Any]])
             #expect(apps.first?["badge"] as? Int == 5)

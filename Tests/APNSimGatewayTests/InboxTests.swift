@@ -17,13 +17,13 @@ struct InboxTests {
             let base = "http://127.0.0.1:\(harness.endpoints.controlPort)"
             for (path, type, mention) in [("/", "text/html", "apnsim inbox"), ("/inbox/inbox.css", "text/css", "prefers-color-scheme"),
                                           ("/inbox/inbox.js", "text/javascript", "EventSource")] {
-                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + path), timeout: .seconds(10))
+                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + path), timeout: .seconds(120))
                 #expect(response.status == .ok, "\(path)")
                 #expect(response.headers.first(name: "content-type")?.hasPrefix(type) == true, "\(path)")
                 let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
                 #expect(text.contains(mention), "\(path)")
             }
-            let missing = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/inbox/secrets.txt"), timeout: .seconds(10))
+            let missing = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/inbox/secrets.txt"), timeout: .seconds(120))
             #expect(missing.status == .notFound)
         }
     }
@@ -33,7 +33,7 @@ struct InboxTests {
         try await withGateway { harness in
             try await withDevice(harness) { device in
                 let base = "http://127.0.0.1:\(harness.endpoints.controlPort)"
-                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/v1/events"), timeout: .seconds(30))
+                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/v1/events"), timeout: .seconds(120))
                 #expect(response.headers.first(name: "content-type") == "text/event-stream")
                 var text = ""
                 var sent = false
@@ -60,7 +60,7 @@ struct InboxTests {
                 // The device's registration is in the record before the stream opens (the gateway queued it before
                 // answering the device), so any deliveries event below is the test's own doing.
                 try harness.gateway.deliveries.flush()
-                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/v1/events"), timeout: .seconds(30))
+                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/v1/events"), timeout: .seconds(120))
                 var text = ""
                 var beforeReset = ""
                 var step = 0

@@ -115,7 +115,9 @@ extension ControlAPI {
     private func install(_ request: Request, device: String) async throws -> Response {
         let body = try await request.body.collect(upTo: 1 << 20)
         let manifest: AppManifest
+        let wait: Duration
         do {
+            wait = try ControlQuery.installWait(request.queryValues)
             manifest = try Self.manifest(from: Data(body.readableBytesView), world: world, now: clock.now())
         } catch {
             return ControlJSON.error(error.description)
@@ -123,14 +125,18 @@ extension ControlAPI {
         guard let link = devices.link(of: device) else {
             return ControlJSON.error("device \(device) is not connected; start it first (apnsim device --id \(device))", status: .conflict)
         }
-        switch await installs.outcome(device: device, bundleID: manifest.bundleID, timeout: .seconds(10), send: { link.send(.install(manifest)) }) {
+        switch await installs.outcome(of: manifest.bundleID, on: link, timeout: wait, send: { link.send(.install(manifest)) }) {
         case .installed(let token):
             return try ControlJSON.response(AppView(bundleID: manifest.bundleID, environment: manifest.apsEnvironment ?? .development,
                                                     token: token.hex))
         case .refused(let refusal):
             return try ControlJSON.response(["error": refusal.message, "kind": refusal.kind.rawValue], status: .unprocessableContent)
+        case .linkClosed:
+            return ControlJSON.error("device \(device) went offline before it answered about \(manifest.bundleID); install it again once it is back",
+                                     status: .serviceUnavailable)
         case .timedOut:
-            return ControlJSON.error("device \(device) did not answer within 10 s", status: .gatewayTimeout)
+            return ControlJSON.error("device \(device) did not answer about \(manifest.bundleID) within \(String(format: "%g", wait.inSeconds)) s; it may still install it (GET /v1/devices shows the outcome), or ask with a longer ?wait=",
+                                     status: .gatewayTimeout)
         }
     }
 

@@ -25,6 +25,16 @@ enum ControlQuery {
         return filter
     }
 
+    /// `POST /v1/devices/{id}/apps?wait=SECONDS`: how long the answer waits for the device to install the app (and
+    /// build its Swift extension, which on a cold cache takes minutes on a slow machine); 120 s when absent, up to 600.
+    static func installWait(_ query: [String: String]) throws(ControlAPIError) -> Duration {
+        guard let text = query["wait"] else { return .seconds(120) }
+        guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
+            throw ControlAPIError("wait must be a number of seconds above 0 and up to 600; got \(text)")
+        }
+        return .milliseconds(Int64(saturating: seconds * 1000))
+    }
+
     /// `GET /v1/deliveries?device=&token=&bundle=&apnsId=&after=&before=&order=&limit=&wait=&count=`: the filter, how long to wait,
     /// and how many deliveries with an outcome the wait is for (1 unless `count` says).
     static func deliveryFilter(_ query: [String: String]) throws(ControlAPIError) -> (DeliveryFilter, wait: Duration, count: Int) {

@@ -32,7 +32,10 @@ final class DeviceLinkHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if let session { services.directory.detach(session) }
+        if let session {
+            services.directory.detach(session)
+            services.installs.linkClosed(session)
+        }
         context.fireChannelInactive()
     }
 

@@ -7,27 +7,44 @@ final class InstallWaiters: Sendable {
     enum Outcome: Sendable {
         case installed(DeviceToken)
         case refused(DeviceLinkMessage.InstallRefused)
+        /// The link the install went out on closed before the device answered.
+        case linkClosed
         case timedOut
     }
 
-    private let waiters = Mutex<[String: CheckedContinuation<Outcome, Never>]>([:])
+    private struct Waiter {
+        var session: DeviceSession
+        var continuation: CheckedContinuation<Outcome, Never>
+    }
+
+    private let waiters = Mutex<[String: Waiter]>([:])
 
     private func key(_ device: String, _ bundleID: String) -> String { "\(device)\u{1F}\(bundleID)" }
 
-    /// Waits for the device's answer about `bundleID`, at most `timeout`.
-    func outcome(device: String, bundleID: String, timeout: Duration, send: @Sendable () -> Void) async -> Outcome {
-        let key = key(device, bundleID)
+    /// Sends the install on `session` and waits for the device's answer about `bundleID`, at most `timeout`.
+    func outcome(of bundleID: String, on session: DeviceSession, timeout: Duration, send: @Sendable () -> Void) async -> Outcome {
+        let key = key(session.descriptor.id, bundleID)
         return await withCheckedContinuation { continuation in
-            waiters.withLock { $0[key] = continuation }
+            waiters.withLock { $0[key] = Waiter(session: session, continuation: continuation) }
             send()
             Task {
                 try? await Task.sleep(for: timeout)
-                self.waiters.withLock { $0.removeValue(forKey: key) }?.resume(returning: .timedOut)
+                self.waiters.withLock { $0.removeValue(forKey: key) }?.continuation.resume(returning: .timedOut)
             }
         }
     }
 
     func resolve(device: String, bundleID: String, _ outcome: Outcome) {
-        waiters.withLock { $0.removeValue(forKey: key(device, bundleID)) }?.resume(returning: outcome)
+        waiters.withLock { $0.removeValue(forKey: key(device, bundleID)) }?.continuation.resume(returning: outcome)
+    }
+
+    /// Answers every install still waiting on `session`, which has closed: its device will not answer on it. (A
+    /// device stopped mid-install left its HTTP request waiting for the whole timeout.)
+    func linkClosed(_ session: DeviceSession) {
+        let closed = waiters.withLock { waiters -> [Waiter] in
+            let keys = waiters.filter { $0.value.session === session }.keys
+            return keys.compactMap { waiters.removeValue(forKey: $0) }
+        }
+        for waiter in closed { waiter.continuation.resume(returning: .linkClosed) }
     }
 }

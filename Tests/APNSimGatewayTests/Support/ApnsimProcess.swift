@@ -52,12 +52,12 @@ final class ApnsimProcess: Sendable {
     var printed: String { output.text }
 
     /// Waits until the output contains `text` (or `timeout` passes, which throws).
-    func waitForOutput(_ text: String, timeout: Duration = .seconds(30)) async throws -> String {
+    func waitForOutput(_ text: String, timeout: Duration = .seconds(120)) async throws -> String {
         try await output.wait(timeout: timeout) { $0.contains(text) }
     }
 
     /// Waits until `check` holds for the output (or `timeout` passes, which throws).
-    func waitForOutput(timeout: Duration = .seconds(30), until check: @escaping @Sendable (String) -> Bool) async throws -> String {
+    func waitForOutput(timeout: Duration = .seconds(120), until check: @escaping @Sendable (String) -> Bool) async throws -> String {
         try await output.wait(timeout: timeout, until: check)
     }
 

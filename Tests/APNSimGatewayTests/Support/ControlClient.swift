@@ -24,6 +24,44 @@ struct ControlClient: Sendable {
         try await request(.DELETE, path, body: nil)
     }
 
+    /// Waits until `check` holds, asking again each time `GET /v1/events` says the record or the devices changed: for
+    /// what no long-poll answers, such as the gateway seeing a device link close or a push acknowledged. The check runs
+    /// once the stream has said hello, so no change is missed between the two. `hangGuard` only ends a wait that would
+    /// never end.
+    func waitUntil(_ what: String, hangGuard: Duration = .seconds(120), _ check: @escaping @Sendable () async throws -> Bool) async throws {
+        let met = try await withThrowingTaskGroup(of: Bool.self) { tasks in
+            tasks.addTask {
+                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events"),
+                                                                   timeout: .seconds(hangGuard.components.seconds))
+                var events = response.body.makeAsyncIterator()
+                guard try await events.next() != nil else { return false }  // the hello
+                if try await check() { return true }
+                while try await events.next() != nil {
+                    if try await check() { return true }
+                }
+                return false  // the gateway stopped
+            }
+            tasks.addTask {
+                try await Task.sleep(for: hangGuard)
+                return false
+            }
+            defer { tasks.cancelAll() }
+            return try await tasks.next() ?? false
+        }
+        guard met else { throw ControlClientError("\(what): still not so after \(hangGuard), or the gateway stopped") }
+    }
+
+    /// `GET /v1/devices` once `check` holds for what it answers (see ``waitUntil(_:hangGuard:_:)``).
+    func devices(until check: @escaping @Sendable ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
+        let seen = SeenDevices()
+        try await waitUntil("the device list to match") {
+            let devices = try await get("/v1/devices").json as? [[String: Any]] ?? []
+            seen.set(devices)
+            return check(devices)
+        }
+        return seen.value
+    }
+
     private func request(_ method: HTTPMethod, _ path: String, body: String?,
                          headers: [(String, String)] = []) async throws -> (status: Int, json: Any) {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
@@ -38,4 +76,17 @@ struct ControlClient: Sendable {
         let json = (try? JSONSerialization.jsonObject(with: data)) ?? String(decoding: data, as: UTF8.self)
         return (Int(response.status.code), json)
     }
+}
+
+struct ControlClientError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The device list a check last saw (JSON values are not `Sendable`; it is written and read under a lock).
+private final class SeenDevices: @unchecked Sendable {
+    private let lock = NSLock()
+    private var devices: [[String: Any]] = []
+    func set(_ devices: [[String: Any]]) { lock.withLock { self.devices = devices } }
+    var value: [[String: Any]] { lock.withLock { devices } }
 }

@@ -69,9 +69,7 @@ func makeTestGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void
     configuration.devicePort = 0
     configuration.clock = .manual(clock)
     configure(&configuration)
-    var logger = Logger(label: "apnsim.gateway.test")
-    // APNSIM_TEST_LOG_LEVEL=notice shows why each connection closed, for chasing a rare failure across many runs.
-    logger.logLevel = ProcessInfo.processInfo.environment["APNSIM_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+    let logger = testLogger("apnsim.gateway.test")
     let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store(path: storePath), logger: logger)
     return (gateway, clock)
 }

@@ -6,8 +6,7 @@ import ServiceLifecycle
 
 /// Runs the media server on an ephemeral port, serving `Scenarios/media`, until `body` returns.
 func withMediaServer<T: Sendable>(_ body: @escaping @Sendable (_ baseURL: String) async throws -> T) async throws -> T {
-    var logger = Logger(label: "apnsim.media.test")
-    logger.logLevel = .warning
+    let logger = testLogger("apnsim.media.test")
     var server = MediaServer(directory: repositoryRoot.appendingPathComponent("Scenarios/media"), port: 0, logger: logger)
     let (ports, sink) = AsyncStream.makeStream(of: Int.self)
     server.onReady = { sink.yield($0); sink.finish() }
