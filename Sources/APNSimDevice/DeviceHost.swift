@@ -176,18 +176,28 @@ public final class DeviceHost: Sendable {
         let serverName = host.contains(where: \.isLetter) ? host : nil
         let hello = DeviceLinkMessage.hello(.init(device: configuration.device))
         let heartbeatInterval = configuration.heartbeatInterval
-        let (channel, ended) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.seconds(3))  // a black-holed gateway must not hold a stopping device for NIO's default 10 s
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connect(host: host, port: configuration.devicePort) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let link = DeviceLinkClientHandler(hello: hello, heartbeatInterval: heartbeatInterval,
-                                                       eventLoop: channel.eventLoop) { [self] in try handle($0, on: channel) }
-                    try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
-                    try channel.pipeline.syncOperations.addHandler(link)
-                    return (channel, link.ended)
+        // NIO's connect does not end when the task is cancelled: a device stopping while its gateway does not answer
+        // (a black-holed address, a full accept queue) waited out the connect timeout. The attempt's channel is
+        // closed instead, which fails the connect at once.
+        let attempt = ConnectAttempt()
+        logger.debug("device link connecting", metadata: ["device": "\(configuration.device.id)", "gateway": "\(host):\(configuration.devicePort)"])
+        let (channel, ended) = try await withTaskCancellationHandler {
+            try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.init(configuration.connectTimeout))
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .connect(host: host, port: configuration.devicePort) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try attempt.started(channel)
+                        let link = DeviceLinkClientHandler(hello: hello, heartbeatInterval: heartbeatInterval,
+                                                           eventLoop: channel.eventLoop) { [self] in try handle($0, on: channel) }
+                        try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
+                        try channel.pipeline.syncOperations.addHandler(link)
+                        return (channel, link.ended)
+                    }
                 }
-            }
+        } onCancel: {
+            attempt.cancel()
+        }
         defer { state.withLock { if $0.link === channel { $0.link = nil } } }
         try await withTaskCancellationHandler {
             try await ended.get()
@@ -401,4 +411,26 @@ public struct DeviceError: Error, CustomStringConvertible, Sendable {
 /// The gateway asked the device to restart: its link ends, and the device links again.
 struct DeviceRestarted: Error, CustomStringConvertible {
     var description: String { "the device restarted" }
+}
+
+/// The channel of a connection attempt in flight, so cancelling the task can close it.
+private final class ConnectAttempt: Sendable {
+    private let state = Mutex<(channel: (any Channel)?, cancelled: Bool)>((nil, false))
+
+    /// Called in the channel initializer; throws if the task was cancelled before the channel existed.
+    func started(_ channel: any Channel) throws {
+        let cancelled = state.withLock { state in
+            state.channel = channel
+            return state.cancelled
+        }
+        if cancelled { throw CancellationError() }
+    }
+
+    func cancel() {
+        let channel = state.withLock { state in
+            state.cancelled = true
+            return state.channel
+        }
+        channel?.close(promise: nil)
+    }
 }

@@ -21,6 +21,9 @@ public struct DeviceHostConfiguration: Sendable {
     /// Skip a service extension for a push whose category is not among its `UNNotificationExtensionCategory`.
     /// iOS ignores that key for service extensions (it is for content extensions); some believe otherwise.
     public var extensionCategoriesApply = false
+    /// How long one attempt to reach the gateway may take before it counts as failed and the device backs off. A
+    /// stopping device does not wait for it: the attempt is abandoned at once.
+    public var connectTimeout: Duration = .seconds(3)
     /// The longest pause between reconnection attempts; attempts start 0.1 s apart and double.
     public var maximumBackoff: Duration = .seconds(5)
     /// How often the device sends a heartbeat on its link.

@@ -58,6 +58,9 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(name: .customLong("device-port"), help: "Port of the gateway's device link.")
     var devicePort = 5223
 
+    @Option(name: .customLong("connect-timeout"), help: "Seconds one attempt to reach the gateway may take before the device backs off and tries again.")
+    var connectTimeout = 3.0
+
     @Option(help: "The folder Certs/generate.sh wrote (ca.pem, device.pem, device-key.pem).")
     var certs = "Certs"
 
@@ -111,6 +114,7 @@ struct DeviceCommand: AsyncParsableCommand {
                 apps: manifests)
             configuration.gatewayHost = gatewayHost
             configuration.devicePort = devicePort
+            configuration.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
             configuration.dropLinkBeforeAcknowledging = dropLinkBeforeAck
             configuration.backgroundBudget = backgroundBudget > 0 ? .init(count: backgroundBudget, period: 3600) : nil
             configuration.foreground = presentation
@@ -145,6 +149,9 @@ struct DeviceCommand: AsyncParsableCommand {
         guard (1...10_000).contains(count) else { throw ValidationError("--count takes 1 to 10000") }
         guard extensionBudget.isFinite, (0.1...600).contains(extensionBudget) else {
             throw ValidationError("--extension-budget takes 0.1 to 600 seconds; got \(extensionBudget)")
+        }
+        guard connectTimeout.isFinite, (0.1...600).contains(connectTimeout) else {
+            throw ValidationError("--connect-timeout takes 0.1 to 600 seconds; got \(connectTimeout)")
         }
         guard extensionGrace.isFinite, (0...60).contains(extensionGrace) else {
             throw ValidationError("--extension-grace takes 0 to 60 seconds; got \(extensionGrace)")

@@ -43,6 +43,18 @@ struct ProcessStopTests {
         try await Self.expectStops(device.process, on: signal, "connecting, \(count) device(s)")
     }
 
+    /// The gateway's accept queue is full, so the device's SYN goes unanswered and its connect would wait out its
+    /// timeout (600 s here; 3 s by default), which a stopping device once did.
+    @Test("A device whose gateway does not answer its connection stops without waiting for the connect timeout", arguments: signals)
+    func unansweredConnect(_ signal: Int32) async throws {
+        let listener = try FullListener()
+        defer { listener.close() }
+        let device = try await DeviceProcess.start(devicePort: listener.port, id: "unanswered", data: temporaryDirectory(),
+                                                   extra: ["--connect-timeout", "600", "--log-level", "debug"])
+        _ = try await device.process.waitForOutput("device link connecting")
+        try await Self.expectStops(device.process, on: signal, "connecting to a gateway that does not answer")
+    }
+
     @Test("A device whose gateway went away (reconnecting with back-off) stops", arguments: signals)
     func reconnecting(_ signal: Int32) async throws {
         let (gateway, _) = try makeTestGateway()
@@ -181,3 +193,48 @@ struct ProcessStopTests {
         return result?.standardOutput ?? ""
     }
 }
+
+/// A loopback listener whose accept queue is full: it never accepts, and one connection fills a backlog of 0, so the
+/// kernel drops the SYNs of every connection after it and their connects wait.
+private struct FullListener {
+    let port: Int
+    private let descriptors: [Int32]
+
+    init() throws {
+        let listener = socket(AF_INET, streamSocket, 0)
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address -> Bool in
+                bind(listener, address, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, address, &length) == 0
+            }
+        }
+        guard bound else { throw ProcessTestError("cannot listen on loopback: errno \(errno)") }
+        let filler = socket(AF_INET, streamSocket, 0)
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) == 0 }
+        }
+        guard connected else { throw ProcessTestError("cannot fill the accept queue: errno \(errno)") }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        descriptors = [listener, filler]
+    }
+
+    func close() {
+        #if canImport(Glibc)
+        for descriptor in descriptors { _ = Glibc.close(descriptor) }
+        #else
+        for descriptor in descriptors { _ = Darwin.close(descriptor) }
+        #endif
+    }
+}
+
+#if canImport(Glibc)
+private let streamSocket = Int32(SOCK_STREAM.rawValue)
+#else
+private let streamSocket = SOCK_STREAM
+#endif

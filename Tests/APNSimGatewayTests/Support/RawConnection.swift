@@ -9,8 +9,10 @@ struct RawConnection: Sendable {
     let channel: any Channel
     private let received: ReceivedBytes
 
+    /// Connects; `first` is written as soon as the connection is up, from the event loop (over TLS, right after the
+    /// handshake), so a gateway's timer that runs from the handshake never races this test's scheduling.
     static func connect(port: Int, tls: (caFile: String, alpn: [String])? = nil,
-                        clientCertificate: (certificate: String, key: String)? = nil) async throws -> RawConnection {
+                        clientCertificate: (certificate: String, key: String)? = nil, sending first: [UInt8] = []) async throws -> RawConnection {
         let received = ReceivedBytes()
         let sslContext: NIOSSLContext?
         if let tls {
@@ -32,6 +34,7 @@ struct RawConnection: Sendable {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: "localhost"))
                     }
                     try channel.pipeline.syncOperations.addHandler(Collector(received: received))
+                    if !first.isEmpty { try channel.pipeline.syncOperations.addHandler(FirstBytes(bytes: first)) }
                 }
             }
             .connect(host: "127.0.0.1", port: port)
@@ -149,4 +152,20 @@ func http2Frames(in bytes: [UInt8]) -> [(type: UInt8, stream: UInt32, payload: [
         index += 9 + length
     }
     return frames
+}
+
+/// Writes its bytes once the connection is active.
+private final class FirstBytes: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let bytes: [UInt8]
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes)), promise: nil)
+        context.fireChannelActive()
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
 }
