@@ -23,8 +23,9 @@ func withDevice<T: Sendable>(_ harness: GatewayHarness, id: String = "device-1",
             return nil
         }
         defer { tasks.cancelAll() }
-        // A bound, so a registration that never comes fails the test instead of holding it forever.
-        guard await host.registers(within: .seconds(60)) else { throw ProcessTestError("\(id) did not register within 60 s") }
+        // A bound, so a registration that never comes fails the test instead of holding it forever; long enough for a
+        // Swift extension's first build (at install) on a busy machine with a cold cache.
+        guard await host.registers(within: .seconds(300)) else { throw ProcessTestError("\(id) did not register within 300 s") }
         let result = try await body(host)
         return result
     }
