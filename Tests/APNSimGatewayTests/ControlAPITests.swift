@@ -1,4 +1,5 @@
 import APNSimCore
+import APNSimDevice
 import APNSimGateway
 import APNSimProvider
 import APNSimStore
@@ -39,6 +40,21 @@ struct ControlAPITests {
             let error = try #require((answer.json as? [String: Any])?["error"] as? String)
             let value = String(path.split(separator: "=").last!)
             #expect(error.contains("got \(value)"), "\(error)")
+        }
+    }
+
+    @Test("An install's wait out of range is a 400 naming it, before anything is sent to the device",
+          arguments: ["0", "-1", "601", "nan", "soon"])
+    func badInstallWait(_ wait: String) async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let answer = try await ControlClient(port: harness.endpoints.controlPort)
+                    .post("/v1/devices/device-1/apps?wait=\(wait)", #"{"bundleID":"com.example.other","team":"SIMTEAM001"}"#)
+                #expect(answer.status == 400)
+                #expect((answer.json as? [String: Any])?["error"] as? String
+                        == "wait must be a number of seconds above 0 and up to 600; got \(wait)")
+                #expect(device.tokens["com.example.other"] == nil, "nothing was installed")
+            }
         }
     }
 
