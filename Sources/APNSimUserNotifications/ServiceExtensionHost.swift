@@ -9,22 +9,36 @@
 ///
 /// Each push gets a new extension object, made by `makeExtension`; the process, and whatever the extension keeps in
 /// statics, lives on between pushes (apnsim's reading of iOS, which reuses the process and does not document
-/// reusing the object). `didReceive` and `serviceExtensionTimeWillExpire` run on one serial queue; the content
-/// handler may be called from any thread, and every call is passed on: the device keeps the first and records the
-/// others as violations.
+/// reusing the object).
+///
+/// Threads, as in an extension process on iOS: the main thread runs the main run loop, so work sent to
+/// `DispatchQueue.main`, `@MainActor` code and `RunLoop.main` timers run; `didReceive(_:withContentHandler:)` is
+/// called on it (Apple does not document the thread; developers on Apple's forums see a loop in `didReceive` block
+/// the extension's main thread, https://developer.apple.com/forums/thread/807554).
+/// `serviceExtensionTimeWillExpire()` is called "on a separate thread" (Apple, "serviceExtensionTimeWillExpire()",
+/// https://developer.apple.com/documentation/usernotifications/unnotificationserviceextension/serviceextensiontimewillexpire()),
+/// so it runs even while the main thread is busy. The device's requests are read on a thread of their own. The
+/// content handler may be called from any thread, and every call is passed on: the device keeps the first and
+/// records the others as violations.
 public enum ServiceExtensionHost {
     public static func run(_ makeExtension: @escaping () -> UNNotificationServiceExtension) -> Never {
         let host = Host(makeExtension: makeExtension)
-        while let line = readLine(strippingNewline: true) {
-            host.handle(line)
+        let reader = Thread {
+            while let line = readLine(strippingNewline: true) {
+                host.handle(line)
+            }
+            exit(0)  // the device closed standard input: it is stopping
         }
-        exit(0)  // the device closed standard input: it is stopping
+        reader.name = "apnsim.service-extension.requests"
+        reader.start()
+        // The main run loop, serviced for good: it runs the main queue, and with it the main actor.
+        while true { RunLoop.main.run(mode: .default, before: .distantFuture) }
     }
 
-    /// The extension objects of the pushes being handled, on the queue iOS would call them on.
-    final class Host: @unchecked Sendable {  // `extensions` is touched only on `queue`
+    /// The extension objects of the pushes being handled.
+    final class Host: @unchecked Sendable {  // `extensions` is touched only under `lock`
         private let makeExtension: () -> UNNotificationServiceExtension
-        private let queue = DispatchQueue(label: "apnsim.service-extension")
+        private let lock = NSLock()
         private var extensions: [String: UNNotificationServiceExtension] = [:]
         private let output = NSLock()
 
@@ -43,13 +57,16 @@ public enum ServiceExtensionHost {
                 let content = WireContent.content(from: message["content"] as? [String: Any] ?? [:])
                 let folder = (message["attachmentsDirectory"] as? String).map { URL(fileURLWithPath: $0, isDirectory: true) }
                 let request = UNNotificationRequest.pushed(identifier: id, content: content)
-                queue.async {
+                DispatchQueue.main.async {
                     let service = self.makeExtension()
-                    self.extensions[id] = service
+                    self.lock.withLock { self.extensions[id] = service }
                     service.didReceive(request) { [weak self] shown in self?.handOver(shown, id: id, folder: folder) }
                 }
             case "expire":
-                queue.async { self.extensions[id]?.serviceExtensionTimeWillExpire() }
+                // The extension object is the team's and not Sendable; iOS, too, calls it from a second thread here.
+                guard let found = lock.withLock({ extensions[id] }) else { return }
+                nonisolated(unsafe) let service = found
+                DispatchQueue.global().async { service.serviceExtensionTimeWillExpire() }
             default:
                 log("apnsim sent a message of type \(type), which this extension host does not know")
             }
@@ -69,7 +86,7 @@ public enum ServiceExtensionHost {
             var wire = WireContent.json(from: content)
             wire["attachments"] = attachments
             write(["type": "content", "id": id, "content": wire])
-            queue.async { self.extensions[id] = nil }
+            lock.withLock { extensions[id] = nil }
         }
 
         private func log(_ message: String) { write(["type": "log", "message": message]) }

@@ -5,8 +5,8 @@
 /// https://developer.apple.com/documentation/usernotifications/unnotificationserviceextension
 ///
 /// Where apnsim differs: the object lives in an apnsim extension process (`ServiceExtensionHost`), one per app,
-/// reused across pushes as iOS reuses it; `didReceive` is called on one serial queue and
-/// `serviceExtensionTimeWillExpire` on the same queue, never while `didReceive` is still running. The time budget,
+/// reused across pushes as iOS reuses it; `didReceive` is called on the main thread, whose run loop the process
+/// services, and `serviceExtensionTimeWillExpire` on a separate thread, as Apple documents for it. The time budget,
 /// first-call-wins and what a crash shows are the device's rules (docs/service-extensions.md).
 open class UNNotificationServiceExtension: NSObject {
     public override init() {}
