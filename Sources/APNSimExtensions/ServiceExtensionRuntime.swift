@@ -38,7 +38,7 @@ public struct ServiceExtensionRuntime: Sendable {
     /// other kinds). The compiler's messages, when it does not build, are the reason the app does not install.
     public func prepare(_ manifest: ServiceExtensionManifest) async -> ExtensionError? {
         guard manifest.kind == .swift, let source = manifest.source else { return nil }
-        if case .failure(let error) = await swiftExtensions.build(source) { return error }
+        if case .failure(let error) = await swiftExtensions.build(source, principalClass: manifest.principalClass) { return error }
         return nil
     }
 
@@ -61,7 +61,7 @@ public struct ServiceExtensionRuntime: Sendable {
             let swiftExtensions = self.swiftExtensions
             let running = await process.executable(logger: logger) {
                 kind == .swift
-                    ? await swiftExtensions.command(source: manifest.source ?? "", app: bundleID, resources: resources.map { URL(fileURLWithPath: $0) })
+                    ? await swiftExtensions.command(source: manifest.source ?? "", principalClass: manifest.principalClass, app: bundleID, resources: resources.map { URL(fileURLWithPath: $0) })
                     : .success(manifest.executable ?? [])
             }
             builtIn = ExternalExtension(process: running, directory: downloader.directory.appendingPathComponent(deliveryID), budget: budget)

@@ -34,14 +34,15 @@ public struct SwiftExtensionBuilder: Sendable {
         public var principalClass: String
     }
 
-    /// Builds `source` (a Swift file, or a folder of them) unless built already; throws the compiler's messages,
-    /// each with its file and line, when it does not build.
-    public func build(_ source: String) async throws(ExtensionError) -> Product {
+    /// Builds `source` (a Swift file, or a folder of them) unless built already, to run `principalClass` (see
+    /// ``principalClass(in:source:named:)``); throws the compiler's messages, each with its file and line, when it
+    /// does not build.
+    public func build(_ source: String, principalClass: String? = nil) async throws(ExtensionError) -> Product {
         if FileManager.default.fileExists(atPath: URL(fileURLWithPath: source).appendingPathComponent("Package.swift").path) {
             return try await buildPackage(source)
         }
         let files = try Self.swiftFiles(in: source)
-        let principal = try Self.principalClass(in: files, source: source)
+        let principal = try Self.principalClass(in: files, source: source, named: principalClass)
         let mirror = try mirrorFiles()
         let key = Self.key(of: mirror.userNotifications + mirror.coreGraphics + files, extra: principal + compiler)
         let done = cache.appendingPathComponent(key)
@@ -154,20 +155,81 @@ public struct SwiftExtensionBuilder: Sendable {
         return files
     }
 
-    /// The one class in `files` that subclasses `UNNotificationServiceExtension`, as Info.plist's
-    /// `NSExtensionPrincipalClass` names it on iOS.
-    static func principalClass(in files: [URL], source: String) throws(ExtensionError) -> String {
-        let pattern = /class\s+([A-Za-z_][A-Za-z0-9_]*)\s*:\s*UNNotificationServiceExtension\b/
-        let names = files.flatMap { file -> [String] in
-            let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
-            return text.matches(of: pattern).map { String($0.output.1) }
+    /// The class the extension process runs, chosen as iOS chooses it: the class Info.plist's
+    /// `NSExtensionPrincipalClass` names (Xcode's template: `$(PRODUCT_MODULE_NAME).NotificationService`), from the
+    /// world file's `principalClass` (`named`) or else the source's own `Info.plist`; without either, the
+    /// most-derived subclass of `UNNotificationServiceExtension` in the files, so a team's
+    /// `class NotificationService: VendorNotificationService {}` runs, not the vendor's base. Read from the source's
+    /// text, not compiled: a class whose superclass is in another module is not seen as a subclass.
+    public static func principalClass(in files: [URL], source: String, named: String? = nil) throws(ExtensionError) -> String {
+        let superclasses = Self.superclasses(in: files)
+        let services = superclasses.keys.filter { Self.isServiceExtension($0, superclasses) }.sorted()
+        let given: (name: String, from: String)?
+        if let named { given = (named, "principalClass \(named)") } else { given = try Self.infoPlistPrincipalClass(of: source) }
+        if let (name, from) = given {
+            // `$(PRODUCT_MODULE_NAME).NotificationService`, or `Module.NotificationService`: the class is after the dot.
+            let className = String(name.split(separator: ".").last ?? Substring(name))
+            guard superclasses[className] != nil else {
+                throw ExtensionError("\(from) names class \(className), and \(source) has no class of that name"
+                                     + (services.isEmpty ? "" : "; it has \(services.joined(separator: ", "))"))
+            }
+            guard services.contains(className) else {
+                throw ExtensionError("\(from) names class \(className), which does not subclass UNNotificationServiceExtension")
+            }
+            return className
         }
-        guard names.count == 1, let name = names.first else {
-            throw ExtensionError(names.isEmpty
+        // The most-derived: a subclass no other subclass extends.
+        let leaves = services.filter { candidate in !services.contains { superclasses[$0] == candidate } }
+        guard leaves.count == 1, let name = leaves.first else {
+            throw ExtensionError(leaves.isEmpty
                 ? "\(source) has no class that subclasses UNNotificationServiceExtension"
-                : "\(source) has \(names.count) classes that subclass UNNotificationServiceExtension (\(names.joined(separator: ", "))); an extension has one")
+                : "\(source) has \(leaves.count) classes that could be the extension's principal class (\(leaves.joined(separator: ", "))); name one with principalClass in the world file, or with NSExtensionPrincipalClass in an Info.plist beside the source")
         }
         return name
+    }
+
+    /// Each class declared in `files` and the first type it inherits from (its superclass, or a protocol).
+    static func superclasses(in files: [URL]) -> [String: String] {
+        let pattern = /\bclass\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:<[^>{]*>)?\s*:\s*([A-Za-z_][A-Za-z0-9_.]*)/
+        var found: [String: String] = [:]
+        for file in files {
+            let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            for match in text.matches(of: pattern) {
+                let inherited = String(match.output.2)
+                found[String(match.output.1)] = String(inherited.split(separator: ".").last ?? Substring(inherited))
+            }
+        }
+        return found
+    }
+
+    static func isServiceExtension(_ name: String, _ superclasses: [String: String]) -> Bool {
+        var current = name
+        for _ in 0..<32 {  // a chain this long is a cycle in a file that does not build anyway
+            guard let parent = superclasses[current] else { return false }
+            if parent == "UNNotificationServiceExtension" { return true }
+            current = parent
+        }
+        return false
+    }
+
+    /// `NSExtension.NSExtensionPrincipalClass` of the `Info.plist` beside a source file or in a source folder, with
+    /// the file's path to name it by; `nil` when there is no Info.plist or it names no class.
+    static func infoPlistPrincipalClass(of source: String) throws(ExtensionError) -> (String, String)? {
+        var isFolder: ObjCBool = false
+        FileManager.default.fileExists(atPath: source, isDirectory: &isFolder)
+        let folder = isFolder.boolValue ? URL(fileURLWithPath: source) : URL(fileURLWithPath: source).deletingLastPathComponent()
+        let plist = folder.appendingPathComponent("Info.plist")
+        guard let data = FileManager.default.contents(atPath: plist.path) else { return nil }
+        let root: Any
+        do {
+            root = try PropertyListSerialization.propertyList(from: data, format: nil)
+        } catch {
+            throw ExtensionError("\(plist.path) is not a property list: \(error.localizedDescription)")
+        }
+        guard let name = ((root as? [String: Any])?["NSExtension"] as? [String: Any])?["NSExtensionPrincipalClass"] as? String else {
+            return nil
+        }
+        return (name, "\(plist.path)'s NSExtensionPrincipalClass \(name)")
     }
 
     static func key(of files: [URL], extra: String) -> String {

@@ -14,21 +14,28 @@ actor SwiftExtensions {
         self.bundles = bundles
     }
 
-    /// Builds `source` (again if its files changed since); the compiler's messages when it does not build.
-    func build(_ source: String) async -> Result<SwiftExtensionBuilder.Product, ExtensionError> {
+    /// Builds `source` to run `principalClass` (again if its files changed since); the compiler's messages when it
+    /// does not build.
+    func build(_ source: String, principalClass: String?) async -> Result<SwiftExtensionBuilder.Product, ExtensionError> {
         let builder = self.builder
         let task = Task { () -> Result<SwiftExtensionBuilder.Product, ExtensionError> in
-            do throws(ExtensionError) { return .success(try await builder.build(source)) } catch { return .failure(error) }
+            do throws(ExtensionError) { return .success(try await builder.build(source, principalClass: principalClass)) } catch { return .failure(error) }
         }
-        builds[source] = task
+        builds[Self.key(source, principalClass)] = task
         return await task.value
     }
 
+    private static func key(_ source: String, _ principalClass: String?) -> String { "\(source)\u{1F}\(principalClass ?? "")" }
+
     /// The command that starts app `bundleID`'s extension built from `source`: its executable, linked into the app's
     /// bundle folder beside the app's resources.
-    func command(source: String, app bundleID: String, resources: URL?) async -> Result<[String], ExtensionError> {
+    func command(source: String, principalClass: String?, app bundleID: String, resources: URL?) async -> Result<[String], ExtensionError> {
         let built: Result<SwiftExtensionBuilder.Product, ExtensionError>
-        if let building = builds[source] { built = await building.value } else { built = await build(source) }
+        if let building = builds[Self.key(source, principalClass)] {
+            built = await building.value
+        } else {
+            built = await build(source, principalClass: principalClass)
+        }
         return built.flatMap { product in
             Result { try Self.bundle(product, app: bundleID, resources: resources, in: bundles) }
                 .mapError { ExtensionError("cannot make the app bundle folder of \(bundleID)'s extension: \($0.localizedDescription)") }

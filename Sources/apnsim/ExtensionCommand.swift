@@ -12,6 +12,8 @@ struct ExtensionCommand: AsyncParsableCommand {
         subcommands: [Build.self, Run.self]
     )
 
+    static let principalClassHelp: ArgumentHelp = "The class to run, as NSExtensionPrincipalClass names it; by default the one an Info.plist beside the source names, else the most-derived subclass of UNNotificationServiceExtension."
+
     struct Build: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Build a NotificationService.swift (or a folder of Swift files) written against Apple's UserNotifications.")
@@ -19,11 +21,14 @@ struct ExtensionCommand: AsyncParsableCommand {
         @Argument(help: "The extension's Swift file, or a folder of Swift files.")
         var path: String
 
+        @Option(name: .customLong("principal-class"), help: ExtensionCommand.principalClassHelp)
+        var principalClass: String?
+
         func run() async throws {
             let started = ContinuousClock.now
             Console.say("apnsim extension: building \(path)…")
             do {
-                let product = try await SwiftExtensionBuilder().build(path)
+                let product = try await SwiftExtensionBuilder().build(path, principalClass: principalClass)
                 Console.say("apnsim extension: built \(product.principalClass) in \(Seconds(ContinuousClock.now - started)): \(product.executable.path)")
             } catch {
                 throw ExtensionCommand.fail("\(error)")
@@ -44,6 +49,9 @@ struct ExtensionCommand: AsyncParsableCommand {
 
         @Option(help: "The push's JSON payload.")
         var payload: String
+
+        @Option(name: .customLong("principal-class"), help: ExtensionCommand.principalClassHelp)
+        var principalClass: String?
 
         @Option(help: "The app's resources folder, where the extension's Bundle.main finds bundled files.")
         var resources: String?
@@ -78,7 +86,8 @@ struct ExtensionCommand: AsyncParsableCommand {
             let isSwift = path.hasSuffix(".swift") || Self.isFolder(path)
             let manifest = ServiceExtensionManifest(bundleID: "com.example.app.NotificationService", kind: isSwift ? .swift : .executable,
                                                     filtering: filtering, budget: budget,
-                                                    executable: isSwift ? nil : [path], source: isSwift ? path : nil)
+                                                    executable: isSwift ? nil : [path], source: isSwift ? path : nil,
+                                                    principalClass: isSwift ? principalClass : nil)
             if let why = manifest.reasonNotLaunched(payload: push, deviceOS: DeviceDescriptor(id: "", name: "").os) {
                 Console.say("not launched: \(why)")
                 return

@@ -19,6 +19,10 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
     /// For kind `swift`: the extension's Swift source, a file or a folder; a relative path in a world file is taken
     /// from the file's folder.
     public var source: String?
+    /// For kind `swift`: the class the extension process runs, as Info.plist's `NSExtensionPrincipalClass` names it
+    /// (`NotificationService`, or Xcode's `$(PRODUCT_MODULE_NAME).NotificationService`); `nil`: the one the source's
+    /// Info.plist names, else the most-derived subclass of `UNNotificationServiceExtension` in the source.
+    public var principalClass: String?
     /// The Team ID it is signed by; `nil`: the app's.
     public var team: String?
     /// The provisioning profile it is signed with; `nil`: its own explicit App ID and profile, as Xcode's automatic
@@ -46,11 +50,12 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
     public init(bundleID: String, kind: ExtensionKind, team: String? = nil, profile: ProvisioningProfile? = nil,
                 extensionPoint: String = serviceExtensionPoint, deploymentTarget: String? = nil, embedded: Bool = true,
                 filtering: Bool = false, appGroup: String? = nil, categories: [String] = [], budget: Double? = nil,
-                memoryLimitMiB: Int = 24, executable: [String]? = nil, source: String? = nil) {
+                memoryLimitMiB: Int = 24, executable: [String]? = nil, source: String? = nil, principalClass: String? = nil) {
         self.bundleID = bundleID
         self.kind = kind
         self.executable = executable
         self.source = source
+        self.principalClass = principalClass
         self.team = team
         self.profile = profile
         self.extensionPoint = extensionPoint
@@ -65,7 +70,7 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case bundleID, kind, team, profile, extensionPoint, deploymentTarget, embedded, filtering, appGroup, categories, budget,
-             memoryLimitMiB, executable, source
+             memoryLimitMiB, executable, source, principalClass
     }
 
     public init(from decoder: any Decoder) throws {
@@ -83,7 +88,8 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
                   budget: try container.decodeIfPresent(Double.self, forKey: .budget),
                   memoryLimitMiB: try container.decodeIfPresent(Int.self, forKey: .memoryLimitMiB) ?? 24,
                   executable: try container.decodeIfPresent([String].self, forKey: .executable),
-                  source: try container.decodeIfPresent(String.self, forKey: .source))
+                  source: try container.decodeIfPresent(String.self, forKey: .source),
+                  principalClass: try container.decodeIfPresent(String.self, forKey: .principalClass))
         guard (kind == .executable) == !(executable ?? []).isEmpty else {
             throw DecodingError.dataCorruptedError(forKey: .executable, in: container,
                                                    debugDescription: "kind executable takes an executable (a command and its arguments), and only it does")
@@ -91,6 +97,10 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
         guard (kind == .swift) == !(source ?? "").isEmpty else {
             throw DecodingError.dataCorruptedError(forKey: .source, in: container,
                                                    debugDescription: "kind swift takes a source (a Swift file or a folder of them), and only it does")
+        }
+        if principalClass != nil && kind != .swift {
+            throw DecodingError.dataCorruptedError(forKey: .principalClass, in: container,
+                                                   debugDescription: "principalClass names the class of a kind swift extension, and only it takes one")
         }
         if let budget, !(budget.isFinite && (0.1...600).contains(budget)) {
             throw DecodingError.dataCorruptedError(forKey: .budget, in: container, debugDescription: "budget takes 0.1 to 600 seconds; got \(budget)")
