@@ -37,8 +37,8 @@ public struct ServiceExtensionRuntime: Sendable {
     /// Readies `manifest`'s extension for pushes: builds a kind `swift` one, once per source (nothing to do for the
     /// other kinds). The compiler's messages, when it does not build, are the reason the app does not install.
     public func prepare(_ manifest: ServiceExtensionManifest) async -> ExtensionError? {
-        guard manifest.kind == .swift, let source = manifest.source else { return nil }
-        if case .failure(let error) = await swiftExtensions.build(source, principalClass: manifest.principalClass) { return error }
+        guard manifest.kind == .swift, manifest.source != nil else { return nil }
+        if case .failure(let error) = await swiftExtensions.build(manifest) { return error }
         return nil
     }
 
@@ -61,7 +61,7 @@ public struct ServiceExtensionRuntime: Sendable {
             let swiftExtensions = self.swiftExtensions
             let running = await process.executable(logger: logger) {
                 kind == .swift
-                    ? await swiftExtensions.command(source: manifest.source ?? "", principalClass: manifest.principalClass, app: bundleID, resources: resources.map { URL(fileURLWithPath: $0) })
+                    ? await swiftExtensions.command(manifest, app: bundleID, resources: resources.map { URL(fileURLWithPath: $0) })
                     : .success(manifest.executable ?? [])
             }
             builtIn = ExternalExtension(process: running, directory: downloader.directory.appendingPathComponent(deliveryID), budget: budget)

@@ -35,16 +35,19 @@ public struct SwiftExtensionBuilder: Sendable {
     }
 
     /// Builds `source` (a Swift file, or a folder of them) unless built already, to run `principalClass` (see
-    /// ``principalClass(in:source:named:)``); throws the compiler's messages, each with its file and line, when it
-    /// does not build.
-    public func build(_ source: String, principalClass: String? = nil) async throws(ExtensionError) -> Product {
+    /// ``principalClass(in:source:named:)``), with the `modules` it imports each built first under its own name;
+    /// throws the compiler's messages, each with its file and line, when it does not build.
+    public func build(_ source: String, principalClass: String? = nil, modules: [ServiceExtensionManifest.Module] = [])
+        async throws(ExtensionError) -> Product {
         if FileManager.default.fileExists(atPath: URL(fileURLWithPath: source).appendingPathComponent("Package.swift").path) {
             return try await buildPackage(source)
         }
         let files = try Self.swiftFiles(in: source)
-        let principal = try Self.principalClass(in: files, source: source, named: principalClass)
+        let ordered = try Self.dependencyOrder(modules)
+        let principal = try Self.principalClass(in: files + ordered.flatMap(\.files), source: source, named: principalClass)
         let mirror = try mirrorFiles()
-        let key = Self.key(of: mirror.userNotifications + mirror.coreGraphics + files, extra: principal + compiler)
+        let key = Self.key(of: mirror.userNotifications + mirror.coreGraphics + ordered.flatMap(\.files) + files,
+                           extra: principal + compiler + ordered.map(\.module.name).joined(separator: ","))
         let done = cache.appendingPathComponent(key)
         let product = Product(executable: done.appendingPathComponent(principal), principalClass: principal)
         if FileManager.default.isExecutableFile(atPath: product.executable.path) { return product }
@@ -55,7 +58,8 @@ public struct SwiftExtensionBuilder: Sendable {
         defer { try? FileManager.default.removeItem(at: work) }
         do {
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-            try Data("import UserNotifications\nServiceExtensionHost.run { \(principal)() }\n".utf8)
+            let imports = (["UserNotifications"] + ordered.map(\.module.name)).map { "import \($0)\n" }.joined()
+            try Data("\(imports)ServiceExtensionHost.run { \(principal)() }\n".utf8)
                 .write(to: work.appendingPathComponent("main.swift"))
         } catch {
             throw ExtensionError("cannot write the build of \(source) under \(cache.path): \(error.localizedDescription)")
@@ -71,6 +75,15 @@ public struct SwiftExtensionBuilder: Sendable {
         try await run([compiler, "-parse-as-library", "-emit-library", "-static", "-module-name", "UserNotifications", "-emit-module",
                        "-emit-module-path", "\(out)/UserNotifications.swiftmodule", "-o", "\(out)/libUserNotifications.a"]
                       + mirror.userNotifications.map(\.path), building: "apnsim's UserNotifications")
+        // The team's modules, each as itself (`import VendorNotificationServiceExtension` works as in Xcode), in the
+        // order their imports need; a module is linked before those it imports.
+        for (module, moduleFiles) in ordered {
+            try await run([compiler, "-parse-as-library", "-emit-library", "-static", "-swift-version", "5", "-module-name", module.name,
+                           "-emit-module", "-emit-module-path", "\(out)/\(module.name).swiftmodule", "-I", out,
+                           "-o", "\(out)/lib\(module.name).a"] + moduleFiles.map(\.path),
+                          building: "module \(module.name) (\(module.source))")
+            linked.insert("-l\(module.name)", at: 0)
+        }
         // Swift 5 mode, as Xcode's extension templates build: code written for Apple's callbacks (captured `self`
         // in a URLSession completion handler) is accepted as Xcode accepts it.
         try await run([compiler, "-swift-version", "5", "-module-name", "NotificationServiceExtension", "-I", out, "-L", out]
@@ -186,6 +199,37 @@ public struct SwiftExtensionBuilder: Sendable {
                 : "\(source) has \(leaves.count) classes that could be the extension's principal class (\(leaves.joined(separator: ", "))); name one with principalClass in the world file, or with NSExtensionPrincipalClass in an Info.plist beside the source")
         }
         return name
+    }
+
+    /// `modules` with their Swift files, each after the modules it imports (as listed where imports do not decide);
+    /// two that import each other, or one whose source is missing, is an error naming them.
+    package static func dependencyOrder(_ modules: [ServiceExtensionManifest.Module])
+        throws(ExtensionError) -> [(module: ServiceExtensionManifest.Module, files: [URL])] {
+        var pending: [(module: ServiceExtensionManifest.Module, files: [URL], imports: Set<String>)] = []
+        let names = Set(modules.map(\.name))
+        let importPattern = /(?m)^\s*(?:@[A-Za-z_]+(?:\([^)]*\))?\s+)*import\s+(?:(?:class|struct|enum|protocol|typealias|func|var|let)\s+)?([A-Za-z_][A-Za-z0-9_]*)/
+        for module in modules {
+            let files: [URL]
+            do {
+                files = try swiftFiles(in: module.source)
+            } catch {
+                throw ExtensionError("module \(module.name): \(error.description)")
+            }
+            let imports = files.flatMap { file in
+                ((try? String(contentsOf: file, encoding: .utf8)) ?? "").matches(of: importPattern).map { String($0.output.1) }
+            }
+            pending.append((module, files, Set(imports).intersection(names).subtracting([module.name])))
+        }
+        var ordered: [(module: ServiceExtensionManifest.Module, files: [URL])] = []
+        while !pending.isEmpty {
+            let built = Set(ordered.map(\.module.name))
+            guard let next = pending.firstIndex(where: { $0.imports.isSubset(of: built) }) else {
+                throw ExtensionError("modules \(pending.map(\.module.name).joined(separator: ", ")) import each other; Swift modules cannot")
+            }
+            let (module, files, _) = pending.remove(at: next)
+            ordered.append((module, files))
+        }
+        return ordered
     }
 
     /// Each class declared in `files` and the first type it inherits from (its superclass, or a protocol).

@@ -14,27 +14,34 @@ actor SwiftExtensions {
         self.bundles = bundles
     }
 
-    /// Builds `source` to run `principalClass` (again if its files changed since); the compiler's messages when it
-    /// does not build.
-    func build(_ source: String, principalClass: String?) async -> Result<SwiftExtensionBuilder.Product, ExtensionError> {
+    /// Builds the manifest's `source` to run its principal class, with its modules (again if a file changed since);
+    /// the compiler's messages when it does not build.
+    func build(_ manifest: ServiceExtensionManifest) async -> Result<SwiftExtensionBuilder.Product, ExtensionError> {
         let builder = self.builder
         let task = Task { () -> Result<SwiftExtensionBuilder.Product, ExtensionError> in
-            do throws(ExtensionError) { return .success(try await builder.build(source, principalClass: principalClass)) } catch { return .failure(error) }
+            do throws(ExtensionError) {
+                return .success(try await builder.build(manifest.source ?? "", principalClass: manifest.principalClass, modules: manifest.modules))
+            } catch {
+                return .failure(error)
+            }
         }
-        builds[Self.key(source, principalClass)] = task
+        builds[Self.key(manifest)] = task
         return await task.value
     }
 
-    private static func key(_ source: String, _ principalClass: String?) -> String { "\(source)\u{1F}\(principalClass ?? "")" }
+    /// What decides a build: the source, the class it runs and the modules it imports.
+    private static func key(_ manifest: ServiceExtensionManifest) -> String {
+        ([manifest.source ?? "", manifest.principalClass ?? ""] + manifest.modules.map { "\($0.name)=\($0.source)" }).joined(separator: "\u{1F}")
+    }
 
-    /// The command that starts app `bundleID`'s extension built from `source`: its executable, linked into the app's
+    /// The command that starts app `bundleID`'s extension built from the manifest: its executable, linked into the app's
     /// bundle folder beside the app's resources.
-    func command(source: String, principalClass: String?, app bundleID: String, resources: URL?) async -> Result<[String], ExtensionError> {
+    func command(_ manifest: ServiceExtensionManifest, app bundleID: String, resources: URL?) async -> Result<[String], ExtensionError> {
         let built: Result<SwiftExtensionBuilder.Product, ExtensionError>
-        if let building = builds[Self.key(source, principalClass)] {
+        if let building = builds[Self.key(manifest)] {
             built = await building.value
         } else {
-            built = await build(source, principalClass: principalClass)
+            built = await build(manifest)
         }
         return built.flatMap { product in
             Result { try Self.bundle(product, app: bundleID, resources: resources, in: bundles) }

@@ -14,6 +14,19 @@ struct ExtensionCommand: AsyncParsableCommand {
 
     static let principalClassHelp: ArgumentHelp = "The class to run, as NSExtensionPrincipalClass names it; by default the one an Info.plist beside the source names, else the most-derived subclass of UNNotificationServiceExtension."
 
+    static let moduleHelp: ArgumentHelp = "A Swift module the extension imports, NAME:PATH (a folder of Swift files, such as a vendor's extension module as SwiftPM checked it out); built first, under its own name; repeatable."
+
+    /// `--module NAME:PATH` values as modules.
+    static func modules(_ values: [String]) throws -> [ServiceExtensionManifest.Module] {
+        try values.map { value in
+            let parts = value.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ExtensionCommand.fail("--module takes NAME:PATH, such as VendorExtension:vendor/Sources/VendorExtension; got \(value)")
+            }
+            return .init(name: parts[0], source: parts[1])
+        }
+    }
+
     struct Build: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Build a NotificationService.swift (or a folder of Swift files) written against Apple's UserNotifications.")
@@ -24,11 +37,15 @@ struct ExtensionCommand: AsyncParsableCommand {
         @Option(name: .customLong("principal-class"), help: ExtensionCommand.principalClassHelp)
         var principalClass: String?
 
+        @Option(name: .customLong("module"), help: ExtensionCommand.moduleHelp)
+        var modules: [String] = []
+
         func run() async throws {
             let started = ContinuousClock.now
+            let modules = try ExtensionCommand.modules(self.modules)
             Console.say("apnsim extension: building \(path)…")
             do {
-                let product = try await SwiftExtensionBuilder().build(path, principalClass: principalClass)
+                let product = try await SwiftExtensionBuilder().build(path, principalClass: principalClass, modules: modules)
                 Console.say("apnsim extension: built \(product.principalClass) in \(Seconds(ContinuousClock.now - started)): \(product.executable.path)")
             } catch {
                 throw ExtensionCommand.fail("\(error)")
@@ -52,6 +69,9 @@ struct ExtensionCommand: AsyncParsableCommand {
 
         @Option(name: .customLong("principal-class"), help: ExtensionCommand.principalClassHelp)
         var principalClass: String?
+
+        @Option(name: .customLong("module"), help: ExtensionCommand.moduleHelp)
+        var modules: [String] = []
 
         @Option(help: "The app's resources folder, where the extension's Bundle.main finds bundled files.")
         var resources: String?
@@ -87,7 +107,8 @@ struct ExtensionCommand: AsyncParsableCommand {
             let manifest = ServiceExtensionManifest(bundleID: "com.example.app.NotificationService", kind: isSwift ? .swift : .executable,
                                                     filtering: filtering, budget: budget,
                                                     executable: isSwift ? nil : [path], source: isSwift ? path : nil,
-                                                    principalClass: isSwift ? principalClass : nil)
+                                                    principalClass: isSwift ? principalClass : nil,
+                                                    modules: isSwift ? try ExtensionCommand.modules(modules) : [])
             if let why = manifest.reasonNotLaunched(payload: push, deviceOS: DeviceDescriptor(id: "", name: "").os) {
                 Console.say("not launched: \(why)")
                 return

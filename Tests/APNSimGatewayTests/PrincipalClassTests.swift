@@ -5,8 +5,9 @@ import Testing
 
 /// Which class an extension process runs, chosen as iOS chooses it (docs/own-extensions.md): Info.plist's
 /// `NSExtensionPrincipalClass`, from the world file or beside the source, else the most-derived subclass. Read from
-/// the source's text, so no build is needed to check it.
-@Suite("Own extensions: the principal class")
+/// the source's text, so no build is needed to check it. And the modules an extension imports, in the order their
+/// imports need, with a sentence naming the module, file and line when one does not build.
+@Suite("Own extensions: the principal class and modules")
 struct PrincipalClassTests {
     static let base = "open class VendorService: UNNotificationServiceExtension {\n    open func hook() {}\n}\n"
     static let subclass = "final class NotificationService: VendorService {\n    override func hook() {}\n}\n"
@@ -93,5 +94,35 @@ struct PrincipalClassTests {
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(ServiceExtensionManifest.self, from: Data(json.utf8)) }
         let swift = #"{"bundleID":"com.example.app.NotificationService","kind":"swift","source":"x","principalClass":"NotificationService"}"#
         #expect(try JSONDecoder().decode(ServiceExtensionManifest.self, from: Data(swift.utf8)).principalClass == "NotificationService")
+    }
+
+    @Test("Modules are built after the modules they import, whatever order the world file lists them in")
+    func moduleOrder() throws {
+        let base = try Self.source(["Base.swift": "import UserNotifications\nopen class VendorBase: UNNotificationServiceExtension {}\n"])
+        let helpers = try Self.source(["Helpers.swift": "import Foundation\n@_exported import VendorBase\npublic func helper() {}\n"])
+        let ui = try Self.source(["UI.swift": "import VendorHelpers\nimport struct VendorBase.Nothing\n"])
+        let ordered = try SwiftExtensionBuilder.dependencyOrder([.init(name: "VendorUI", source: ui), .init(name: "VendorHelpers", source: helpers),
+                                                                 .init(name: "VendorBase", source: base)])
+        #expect(ordered.map(\.module.name) == ["VendorBase", "VendorHelpers", "VendorUI"])
+    }
+
+    @Test("Bad modules: two that import each other, a source that is not there, one that does not build (module, file and line)")
+    func badModules() async throws {
+        let a = try Self.source(["A.swift": "import ModuleB\n"])
+        let b = try Self.source(["B.swift": "import ModuleA\n"])
+        #expect(Self.error { try SwiftExtensionBuilder.dependencyOrder([.init(name: "ModuleA", source: a), .init(name: "ModuleB", source: b)]).description }
+                == "modules ModuleA, ModuleB import each other; Swift modules cannot")
+        #expect(Self.error { try SwiftExtensionBuilder.dependencyOrder([.init(name: "Vendor", source: "/nowhere/Vendor")]).description }
+                == "module Vendor: the extension source /nowhere/Vendor does not exist")
+
+        let broken = try Self.source(["Broken.swift": "import UserNotifications\n\nopen class VendorBase: UNNotificationServiceExtension {\n    func f() -> Int { \"not a number\" }\n}\n"])
+        let team = try Self.source(["NotificationService.swift": "import VendorBroken\nclass NotificationService: VendorBase {}\n"])
+        do {
+            _ = try await SwiftExtensionBuilder().build(team, modules: [.init(name: "VendorBroken", source: broken)])
+            Issue.record("a module that does not build was built")
+        } catch {
+            #expect(error.description.hasPrefix("module VendorBroken (\(broken)) does not build: \(broken)/Broken.swift:4:"), "\(error)")
+            #expect(error.description.contains("error: cannot convert return expression of type 'String' to return type 'Int'"), "\(error)")
+        }
     }
 }

@@ -23,6 +23,9 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
     /// (`NotificationService`, or Xcode's `$(PRODUCT_MODULE_NAME).NotificationService`); `nil`: the one the source's
     /// Info.plist names, else the most-derived subclass of `UNNotificationServiceExtension` in the source.
     public var principalClass: String?
+    /// For kind `swift`: Swift modules the extension's source imports, such as a push vendor's extension module as
+    /// Swift Package Manager checked it out; each is built under its own name, before the modules that import it.
+    public var modules: [Module]
     /// The Team ID it is signed by; `nil`: the app's.
     public var team: String?
     /// The provisioning profile it is signed with; `nil`: its own explicit App ID and profile, as Xcode's automatic
@@ -50,12 +53,14 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
     public init(bundleID: String, kind: ExtensionKind, team: String? = nil, profile: ProvisioningProfile? = nil,
                 extensionPoint: String = serviceExtensionPoint, deploymentTarget: String? = nil, embedded: Bool = true,
                 filtering: Bool = false, appGroup: String? = nil, categories: [String] = [], budget: Double? = nil,
-                memoryLimitMiB: Int = 24, executable: [String]? = nil, source: String? = nil, principalClass: String? = nil) {
+                memoryLimitMiB: Int = 24, executable: [String]? = nil, source: String? = nil, principalClass: String? = nil,
+                modules: [Module] = []) {
         self.bundleID = bundleID
         self.kind = kind
         self.executable = executable
         self.source = source
         self.principalClass = principalClass
+        self.modules = modules
         self.team = team
         self.profile = profile
         self.extensionPoint = extensionPoint
@@ -70,7 +75,19 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case bundleID, kind, team, profile, extensionPoint, deploymentTarget, embedded, filtering, appGroup, categories, budget,
-             memoryLimitMiB, executable, source, principalClass
+             memoryLimitMiB, executable, source, principalClass, modules
+    }
+
+    /// A Swift module an extension imports: its name (what `import` says) and its source, a folder of Swift files
+    /// (`.build/checkouts/vendor-sdk/Sources/VendorNotificationServiceExtension`) or one file.
+    public struct Module: Sendable, Hashable, Codable {
+        public var name: String
+        public var source: String
+
+        public init(name: String, source: String) {
+            self.name = name
+            self.source = source
+        }
     }
 
     public init(from decoder: any Decoder) throws {
@@ -89,7 +106,8 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
                   memoryLimitMiB: try container.decodeIfPresent(Int.self, forKey: .memoryLimitMiB) ?? 24,
                   executable: try container.decodeIfPresent([String].self, forKey: .executable),
                   source: try container.decodeIfPresent(String.self, forKey: .source),
-                  principalClass: try container.decodeIfPresent(String.self, forKey: .principalClass))
+                  principalClass: try container.decodeIfPresent(String.self, forKey: .principalClass),
+                  modules: try container.decodeIfPresent([Module].self, forKey: .modules) ?? [])
         guard (kind == .executable) == !(executable ?? []).isEmpty else {
             throw DecodingError.dataCorruptedError(forKey: .executable, in: container,
                                                    debugDescription: "kind executable takes an executable (a command and its arguments), and only it does")
@@ -97,6 +115,14 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
         guard (kind == .swift) == !(source ?? "").isEmpty else {
             throw DecodingError.dataCorruptedError(forKey: .source, in: container,
                                                    debugDescription: "kind swift takes a source (a Swift file or a folder of them), and only it does")
+        }
+        if !modules.isEmpty && kind != .swift {
+            throw DecodingError.dataCorruptedError(forKey: .modules, in: container,
+                                                   debugDescription: "modules are Swift modules a kind swift extension imports, and only it takes them")
+        }
+        for module in modules where !Self.isModuleName(module.name) || ["UserNotifications", "CoreGraphics", "NotificationServiceExtension"].contains(module.name) {
+            throw DecodingError.dataCorruptedError(forKey: .modules, in: container,
+                                                   debugDescription: "modules: \(module.name) is not a name a module of the extension's own may have (letters, digits and _, not apnsim's UserNotifications or CoreGraphics)")
         }
         if principalClass != nil && kind != .swift {
             throw DecodingError.dataCorruptedError(forKey: .principalClass, in: container,
@@ -109,6 +135,12 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
             throw DecodingError.dataCorruptedError(forKey: .memoryLimitMiB, in: container,
                                                    debugDescription: "memoryLimitMiB takes 1 to 4096; got \(memoryLimitMiB)")
         }
+    }
+
+    /// A Swift identifier: what `import` can name.
+    static func isModuleName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
     }
 
     /// `UNNotificationExtensionCategory` is a string or an array of strings in an Info.plist; both are taken.

@@ -131,7 +131,7 @@ public struct WorldFile: Codable, Sendable {
 }
 
 extension World.App {
-    /// The app with its `resources` folder, its extension's `source`, and any path in its `executable` (`python/attach.py`),
+    /// The app with its `resources` folder, its extension's `source` and `modules`, and any path in its `executable` (`python/attach.py`),
     /// taken from `directory` when relative.
     public func resolvingPaths(relativeTo directory: URL) -> World.App {
         func resolved(_ path: String) -> String {
@@ -141,6 +141,7 @@ extension World.App {
         app.resources = resources.map(resolved)
         app.serviceExtension?.executable = serviceExtension?.executable?.map { $0.contains("/") ? resolved($0) : $0 }
         app.serviceExtension?.source = serviceExtension?.source.map(resolved)
+        app.serviceExtension?.modules = serviceExtension?.modules.map { .init(name: $0.name, source: resolved($0.source)) } ?? []
         return app
     }
 }

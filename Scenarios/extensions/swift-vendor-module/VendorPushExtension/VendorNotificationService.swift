@@ -1,6 +1,7 @@
-// A push vendor's extension base class, in the shape vendor SDKs ship one (written here for apnsim, not taken from
-// any vendor): it reads the vendor's own payload key, downloads the media, attaches it, and gives the app's subclass
-// one hook before the content is handed over. Teams add it and write a one-line subclass (NotificationService.swift).
+// A push vendor's extension module, VendorPushExtension, in the shape vendor SDKs ship one (written here for apnsim,
+// not taken from any vendor): its base class reads the vendor's own payload key, downloads the media, attaches it,
+// and gives the app's subclass one hook before the content is handed over. Teams add the module with Swift Package
+// Manager and write a one-line subclass (../NotificationService/NotificationService.swift).
 import UserNotifications
 
 open class VendorNotificationService: UNNotificationServiceExtension {
