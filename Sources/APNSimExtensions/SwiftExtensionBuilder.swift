@@ -65,6 +65,20 @@ public struct SwiftExtensionBuilder: Sendable {
             throw ExtensionError("cannot write the build of \(source) under \(cache.path): \(error.localizedDescription)")
         }
         let out = work.path
+        let team: (files: [URL], originals: [String: String])
+        let modulesToBuild: [(module: ServiceExtensionManifest.Module, files: [URL])]
+        var originals: [String: String]
+        do {
+            team = try LinuxSource.prepare(files, into: work.appendingPathComponent("source/team"))
+            originals = team.originals
+            modulesToBuild = try ordered.map { module, files in
+                let prepared = try LinuxSource.prepare(files, into: work.appendingPathComponent("source/\(module.name)"))
+                originals.merge(prepared.originals) { first, _ in first }
+                return (module, prepared.files)
+            }
+        } catch {
+            throw ExtensionError("cannot read the extension's files to build them (\(source)): \(error.localizedDescription)")
+        }
         var linked = ["-lUserNotifications"]
         if !mirror.coreGraphics.isEmpty {
             try await run([compiler, "-parse-as-library", "-emit-library", "-static", "-module-name", "CoreGraphics", "-emit-module",
@@ -77,17 +91,18 @@ public struct SwiftExtensionBuilder: Sendable {
                       + mirror.userNotifications.map(\.path), building: "apnsim's UserNotifications")
         // The team's modules, each as itself (`import VendorNotificationServiceExtension` works as in Xcode), in the
         // order their imports need; a module is linked before those it imports.
-        for (module, moduleFiles) in ordered {
+        for (module, moduleFiles) in modulesToBuild {
             try await run([compiler, "-parse-as-library", "-emit-library", "-static", "-swift-version", "5", "-module-name", module.name,
                            "-emit-module", "-emit-module-path", "\(out)/\(module.name).swiftmodule", "-I", out,
-                           "-o", "\(out)/lib\(module.name).a"] + moduleFiles.map(\.path),
-                          building: "module \(module.name) (\(module.source))")
+                           "-o", "\(out)/lib\(module.name).a"] + LinuxSource.compilerFlags + moduleFiles.map(\.path),
+                          building: "module \(module.name) (\(module.source))", originals: originals)
             linked.insert("-l\(module.name)", at: 0)
         }
         // Swift 5 mode, as Xcode's extension templates build: code written for Apple's callbacks (captured `self`
         // in a URLSession completion handler) is accepted as Xcode accepts it.
         try await run([compiler, "-swift-version", "5", "-module-name", "NotificationServiceExtension", "-I", out, "-L", out]
-                      + linked + files.map(\.path) + ["\(out)/main.swift", "-o", "\(out)/\(principal)"], building: source)
+                      + LinuxSource.compilerFlags + linked + team.files.map(\.path) + ["\(out)/main.swift", "-o", "\(out)/\(principal)"],
+                      building: source, originals: originals)
         do {
             try FileManager.default.moveItem(at: work, to: done)
         } catch where FileManager.default.isExecutableFile(atPath: product.executable.path) {
@@ -122,7 +137,8 @@ public struct SwiftExtensionBuilder: Sendable {
     /// Runs a build tool and returns what it printed; when it fails, throws its error lines
     /// (`File.swift:12:5: error: …`), or the end of what it printed when it has none.
     @discardableResult
-    private func run(_ command: [String], building what: String) async throws(ExtensionError) -> String {
+    /// `originals` names the team's files again where the compiler saw apnsim's copies of them (``LinuxSource``).
+    private func run(_ command: [String], building what: String, originals: [String: String] = [:]) async throws(ExtensionError) -> String {
         let (status, output): (ChildProcess.ExitStatus, String)
         do {
             (status, output) = try await ChildProcess.run(command)
@@ -130,9 +146,10 @@ public struct SwiftExtensionBuilder: Sendable {
             throw ExtensionError("cannot run \(command[0]) to build \(what): \(error)")
         }
         guard status != .exited(0) else { return output }
-        let errors = output.split(separator: "\n").filter { $0.contains(": error: ") }
+        let printed = originals.reduce(output) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+        let errors = printed.split(separator: "\n").filter { $0.contains(": error: ") }
         let shown = Array(Set(errors.map(String.init))).sorted().prefix(10)
-        throw ExtensionError("\(what) does not build: " + (shown.isEmpty ? String(output.suffix(2000)) : shown.joined(separator: "; ")))
+        throw ExtensionError("\(what) does not build: " + (shown.isEmpty ? String(printed.suffix(2000)) : shown.joined(separator: "; ")))
     }
 
     /// The mirror's files: those compiled as `UserNotifications` and those compiled as `CoreGraphics` (none where

@@ -125,4 +125,27 @@ struct PrincipalClassTests {
             #expect(error.description.contains("error: cannot convert return expression of type 'String' to return type 'Int'"), "\(error)")
         }
     }
+
+    #if !canImport(Darwin)
+    @Test("On Linux @objc, @objc(name) and @objcMembers become spaces, so lines and columns stay the team's")
+    func objcBlanked() {
+        let text = "@objcMembers final class A: NSObject {\n  @objc(run:) func run() {}\n  @objc dynamic var x = 1; let objcX = 2\n}\n"
+        let blanked = LinuxSource.withoutObjC(text)
+        #expect(blanked == "             final class A: NSObject {\n              func run() {}\n        dynamic var x = 1; let objcX = 2\n}\n")
+        #expect(blanked.count == text.count)
+    }
+    #endif
+
+    @Test("A build error in a file with @objc names the team's own file, line and column")
+    func errorsNameTheTeamsFile() async throws {
+        let team = try Self.source(["NotificationService.swift": "import UserNotifications\n\n@objc(NotificationService)\nclass NotificationService: UNNotificationServiceExtension {\n    let count: Int = \"three\"\n}\n"])
+        do {
+            _ = try await SwiftExtensionBuilder().build(team)
+            Issue.record("a file that does not build was built")
+        } catch {
+            #expect(error.description.contains("\(team)/NotificationService.swift:5:22: error: cannot convert value of type 'String' to specified type 'Int'"), "\(error)")
+            #expect(!error.description.contains("Objective-C"), "\(error)")
+        }
+    }
 }
+
