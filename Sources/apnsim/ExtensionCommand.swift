@@ -85,6 +85,9 @@ struct ExtensionCommand: AsyncParsableCommand {
         @Flag(help: "Print the displayed record as JSON.")
         var json = false
 
+        @Flag(help: "Keep the run's folder (the attachments the extension handed over) and say where it is; by default it is removed.")
+        var keep = false
+
         func validate() throws {
             guard (0.1...600).contains(budget) else { throw ValidationError("--budget takes 0.1 to 600 seconds; got \(budget)") }
         }
@@ -114,6 +117,7 @@ struct ExtensionCommand: AsyncParsableCommand {
                 return
             }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-extension-run-\(UUID().uuidString)")
+            defer { if !keep { try? FileManager.default.removeItem(at: directory) } }
             var logger = Logger(label: "apnsim.extension")
             logger.logLevel = .warning
             let runtime = ServiceExtensionRuntime(directory: directory.appendingPathComponent("attachments"), logger: logger)
@@ -132,6 +136,7 @@ struct ExtensionCommand: AsyncParsableCommand {
             } else {
                 Console.say(Self.describe(shown, record))
             }
+            if keep { (json ? Console.error : Console.say)("apnsim extension: kept the run's folder: \(directory.path)") }
         }
 
         struct Report: Encodable {
