@@ -120,9 +120,12 @@ let package = Package(
         ),
         .target(
             // Apple's UserNotifications as an extension uses it; `apnsim extension build` compiles these same files
-            // as `UserNotifications` (and CGRect+Dictionary.swift as `CoreGraphics`) around a team's own extension.
+            // as `UserNotifications` (and CGRect+Dictionary.swift as `CoreGraphics`) around a team's own extension,
+            // and on Linux each folder of Modules/ as the module it is named for (os, OSLog, UniformTypeIdentifiers,
+            // MobileCoreServices) when the extension imports it. Those are no part of this library.
             name: "APNSimUserNotifications",
             dependencies: ["APNSimCore"],
+            exclude: ["Modules"],
             swiftSettings: strictSettings
         ),
         .target(

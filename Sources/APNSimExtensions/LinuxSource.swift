@@ -8,6 +8,7 @@ import Foundation
 ///   Linux's compiler refuses them ("Objective-C interoperability is disabled"). Spaces stand in for them, so every
 ///   line and column the compiler reports is the team's own.
 /// - Every file sees FoundationNetworking, as `import Foundation` brings `URLSession` on Apple's systems.
+/// - `import os.log` (a submodule, which a Swift module cannot have) becomes `import os`, apnsim's `os` module.
 package enum LinuxSource {
     /// The files to hand the compiler, and the original of each (to name it again in the compiler's messages).
     static func prepare(_ files: [URL], into folder: URL) throws -> (files: [URL], originals: [String: String]) {
@@ -20,7 +21,7 @@ package enum LinuxSource {
             let text = try String(contentsOf: file, encoding: .utf8)
             let copy = folder.appendingPathComponent(String(index)).appendingPathComponent(file.lastPathComponent)
             try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(withoutObjC(text).utf8).write(to: copy)
+            try Data(withoutSubmoduleImports(withoutObjC(text)).utf8).write(to: copy)
             copies.append(copy)
             originals[copy.path] = file.path
         }
@@ -35,6 +36,11 @@ package enum LinuxSource {
         #else
         ["-Xfrontend", "-import-module", "-Xfrontend", "FoundationNetworking"]
         #endif
+    }
+
+    /// `text` with `import os.log` (and `os.signpost`, `os.activity`) as `import os`, padded to the same length.
+    package static func withoutSubmoduleImports(_ text: String) -> String {
+        text.replacing(/(?m)^(\s*import\s+os)(\.[a-z]+)/) { $0.output.1 + String(repeating: " ", count: $0.output.2.count) }
     }
 
     /// `text` with `@objcMembers`, `@objc` and `@objc(name)` replaced by as many spaces.

@@ -46,8 +46,9 @@ public struct SwiftExtensionBuilder: Sendable {
         let ordered = try Self.dependencyOrder(modules)
         let principal = try Self.principalClass(in: files + ordered.flatMap(\.files), source: source, named: principalClass)
         let mirror = try mirrorFiles()
-        let key = Self.key(of: mirror.userNotifications + mirror.coreGraphics + ordered.flatMap(\.files) + files,
-                           extra: principal + compiler + ordered.map(\.module.name).joined(separator: ","))
+        let system = try systemModules(importedBy: files + ordered.flatMap(\.files))
+        let key = Self.key(of: mirror.userNotifications + mirror.coreGraphics + system.flatMap(\.files) + ordered.flatMap(\.files) + files,
+                           extra: principal + compiler + (system.map(\.name) + ordered.map(\.module.name)).joined(separator: ","))
         let done = cache.appendingPathComponent(key)
         let product = Product(executable: done.appendingPathComponent(principal), principalClass: principal)
         if FileManager.default.isExecutableFile(atPath: product.executable.path) { return product }
@@ -89,6 +90,13 @@ public struct SwiftExtensionBuilder: Sendable {
         try await run([compiler, "-parse-as-library", "-emit-library", "-static", "-module-name", "UserNotifications", "-emit-module",
                        "-emit-module-path", "\(out)/UserNotifications.swiftmodule", "-o", "\(out)/libUserNotifications.a"]
                       + mirror.userNotifications.map(\.path), building: "apnsim's UserNotifications")
+        // On Linux, apnsim's stand-ins for Apple's modules the extension imports (`os`, `UniformTypeIdentifiers`…).
+        for (name, moduleFiles) in system {
+            try await run([compiler, "-parse-as-library", "-emit-library", "-static", "-module-name", name, "-emit-module",
+                           "-emit-module-path", "\(out)/\(name).swiftmodule", "-I", out, "-o", "\(out)/lib\(name).a"]
+                          + moduleFiles.map(\.path), building: "apnsim's \(name)")
+            linked.insert("-l\(name)", at: 0)
+        }
         // The team's modules, each as itself (`import VendorNotificationServiceExtension` works as in Xcode), in the
         // order their imports need; a module is linked before those it imports.
         for (module, moduleFiles) in modulesToBuild {
@@ -169,6 +177,36 @@ public struct SwiftExtensionBuilder: Sendable {
         #endif
     }
 
+    /// apnsim's stand-ins for Apple's modules that `files` import, in the order they build (`os` before `OSLog`,
+    /// which brings it), from `Sources/APNSimUserNotifications/Modules`; none on Apple's systems, which have them.
+    private func systemModules(importedBy files: [URL]) throws(ExtensionError) -> [(name: String, files: [URL])] {
+        #if canImport(Darwin)
+        return []
+        #else
+        let folder = packageRoot.appendingPathComponent("Sources/APNSimUserNotifications/Modules")
+        let buildOrder = ["os", "OSLog", "UniformTypeIdentifiers", "MobileCoreServices"]
+        let brings = ["OSLog": ["os"]]
+        var wanted = Set(Self.imports(in: files)).intersection(buildOrder)
+        for name in wanted { wanted.formUnion(brings[name] ?? []) }
+        return try buildOrder.filter(wanted.contains).map { name throws(ExtensionError) in
+            let moduleFolder = folder.appendingPathComponent(name)
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: moduleFolder.path) else {
+                throw ExtensionError("apnsim's \(name) sources are not at \(moduleFolder.path): building an extension needs apnsim's source checkout")
+            }
+            return (name, names.filter { $0.hasSuffix(".swift") }.sorted().map { moduleFolder.appendingPathComponent($0) })
+        }
+        #endif
+    }
+
+    /// The modules `files` import (`import os.log` counts as `os`).
+    static func imports(in files: [URL]) -> [String] {
+        let pattern = /(?m)^\s*(?:@[A-Za-z_]+(?:\([^)]*\))?\s+)*import\s+(?:(?:class|struct|enum|protocol|typealias|func|var|let)\s+)?([A-Za-z_][A-Za-z0-9_]*)/
+        return files.flatMap { file in
+            ((try? String(contentsOf: file, encoding: .utf8)) ?? "").matches(of: pattern).map { String($0.output.1) }
+        }
+    }
+
+
     /// The Swift files of `source`: the file itself, or every `.swift` file under the folder (but a package's
     /// manifest and tests).
     static func swiftFiles(in source: String) throws(ExtensionError) -> [URL] {
@@ -224,7 +262,6 @@ public struct SwiftExtensionBuilder: Sendable {
         throws(ExtensionError) -> [(module: ServiceExtensionManifest.Module, files: [URL])] {
         var pending: [(module: ServiceExtensionManifest.Module, files: [URL], imports: Set<String>)] = []
         let names = Set(modules.map(\.name))
-        let importPattern = /(?m)^\s*(?:@[A-Za-z_]+(?:\([^)]*\))?\s+)*import\s+(?:(?:class|struct|enum|protocol|typealias|func|var|let)\s+)?([A-Za-z_][A-Za-z0-9_]*)/
         for module in modules {
             let files: [URL]
             do {
@@ -232,10 +269,7 @@ public struct SwiftExtensionBuilder: Sendable {
             } catch {
                 throw ExtensionError("module \(module.name): \(error.description)")
             }
-            let imports = files.flatMap { file in
-                ((try? String(contentsOf: file, encoding: .utf8)) ?? "").matches(of: importPattern).map { String($0.output.1) }
-            }
-            pending.append((module, files, Set(imports).intersection(names).subtracting([module.name])))
+            pending.append((module, files, Set(imports(in: files)).intersection(names).subtracting([module.name])))
         }
         var ordered: [(module: ServiceExtensionManifest.Module, files: [URL])] = []
         while !pending.isEmpty {

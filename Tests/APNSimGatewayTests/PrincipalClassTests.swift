@@ -127,12 +127,14 @@ struct PrincipalClassTests {
     }
 
     #if !canImport(Darwin)
-    @Test("On Linux @objc, @objc(name) and @objcMembers become spaces, so lines and columns stay the team's")
+    @Test("On Linux @objc, @objc(name) and @objcMembers become spaces and import os.log imports os, so lines and columns stay the team's")
     func objcBlanked() {
         let text = "@objcMembers final class A: NSObject {\n  @objc(run:) func run() {}\n  @objc dynamic var x = 1; let objcX = 2\n}\n"
         let blanked = LinuxSource.withoutObjC(text)
         #expect(blanked == "             final class A: NSObject {\n              func run() {}\n        dynamic var x = 1; let objcX = 2\n}\n")
         #expect(blanked.count == text.count)
+        #expect(LinuxSource.withoutSubmoduleImports("import Foundation\nimport os.log\n  import os.signpost\nimport OSLog\n")
+                == "import Foundation\nimport os    \n  import os" + String(repeating: " ", count: ".signpost".count) + "\nimport OSLog\n")
     }
     #endif
 

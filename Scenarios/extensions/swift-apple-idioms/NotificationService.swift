@@ -1,23 +1,34 @@
 // An extension as teams write it for Apple's systems, with what Linux's toolchain does not have: @objc names and
-// @objcMembers, Data's .mappedRead, and a helper file that imports only Foundation yet uses URLSession
-// (MediaFetcher.swift). apnsim builds it unchanged (docs/own-extensions.md, "On Linux").
+// @objcMembers, Data's .mappedRead, Logger and os_log (import OSLog, import os.log), UTType and the older kUTType
+// names, and a helper file that imports only Foundation yet uses URLSession (MediaFetcher.swift). apnsim builds it
+// unchanged (docs/own-extensions.md, "On Linux").
+import MobileCoreServices
+import OSLog
+import UniformTypeIdentifiers
 import UserNotifications
 
 @objc(NotificationService)
 class NotificationService: UNNotificationServiceExtension {
     var contentHandler: ((UNNotificationContent) -> Void)?
     var bestAttempt: UNMutableNotificationContent?
+    let logger = Logger(subsystem: "com.example.app.NotificationService", category: "media")
 
     @objc override func didReceive(_ request: UNNotificationRequest,
                                    withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
         self.contentHandler = contentHandler
         guard let bestAttempt = request.content.mutableCopy() as? UNMutableNotificationContent else { return }
         self.bestAttempt = bestAttempt
-        MediaFetcher().fetch(request.content.userInfo["media-url"] as? String) { file in
-            if let file, let bytes = try? Data(contentsOf: file, options: .mappedRead), !bytes.isEmpty,
-               let attachment = try? UNNotificationAttachment(identifier: "media", url: file, options: nil) {
+        logger.info("received \(request.identifier, privacy: .public)")
+        MediaFetcher().fetch(request.content.userInfo["media-url"] as? String) { [logger] file in
+            let type = file.flatMap { UTType(filenameExtension: $0.pathExtension) }
+            if let file, let type, type.conforms(to: .image), let bytes = try? Data(contentsOf: file, options: .mappedRead), !bytes.isEmpty,
+               let attachment = try? UNNotificationAttachment(identifier: "media", url: file,
+                                                              options: [UNNotificationAttachmentOptionsTypeHintKey: type == .jpeg ? kUTTypeJPEG as String : type.identifier]) {
                 bestAttempt.attachments = [attachment]
-                bestAttempt.subtitle = "\(bytes.count) bytes, read mapped"
+                bestAttempt.subtitle = "\(bytes.count) bytes of \(type.preferredMIMEType ?? "?"), read mapped"
+                logger.notice("attached \(bytes.count) bytes")
+            } else {
+                logger.error("nothing attached")
             }
             contentHandler(bestAttempt)
         }
