@@ -44,15 +44,18 @@ actor SwiftExtensions {
             built = await build(manifest)
         }
         return built.flatMap { product in
-            Result { try Self.bundle(product, app: bundleID, resources: resources, in: bundles) }
+            Result { try Self.bundle(product, of: manifest, app: bundleID, resources: resources, in: bundles) }
                 .mapError { ExtensionError("cannot make the app bundle folder of \(bundleID)'s extension: \($0.localizedDescription)") }
                 .map { [$0.path] }
         }
     }
 
-    /// Links the executable and the app's resources into one folder: on Linux `Bundle.main` is the executable's
-    /// folder (it follows a symbolic link to the executable, so that one is a hard link, or a copy across disks).
-    static func bundle(_ product: SwiftExtensionBuilder.Product, app bundleID: String, resources: URL?, in bundles: URL) throws -> URL {
+    /// Links the executable and the app's resources into one folder, with the extension's `Info.plist`: on Linux
+    /// `Bundle.main` is the executable's folder (it follows a symbolic link to the executable, so that one is a hard
+    /// link, or a copy across disks) and reads an `Info.plist` beside it, so `Bundle.main.bundleIdentifier` is the
+    /// extension's and `infoDictionary` has its `NSExtension` keys, as on iOS.
+    static func bundle(_ product: SwiftExtensionBuilder.Product, of manifest: ServiceExtensionManifest, app bundleID: String,
+                       resources: URL?, in bundles: URL) throws -> URL {
         let folder = bundles.appendingPathComponent(bundleID)
         try? FileManager.default.removeItem(at: folder)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -62,12 +65,29 @@ actor SwiftExtensions {
         } catch {
             try FileManager.default.copyItem(at: product.executable, to: executable)
         }
+        try infoPlist(of: manifest, principalClass: product.principalClass).write(to: folder.appendingPathComponent("Info.plist"))
         if let resources, let names = try? FileManager.default.contentsOfDirectory(atPath: resources.path) {
-            for name in names where name != product.principalClass {
+            for name in names where name != product.principalClass && name != "Info.plist" {
                 try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent(name),
                                                            withDestinationURL: resources.appendingPathComponent(name))
             }
         }
         return executable
     }
+
+    /// The extension's Info.plist as Xcode writes it for a notification service extension, `$(PRODUCT_MODULE_NAME)`
+    /// being the module apnsim builds the team's files as.
+    static func infoPlist(of manifest: ServiceExtensionManifest, principalClass: String) throws -> Data {
+        var attributes: [String: Any] = [:]
+        if !manifest.categories.isEmpty { attributes["UNNotificationExtensionCategory"] = manifest.categories }
+        var ext: [String: Any] = ["NSExtensionPointIdentifier": manifest.extensionPoint,
+                                  "NSExtensionPrincipalClass": "NotificationServiceExtension.\(principalClass)"]
+        if !attributes.isEmpty { ext["NSExtensionAttributes"] = attributes }
+        let plist: [String: Any] = ["CFBundleIdentifier": manifest.bundleID, "CFBundleExecutable": principalClass,
+                                    "CFBundleName": principalClass, "CFBundlePackageType": "XPC!", "CFBundleVersion": "1",
+                                    "CFBundleShortVersionString": "1.0", "MinimumOSVersion": manifest.deploymentTarget ?? "15.0",
+                                    "NSExtension": ext]
+        return try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+    }
 }
+

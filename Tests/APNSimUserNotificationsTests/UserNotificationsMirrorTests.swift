@@ -77,4 +77,26 @@ struct UserNotificationsMirrorTests {
         try FileManager.default.copyItem(at: media.appendingPathComponent(name), to: target)
         return target
     }
+
+    @Test("Categories an extension registers are read back, one per identifier, with their actions and options")
+    func categories() async {
+        let reply = UNTextInputNotificationAction(identifier: "REPLY", title: "Reply", options: [.authenticationRequired],
+                                                  icon: UNNotificationActionIcon(systemImageName: "arrowshape.turn.up.left"),
+                                                  textInputButtonTitle: "Send", textInputPlaceholder: "Message")
+        let delete = UNNotificationAction(identifier: "DELETE", title: "Delete", options: [.destructive])
+        let message = UNNotificationCategory(identifier: "MESSAGE", actions: [reply, delete], intentIdentifiers: [],
+                                             hiddenPreviewsBodyPlaceholder: "New message", options: [.customDismissAction])
+        let center = UNUserNotificationCenter.current()
+        center.setNotificationCategories([message, UNNotificationCategory(identifier: "MESSAGE", actions: [reply, delete], intentIdentifiers: [],
+                                                                            options: [.customDismissAction])])
+        let read = await center.notificationCategories()
+        #expect(read.count == 1)
+        #expect(read.first?.actions.map(\.identifier) == ["REPLY", "DELETE"])
+        #expect((read.first?.actions.first as? UNTextInputNotificationAction)?.textInputButtonTitle == "Send")
+        #expect(read.first?.actions.last?.options == [.destructive])
+        let settings = await center.notificationSettings()
+        #expect(settings.authorizationStatus == .authorized && settings.alertSetting == .enabled)
+        #expect(await center.deliveredNotifications().isEmpty)
+    }
 }
+
