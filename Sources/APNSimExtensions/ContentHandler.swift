@@ -1,3 +1,4 @@
+import APNSimCore
 import Synchronization
 
 /// The content handler iOS passes `didReceive`, and everything else that can end an extension's turn, as one stream
@@ -25,6 +26,8 @@ final class ContentHandler: Sendable {
     private struct State {
         var calls = 0
         var violations: [String] = []
+        var log: [String] = []
+        var logLinesLeftOut = 0
         var held = 0
         var killed = false
     }
@@ -78,6 +81,24 @@ final class ContentHandler: Sendable {
     func violation(_ text: String) { state.withLock { $0.violations.append(text) } }
 
     var violations: [String] { state.withLock { $0.violations } }
+
+    /// A line the extension logged while it handled this push; past ``ExtensionRun/logLimit`` lines only counted.
+    func log(_ line: String) {
+        state.withLock { state in
+            if state.log.count < ExtensionRun.logLimit {
+                state.log.append(line.count > ExtensionRun.logLineLimit ? String(line.prefix(ExtensionRun.logLineLimit)) + "…" : line)
+            } else {
+                state.logLinesLeftOut += 1
+            }
+        }
+    }
+
+    /// The lines logged, and a last one saying how many more were left out.
+    var logLines: [String] {
+        state.withLock { state in
+            state.log + (state.logLinesLeftOut > 0 ? ["(\(state.logLinesLeftOut) more lines not kept)"] : [])
+        }
+    }
 
     func finish() { continuation.finish() }
 }

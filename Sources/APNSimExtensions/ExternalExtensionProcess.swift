@@ -7,8 +7,10 @@ import Logging
 import Synchronization
 
 /// A team's own extension executable, running as the app's extension process: requests go to its standard input
-/// and its replies come back on its standard output, one JSON object per line (docs/extension-protocol.md). Its
-/// standard error goes to the device's log. It ends when the device closes its standard input, or is terminated.
+/// and its replies come back on its standard output, one JSON object per line (docs/extension-protocol.md). Its `log`
+/// messages, and each line of its standard error, go to the device's log and to the record of the push it is
+/// handling (a line of standard error may come after the push's content: the two are different pipes). It ends when
+/// the device closes its standard input, or is terminated.
 final class ExternalExtensionProcess: Sendable {
     /// Set once it has started.
     private let child = Mutex<ChildProcess?>(nil)
@@ -17,6 +19,7 @@ final class ExternalExtensionProcess: Sendable {
 
     private struct State {
         var buffer: [UInt8] = []
+        var errors: [UInt8] = []
         var turn: Turn?
         var exit: String?
     }
@@ -40,7 +43,7 @@ final class ExternalExtensionProcess: Sendable {
             child = try await ChildProcess.start(command, environment: ["SWIFT_BACKTRACE": "enable=no"]) { [weak self, logger] stream, bytes in
                 switch stream {
                 case .standardOutput: self?.received(bytes)
-                case .standardError: logger.info("extension stderr", metadata: ["text": "\(String(decoding: bytes, as: UTF8.self))"])
+                case .standardError: self?.receivedError(bytes)
                 }
             }
         } catch {
@@ -94,6 +97,23 @@ final class ExternalExtensionProcess: Sendable {
         for line in lines where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) { handle(line) }
     }
 
+    /// Standard error, line by line: the device's log, and the record of the push being handled.
+    private func receivedError(_ bytes: [UInt8]) {
+        let (lines, turn) = state.withLock { state -> ([String], Turn?) in
+            state.errors += bytes
+            var lines: [String] = []
+            while let newline = state.errors.firstIndex(of: 0x0A) {
+                lines.append(String(decoding: state.errors[..<newline], as: UTF8.self))
+                state.errors.removeSubrange(...newline)
+            }
+            return (lines, state.turn)
+        }
+        for line in lines {
+            logger.info("extension stderr", metadata: ["text": "\(line)"])
+            turn?.handler.log(line)
+        }
+    }
+
     private func handle(_ line: [UInt8]) {
         let turn = state.withLock { $0.turn }
         guard let reply = try? JSONDecoder().decode(ExtensionProtocol.Reply.self, from: Data(line)),
@@ -105,6 +125,7 @@ final class ExternalExtensionProcess: Sendable {
         }
         if reply.type == "log" {
             logger.info("extension log", metadata: ["message": "\(reply.message ?? "")"])
+            turn?.handler.log(reply.message ?? "")
             return
         }
         guard let turn, reply.id == turn.id, let content = reply.content else {

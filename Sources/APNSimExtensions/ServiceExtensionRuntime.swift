@@ -80,7 +80,7 @@ public struct ServiceExtensionRuntime: Sendable {
         await process.release(alive: !ended)
 
         var run = ExtensionRun(ran: true, kind: kind, outcome: turn.outcome, diagnostic: "", durationMs: (ContinuousClock.now - started).milliseconds,
-                               violations: handler.violations, pickedBy: pickedBy, launched: launched)
+                               violations: handler.violations, pickedBy: pickedBy, launched: launched, log: handler.logLines)
         let shown: NotificationContent
         switch turn.outcome {
         case .completed, .expired:

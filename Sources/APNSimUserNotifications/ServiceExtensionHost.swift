@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc  // stdout, a C global, is set to line buffering once, before any other thread prints
+#elseif canImport(Darwin)
+@preconcurrency import Darwin
+#endif
+
 /// Runs a service extension as an apnsim extension process: the device's requests come in on standard input and
 /// what the extension hands to its content handler goes out on standard output, one JSON object per line
 /// (docs/extension-protocol.md). `apnsim extension build` writes the `main.swift` that calls it:
@@ -20,9 +26,12 @@
 /// so it runs even while the main thread is busy. The device's requests are read on a thread of their own. The
 /// content handler may be called from any thread, and every call is passed on: the device keeps the first and
 /// records the others as violations.
+///
+/// What the extension prints (and what apnsim's `os` stand-in logs) goes to the device as the protocol's `log`
+/// messages, each line before any content handed over after it, so the delivery record keeps it with the push.
 public enum ServiceExtensionHost {
     public static func run(_ makeExtension: @escaping () -> UNNotificationServiceExtension) -> Never {
-        let host = Host(makeExtension: makeExtension)
+        let host = Host(makeExtension: makeExtension, output: ProtocolOutput())
         let reader = Thread {
             while let line = readLine(strippingNewline: true) {
                 host.handle(line)
@@ -40,10 +49,11 @@ public enum ServiceExtensionHost {
         private let makeExtension: () -> UNNotificationServiceExtension
         private let lock = NSLock()
         private var extensions: [String: UNNotificationServiceExtension] = [:]
-        private let output = NSLock()
+        private let output: ProtocolOutput
 
-        init(makeExtension: @escaping () -> UNNotificationServiceExtension) {
+        init(makeExtension: @escaping () -> UNNotificationServiceExtension, output: ProtocolOutput) {
             self.makeExtension = makeExtension
+            self.output = output
         }
 
         func handle(_ line: String) {
@@ -91,12 +101,77 @@ public enum ServiceExtensionHost {
 
         private func log(_ message: String) { write(["type": "log", "message": message]) }
 
-        private func write(_ message: [String: Any]) {
-            guard var line = try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys]) else { return }
-            line.append(0x0A)
-            output.lock()
-            defer { output.unlock() }
-            FileHandle.standardOutput.write(line)
+        private func write(_ message: [String: Any]) { output.write(message) }
+    }
+}
+
+/// The protocol's channel to the device, the process's original standard output, and what the extension prints:
+/// standard output becomes a pipe whose lines go to the device as `log` messages. Before each message of its own the
+/// host forwards what is in the pipe, so a line printed before the content handler was called arrives before the
+/// content. Standard error stays the process's (a crash's last words go to the device's log).
+final class ProtocolOutput: @unchecked Sendable {  // `partial` is touched only under `lock`
+    private let lock = NSLock()
+    private let channel: Int32
+    private let printed: Int32
+    private var partial: [UInt8] = []
+
+    init() {
+        channel = dup(1)
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else {
+            printed = -1  // no pipe: prints go where they went, and the protocol still works
+            return
+        }
+        dup2(ends[1], 1)
+        close(ends[1])
+        printed = ends[0]
+        _ = fcntl(printed, F_SETFL, fcntl(printed, F_GETFL) | O_NONBLOCK)
+        setvbuf(stdout, nil, _IOLBF, 0)  // each printed line reaches the pipe when it ends, not when a buffer fills
+        let forwarder = Thread { [self] in
+            var waiting = pollfd(fd: printed, events: Int16(POLLIN), revents: 0)
+            while poll(&waiting, 1, -1) >= 0 {
+                if waiting.revents & Int16(POLLHUP) != 0 && waiting.revents & Int16(POLLIN) == 0 { return }
+                lock.withLock { forwardPrinted() }
+            }
+        }
+        forwarder.name = "apnsim.service-extension.log"
+        forwarder.start()
+    }
+
+    func write(_ message: [String: Any]) {
+        lock.withLock {
+            fflush(stdout)
+            forwardPrinted()
+            send(message)
+        }
+    }
+
+    /// Sends each whole line waiting in the pipe as a `log` message. Called under `lock`.
+    private func forwardPrinted() {
+        guard printed >= 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(printed, &buffer, buffer.count)
+            guard count > 0 else { break }
+            partial += buffer[..<count]
+        }
+        while let newline = partial.firstIndex(of: 0x0A) {
+            send(["type": "log", "message": String(decoding: partial[..<newline], as: UTF8.self)])
+            partial.removeSubrange(...newline)
+        }
+    }
+
+    /// Writes one protocol message on the channel. Called under `lock`.
+    private func send(_ message: [String: Any]) {
+        guard var line = try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys]) else { return }
+        line.append(0x0A)
+        line.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Foundation.write(channel, bytes.baseAddress! + offset, bytes.count - offset)
+                if written <= 0 { return }
+                offset += written
+            }
         }
     }
 }

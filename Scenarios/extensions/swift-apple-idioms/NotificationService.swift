@@ -21,6 +21,7 @@ class NotificationService: UNNotificationServiceExtension {
         // The extension's own bundle, as on iOS: its identifier and its Info.plist's NSExtension keys.
         let point = (Bundle.main.infoDictionary?["NSExtension"] as? [String: Any])?["NSExtensionPointIdentifier"] as? String
         bestAttempt.body += " (\(Bundle.main.bundleIdentifier ?? "no bundle identifier"), \(point ?? "no extension point"))"
+        print("didReceive \(request.content.title)")
         logger.info("received \(request.identifier, privacy: .public)")
         // Register the buttons a media push offers, then take the category back from the center.
         let center = UNUserNotificationCenter.current()

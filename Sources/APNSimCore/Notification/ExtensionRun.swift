@@ -28,9 +28,15 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
     public var durationMs: Int
     /// Things the extension did that iOS does not allow, such as calling its content handler twice.
     public var violations: [String]
+    /// What an extension process wrote to its log while it handled this push (`print`, `Logger`, `os_log`, standard
+    /// error, the protocol's `log` messages), one line each, at most ``logLimit`` lines of ``logLineLimit`` characters.
+    public var log: [String]
+
+    public static let logLimit = 50
+    public static let logLineLimit = 500
 
     public init(ran: Bool, kind: ExtensionKind?, outcome: Outcome, diagnostic: String, durationMs: Int = 0,
-                violations: [String] = [], pickedBy: String? = nil, launched: Bool = false, suppressed: Bool = false) {
+                violations: [String] = [], pickedBy: String? = nil, launched: Bool = false, suppressed: Bool = false, log: [String] = []) {
         self.ran = ran
         self.kind = kind
         self.pickedBy = pickedBy
@@ -40,13 +46,29 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
         self.diagnostic = diagnostic
         self.durationMs = durationMs
         self.violations = violations
+        self.log = log
     }
 
     enum CodingKeys: String, CodingKey {
-        case ran, kind, pickedBy, launched, suppressed, outcome, diagnostic, durationMs, violations
+        case ran, kind, pickedBy, launched, suppressed, outcome, diagnostic, durationMs, violations, log
     }
 
-    /// Records written before `pickedBy`, `launched` and `suppressed` existed read with their defaults.
+    /// `log` is left out when the extension logged nothing, so records of built-in extensions read as before.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(ran, forKey: .ran)
+        try container.encodeIfPresent(kind, forKey: .kind)
+        try container.encodeIfPresent(pickedBy, forKey: .pickedBy)
+        try container.encode(launched, forKey: .launched)
+        try container.encode(suppressed, forKey: .suppressed)
+        try container.encode(outcome, forKey: .outcome)
+        try container.encode(diagnostic, forKey: .diagnostic)
+        try container.encode(durationMs, forKey: .durationMs)
+        try container.encode(violations, forKey: .violations)
+        if !log.isEmpty { try container.encode(log, forKey: .log) }
+    }
+
+    /// Records written before `pickedBy`, `launched`, `suppressed` and `log` existed read with their defaults.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(ran: try container.decode(Bool.self, forKey: .ran),
@@ -57,6 +79,7 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
                   violations: try container.decodeIfPresent([String].self, forKey: .violations) ?? [],
                   pickedBy: try container.decodeIfPresent(String.self, forKey: .pickedBy),
                   launched: try container.decodeIfPresent(Bool.self, forKey: .launched) ?? false,
-                  suppressed: try container.decodeIfPresent(Bool.self, forKey: .suppressed) ?? false)
+                  suppressed: try container.decodeIfPresent(Bool.self, forKey: .suppressed) ?? false,
+                  log: try container.decodeIfPresent([String].self, forKey: .log) ?? [])
     }
 }

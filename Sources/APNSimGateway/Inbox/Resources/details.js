@@ -66,7 +66,7 @@ const details = (() => {
       parts.push(element("h4", null, "Service extension"), facts([
         ["Ran", run.ran ? "yes" : "no"], ["Kind", run.kind], ["Picked by", run.pickedBy], ["Outcome", run.outcome],
         ["Duration", run.durationMs !== undefined ? `${run.durationMs} ms` : null], ["Diagnostic", run.diagnostic],
-        ["Violations", (run.violations || []).join("; ")], ["Process launched", run.launched === undefined ? null : String(run.launched)],
+        ["Violations", (run.violations || []).join("; ")], ["Log", (run.log || []).join("\n")], ["Process launched", run.launched === undefined ? null : String(run.launched)],
       ]));
     }
     for (const attachment of content.attachments || []) {

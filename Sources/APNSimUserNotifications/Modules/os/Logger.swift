@@ -1,6 +1,7 @@
 // apnsim's `os` module for extensions built on Linux (docs/own-extensions.md, "On Linux"): the unified-logging names an
 // extension uses, `Logger`, `OSLog`, `os_log` and their levels and privacy, writing each message as one line on the
-// extension process's standard error ("subsystem[category] level: message"). Apple, "Logger",
+// extension process's standard output ("subsystem[category] level: message"), which apnsim's extension host sends to
+// the device with the push it belongs to. Apple, "Logger",
 // https://developer.apple.com/documentation/os/logger
 //
 // Where it differs from Apple's: values marked `.private` or `.sensitive` show as `<private>`; `.auto` values are
@@ -46,7 +47,7 @@ public final class OSLog: @unchecked Sendable {  // immutable
     func write(_ type: OSLogType, _ message: String) {
         guard isEnabled(type: type) else { return }
         let line = "\(subsystem)[\(category)] \(type.name): \(message)\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        FileHandle.standardOutput.write(Data(line.utf8))
     }
 }
 
