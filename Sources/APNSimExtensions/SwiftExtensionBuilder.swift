@@ -151,7 +151,10 @@ public struct SwiftExtensionBuilder: Sendable {
         do {
             (status, output) = try await ChildProcess.run(command)
         } catch {
-            throw ExtensionError("cannot run \(command[0]) to build \(what): \(error)")
+            // Most often a machine without a Swift toolchain: an apnsim binary copied to a server, or its slim image.
+            throw ExtensionError("cannot run \(command[0]) to build \(what): \(error). Building a kind swift extension needs a Swift "
+                                 + "toolchain with \(URL(fileURLWithPath: command[0]).lastPathComponent) on PATH: install one from "
+                                 + "https://www.swift.org/install/ (or run apnsim in the swift image), or give the extension as an executable")
         }
         guard status != .exited(0) else { return output }
         let printed = originals.reduce(output) { $0.replacingOccurrences(of: $1.key, with: $1.value) }

@@ -149,5 +149,18 @@ struct PrincipalClassTests {
             #expect(!error.description.contains("Objective-C"), "\(error)")
         }
     }
+
+    @Test("Without a Swift toolchain the refusal says how to get one")
+    func noCompiler() async throws {
+        let team = try Self.source(["NotificationService.swift": "import UserNotifications\nclass NotificationService: UNNotificationServiceExtension {}\n"])
+        let builder = SwiftExtensionBuilder(cache: URL(fileURLWithPath: try Self.source([:])), compiler: "/nonexistent/swiftc")
+        do {
+            _ = try await builder.build(team)
+            Issue.record("built without a compiler")
+        } catch {
+            #expect(error.description.hasPrefix("cannot run /nonexistent/swiftc to build "), "\(error)")
+            #expect(error.description.contains("needs a Swift toolchain with swiftc on PATH: install one from https://www.swift.org/install/"), "\(error)")
+        }
+    }
 }
 
