@@ -17,7 +17,7 @@ struct BadInputTests {
         await client.close()
     }
 
-    @Test("Garbage bytes instead of a TLS ClientHello: the connection is closed", .timeLimit(.minutes(10)))
+    @Test("Garbage bytes instead of a TLS ClientHello: the connection is closed", .hangGuard)
     func garbageInsteadOfTLS() async throws {
         try await withGateway { harness in
             let raw = try await RawConnection.connect(port: harness.endpoints.providerPorts[.development]!)
@@ -27,7 +27,7 @@ struct BadInputTests {
         }
     }
 
-    @Test("A TLS client that speaks HTTP/1.1 gets 505 with an explanation", .timeLimit(.minutes(10)))
+    @Test("A TLS client that speaks HTTP/1.1 gets 505 with an explanation", .hangGuard)
     func http1OverTLS() async throws {
         try await withGateway { harness in
             let raw = try await RawConnection.connect(port: harness.endpoints.providerPorts[.development]!,
@@ -40,7 +40,7 @@ struct BadInputTests {
         }
     }
 
-    @Test("Malformed HTTP/2 frames get GOAWAY PROTOCOL_ERROR or FRAME_SIZE_ERROR and a close", .timeLimit(.minutes(10)), arguments: [
+    @Test("Malformed HTTP/2 frames get GOAWAY PROTOCOL_ERROR or FRAME_SIZE_ERROR and a close", .hangGuard, arguments: [
         // DATA on stream 0.
         [0, 0, 4, 0x0, 0x1, 0, 0, 0, 0, 1, 2, 3, 4],
         // A frame longer than SETTINGS_MAX_FRAME_SIZE.
@@ -64,7 +64,7 @@ struct BadInputTests {
         }
     }
 
-    @Test("A 10 MB body is answered 413 after reading at most one flow-control window", .timeLimit(.minutes(10)))
+    @Test("A 10 MB body is answered 413 after reading at most one flow-control window", .hangGuard)
     func tenMegabytes() async throws {
         try await withGateway { harness in
             let client = try await harness.connect()

@@ -78,7 +78,7 @@ struct ChaosTests {
     }
 
     @Test("100 pushes accepted for 100 offline devices, then SIGKILL at once: all 100 are displayed after a restart",
-          .timeLimit(.minutes(10)))
+          .hangGuard)
     func offlineDevices() async throws {
         let store = temporaryDirectory() + ".sqlite"
         let data = temporaryDirectory()
@@ -106,7 +106,7 @@ struct ChaosTests {
     }
 
     @Test("SIGKILL under load with devices online: every push answered 200 is displayed or recorded dropped after a restart",
-          .timeLimit(.minutes(10)))
+          .hangGuard)
     func underLoad() async throws {
         let store = temporaryDirectory() + ".sqlite"
         let data = temporaryDirectory()

@@ -20,7 +20,7 @@ struct ConnectionTests {
     /// slow to send it), and then the gateway rightly serves nothing. Either way the GOAWAY names the last stream it
     /// served, which is what is checked; which way the race went is not.
     @Test("An idle connection gets GOAWAY {\"reason\":\"IdleTimeout\"} with the last stream it served, then is closed",
-          .timeLimit(.minutes(10)))
+          .hangGuard)
     func idleTimeout() async throws {
         try await withGateway({ $0.connection.idleTimeout = .seconds(1) }) { harness in
             let headers = harness.headers(jwt: harness.jwt())

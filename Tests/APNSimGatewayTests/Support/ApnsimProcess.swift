@@ -65,24 +65,15 @@ final class ApnsimProcess: Sendable {
         process.signal(signal)
     }
 
-    /// How long the process took to exit after this call, or `nil` when it still runs after `timeout`
-    /// (it is then killed, so no test leaves a process behind).
+    /// How long the process took to exit after this call, or `nil` when it still runs after `timeout`. Giving up on
+    /// the wait kills it, so no test leaves a process behind.
     func exitTime(within timeout: Duration) async -> Duration? {
         let start = ContinuousClock.now
-        return await withTaskGroup(of: Duration?.self) { group in
-            group.addTask { [process] in
-                await process.waitForExit()
-                return ContinuousClock.now - start
-            }
-            group.addTask { [process] in
-                guard (try? await Task.sleep(for: timeout)) != nil else { return nil }  // it exited first
-                process.signal(SIGKILL)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        let took = try? await withHangGuard(timeout) { [process] in
+            await withTaskCancellationHandler { await process.waitForExit() } onCancel: { process.signal(SIGKILL) }
+            return ContinuousClock.now - start
         }
+        return took ?? nil
     }
 
     /// Stops the process as Ctrl-C would and waits for it.
@@ -125,34 +116,31 @@ final class ApnsimProcess: Sendable {
             for waiter in waiting { waiter.continuation.resume(returning: nil) }
         }
 
-        /// The output once `check` holds for it; `nil` if the process closed its output first or `timeout` passed.
+        /// The output once `check` holds for it; throws if the process closed its output first or `timeout` passed.
         func wait(timeout: Duration, until check: @escaping @Sendable (String) -> Bool) async throws -> String {
-            let id = UUID()
-            let found = await withTaskGroup(of: String?.self) { group in
-                group.addTask {
-                    await withCheckedContinuation { continuation in
-                        let now = self.state.withLock { state -> String?? in
-                            let text = String(decoding: state.data, as: UTF8.self)
-                            if check(text) { return .some(text) }
-                            if state.closed { return .some(nil) }
-                            state.waiters[id] = Waiter(check: check, continuation: continuation)
-                            return nil
-                        }
-                        if let now { continuation.resume(returning: now) }
-                    }
-                }
-                group.addTask {
-                    try? await Task.sleep(for: timeout)
-                    self.state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: nil)
-                    return nil
-                }
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                self.state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: nil)
-                return first
+            guard let found = try await withHangGuard(timeout, { await self.next(matching: check) }), let found else {
+                throw ProcessTestError("the process did not print what was expected; it printed:\n\(text)")
             }
-            guard let found else { throw ProcessTestError("the process did not print what was expected; it printed:\n\(text)") }
             return found
+        }
+
+        /// The output once `check` holds for it; `nil` if the process closes its output first or the task is cancelled.
+        private func next(matching check: @escaping @Sendable (String) -> Bool) async -> String? {
+            let id = UUID()
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let now = state.withLock { state -> String?? in
+                        let text = String(decoding: state.data, as: UTF8.self)
+                        if check(text) { return .some(text) }
+                        if state.closed || Task.isCancelled { return .some(nil) }
+                        state.waiters[id] = Waiter(check: check, continuation: continuation)
+                        return nil
+                    }
+                    if let now { continuation.resume(returning: now) }
+                }
+            } onCancel: {
+                state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: nil)
+            }
         }
     }
 }

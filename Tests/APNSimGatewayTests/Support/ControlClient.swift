@@ -29,25 +29,17 @@ struct ControlClient: Sendable {
     /// once the stream has said hello, so no change is missed between the two. `hangGuard` only ends a wait that would
     /// never end.
     func waitUntil(_ what: String, hangGuard: Duration = .seconds(120), _ check: @escaping @Sendable () async throws -> Bool) async throws {
-        let met = try await withThrowingTaskGroup(of: Bool.self) { tasks in
-            tasks.addTask {
-                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events"),
-                                                                   timeout: .seconds(hangGuard.components.seconds))
-                var events = response.body.makeAsyncIterator()
-                guard try await events.next() != nil else { return false }  // the hello
+        let met = try await withHangGuard(hangGuard) {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events"),
+                                                               timeout: .seconds(hangGuard.components.seconds))
+            var events = response.body.makeAsyncIterator()
+            guard try await events.next() != nil else { return false }  // the hello
+            if try await check() { return true }
+            while try await events.next() != nil {
                 if try await check() { return true }
-                while try await events.next() != nil {
-                    if try await check() { return true }
-                }
-                return false  // the gateway stopped
             }
-            tasks.addTask {
-                try await Task.sleep(for: hangGuard)
-                return false
-            }
-            defer { tasks.cancelAll() }
-            return try await tasks.next() ?? false
-        }
+            return false  // the gateway stopped
+        } ?? false
         guard met else { throw ControlClientError("\(what): still not so after \(hangGuard), or the gateway stopped") }
     }
 
