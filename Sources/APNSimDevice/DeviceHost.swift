@@ -177,12 +177,12 @@ public final class DeviceHost: Sendable {
         let hello = DeviceLinkMessage.hello(.init(device: configuration.device))
         let heartbeatInterval = configuration.heartbeatInterval
         // NIO's connect does not end when the task is cancelled: a device stopping while its gateway does not answer
-        // (a black-holed address, a full accept queue) waited out the connect timeout. The attempt's channel is
-        // closed instead, which fails the connect at once.
+        // (a black-holed address, a full accept queue) waited out the connect timeout. Cancelling closes the
+        // attempt's channel instead, connecting or connected, which ends the connect or the link at once.
         let attempt = ConnectAttempt()
         logger.debug("device link connecting", metadata: ["device": "\(configuration.device.id)", "gateway": "\(host):\(configuration.devicePort)"])
-        let (channel, ended) = try await withTaskCancellationHandler {
-            try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        try await withTaskCancellationHandler {
+            let (channel, ended) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.init(configuration.connectTimeout))
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .connect(host: host, port: configuration.devicePort) { channel in
@@ -195,14 +195,10 @@ public final class DeviceHost: Sendable {
                         return (channel, link.ended)
                     }
                 }
-        } onCancel: {
-            attempt.cancel()
-        }
-        defer { state.withLock { if $0.link === channel { $0.link = nil } } }
-        try await withTaskCancellationHandler {
+            defer { state.withLock { if $0.link === channel { $0.link = nil } } }
             try await ended.get()
         } onCancel: {
-            channel.close(promise: nil)
+            attempt.cancel()
         }
     }
 
@@ -413,7 +409,7 @@ struct DeviceRestarted: Error, CustomStringConvertible {
     var description: String { "the device restarted" }
 }
 
-/// The channel of a connection attempt in flight, so cancelling the task can close it.
+/// The channel of a connection attempt, so cancelling the task can close it, whether it is connecting or connected.
 private final class ConnectAttempt: Sendable {
     private let state = Mutex<(channel: (any Channel)?, cancelled: Bool)>((nil, false))
 

@@ -93,11 +93,13 @@ public final class ChildProcess: Sendable {
         return ChildProcess(pid: try await started.value.get(), inputs: inputs, ended: ended)
     }
 
-    /// Runs `command` to its end: how it ended, and what it wrote to its standard output and error together.
-    public static func run(_ command: [String]) async throws(ChildProcessError) -> (status: ExitStatus, output: String) {
+    /// Runs `command` to its end (with `environment`'s changes): how it ended, and what it wrote to its standard output
+    /// and error together.
+    public static func run(_ command: [String], environment: [String: String?] = [:]) async throws(ChildProcessError)
+        -> (status: ExitStatus, output: String) {
         final class Printed: Sendable { let bytes = Mutex<[UInt8]>([]) }
         let printed = Printed()
-        let child = try await start(command) { _, bytes in printed.bytes.withLock { $0 += bytes } }
+        let child = try await start(command, environment: environment) { _, bytes in printed.bytes.withLock { $0 += bytes } }
         child.closeInput()
         let status = await child.waitForExit()
         return (status, printed.bytes.withLock { String(decoding: $0, as: UTF8.self) })

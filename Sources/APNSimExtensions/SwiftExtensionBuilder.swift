@@ -80,31 +80,23 @@ public struct SwiftExtensionBuilder: Sendable {
         } catch {
             throw ExtensionError("cannot read the extension's files to build them (\(source)): \(error.localizedDescription)")
         }
-        var linked = ["-lUserNotifications"]
-        if !mirror.coreGraphics.isEmpty {
-            try await run([compiler, "-parse-as-library", "-emit-library", "-static", "-module-name", "CoreGraphics", "-emit-module",
-                           "-emit-module-path", "\(out)/CoreGraphics.swiftmodule", "-o", "\(out)/libCoreGraphics.a"]
-                          + mirror.coreGraphics.map(\.path), building: "apnsim's CoreGraphics names")
-            linked.append("-lCoreGraphics")
-        }
-        try await run([compiler, "-parse-as-library", "-emit-library", "-static", "-module-name", "UserNotifications", "-emit-module",
-                       "-emit-module-path", "\(out)/UserNotifications.swiftmodule", "-o", "\(out)/libUserNotifications.a"]
-                      + mirror.userNotifications.map(\.path), building: "apnsim's UserNotifications")
-        // On Linux, apnsim's stand-ins for Apple's modules the extension imports (`os`, `UniformTypeIdentifiers`…).
-        for (name, moduleFiles) in system {
+        // Each module a static library of its own, linked before the modules it imports (the last built, first).
+        var linked: [String] = []
+        func library(_ name: String, _ files: [URL], flags: [String] = [], building what: String) async throws(ExtensionError) {
             try await run([compiler, "-parse-as-library", "-emit-library", "-static", "-module-name", name, "-emit-module",
                            "-emit-module-path", "\(out)/\(name).swiftmodule", "-I", out, "-o", "\(out)/lib\(name).a"]
-                          + moduleFiles.map(\.path), building: "apnsim's \(name)")
+                          + flags + files.map(\.path), building: what, originals: originals)
             linked.insert("-l\(name)", at: 0)
         }
+        if !mirror.coreGraphics.isEmpty { try await library("CoreGraphics", mirror.coreGraphics, building: "apnsim's CoreGraphics names") }
+        try await library("UserNotifications", mirror.userNotifications, building: "apnsim's UserNotifications")
+        // On Linux, apnsim's stand-ins for Apple's modules the extension imports (`os`, `UniformTypeIdentifiers`…).
+        for (name, moduleFiles) in system { try await library(name, moduleFiles, building: "apnsim's \(name)") }
         // The team's modules, each as itself (`import VendorNotificationServiceExtension` works as in Xcode), in the
-        // order their imports need; a module is linked before those it imports.
+        // order their imports need.
         for (module, moduleFiles) in modulesToBuild {
-            try await run([compiler, "-parse-as-library", "-emit-library", "-static", "-swift-version", "5", "-module-name", module.name,
-                           "-emit-module", "-emit-module-path", "\(out)/\(module.name).swiftmodule", "-I", out,
-                           "-o", "\(out)/lib\(module.name).a"] + LinuxSource.compilerFlags + moduleFiles.map(\.path),
-                          building: "module \(module.name) (\(module.source))", originals: originals)
-            linked.insert("-l\(module.name)", at: 0)
+            try await library(module.name, moduleFiles, flags: ["-swift-version", "5"] + LinuxSource.compilerFlags,
+                              building: "module \(module.name) (\(module.source))")
         }
         // Swift 5 mode, as Xcode's extension templates build: code written for Apple's callbacks (captured `self`
         // in a URLSession completion handler) is accepted as Xcode accepts it.

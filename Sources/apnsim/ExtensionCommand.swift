@@ -12,18 +12,23 @@ struct ExtensionCommand: AsyncParsableCommand {
         subcommands: [Build.self, Run.self]
     )
 
-    static let principalClassHelp: ArgumentHelp = "The class to run, as NSExtensionPrincipalClass names it; by default the one an Info.plist beside the source names, else the most-derived subclass of UNNotificationServiceExtension."
+    /// How a Swift source is built: `build` and `run` take the same options.
+    struct SwiftBuildOptions: ParsableArguments {
+        @Option(name: .customLong("principal-class"), help: "The class to run, as NSExtensionPrincipalClass names it; by default the one an Info.plist beside the source names, else the most-derived subclass of UNNotificationServiceExtension.")
+        var principalClass: String?
 
-    static let moduleHelp: ArgumentHelp = "A Swift module the extension imports, NAME:PATH (a folder of Swift files, such as a vendor's extension module as SwiftPM checked it out); built first, under its own name; repeatable."
+        @Option(name: .customLong("module"), help: "A Swift module the extension imports, NAME:PATH (a folder of Swift files, such as a vendor's extension module as SwiftPM checked it out); built first, under its own name; repeatable.")
+        var modules: [String] = []
 
-    /// `--module NAME:PATH` values as modules.
-    static func modules(_ values: [String]) throws -> [ServiceExtensionManifest.Module] {
-        try values.map { value in
-            let parts = value.split(separator: ":", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw ExtensionCommand.fail("--module takes NAME:PATH, such as VendorExtension:vendor/Sources/VendorExtension; got \(value)")
+        /// `--module NAME:PATH` values as modules.
+        func parsedModules() throws -> [ServiceExtensionManifest.Module] {
+            try modules.map { value in
+                let parts = value.split(separator: ":", maxSplits: 1).map(String.init)
+                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                    throw ExtensionCommand.fail("--module takes NAME:PATH, such as VendorExtension:vendor/Sources/VendorExtension; got \(value)")
+                }
+                return .init(name: parts[0], source: parts[1])
             }
-            return .init(name: parts[0], source: parts[1])
         }
     }
 
@@ -34,18 +39,14 @@ struct ExtensionCommand: AsyncParsableCommand {
         @Argument(help: "The extension's Swift file, or a folder of Swift files.")
         var path: String
 
-        @Option(name: .customLong("principal-class"), help: ExtensionCommand.principalClassHelp)
-        var principalClass: String?
-
-        @Option(name: .customLong("module"), help: ExtensionCommand.moduleHelp)
-        var modules: [String] = []
+        @OptionGroup var swiftBuild: SwiftBuildOptions
 
         func run() async throws {
             let started = ContinuousClock.now
-            let modules = try ExtensionCommand.modules(self.modules)
+            let modules = try swiftBuild.parsedModules()
             Console.say("apnsim extension: building \(path)…")
             do {
-                let product = try await SwiftExtensionBuilder().build(path, principalClass: principalClass, modules: modules)
+                let product = try await SwiftExtensionBuilder().build(path, principalClass: swiftBuild.principalClass, modules: modules)
                 Console.say("apnsim extension: built \(product.principalClass) in \(Seconds(ContinuousClock.now - started)): \(product.executable.path)")
             } catch {
                 throw ExtensionCommand.fail("\(error)")
@@ -67,11 +68,7 @@ struct ExtensionCommand: AsyncParsableCommand {
         @Option(help: "The push's JSON payload.")
         var payload: String
 
-        @Option(name: .customLong("principal-class"), help: ExtensionCommand.principalClassHelp)
-        var principalClass: String?
-
-        @Option(name: .customLong("module"), help: ExtensionCommand.moduleHelp)
-        var modules: [String] = []
+        @OptionGroup var swiftBuild: SwiftBuildOptions
 
         @Option(help: "The app's resources folder, where the extension's Bundle.main finds bundled files.")
         var resources: String?
@@ -110,8 +107,8 @@ struct ExtensionCommand: AsyncParsableCommand {
             let manifest = ServiceExtensionManifest(bundleID: "com.example.app.NotificationService", kind: isSwift ? .swift : .executable,
                                                     filtering: filtering, budget: budget,
                                                     executable: isSwift ? nil : [path], source: isSwift ? path : nil,
-                                                    principalClass: isSwift ? principalClass : nil,
-                                                    modules: isSwift ? try ExtensionCommand.modules(modules) : [])
+                                                    principalClass: isSwift ? swiftBuild.principalClass : nil,
+                                                    modules: isSwift ? try swiftBuild.parsedModules() : [])
             if let why = manifest.reasonNotLaunched(payload: push, deviceOS: DeviceDescriptor(id: "", name: "").os) {
                 Console.say("not launched: \(why)")
                 return

@@ -46,22 +46,13 @@ struct CommandErrorTests {
         try Data(#"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1}}"#.utf8).write(to: payload)
         let extensionPath = repositoryRoot.appendingPathComponent("Scenarios/extensions/python/attach_image.py").path
         for keep in [false, true] {
-            let printed = Printed()
-            let child = try await ChildProcess.start([ApnsimProcess.executable.path, "extension", "run", extensionPath, "--payload", payload.path]
-                                                     + (keep ? ["--keep"] : []), environment: ["TMPDIR": temporary.path]) { _, bytes in printed.append(bytes) }
-            child.closeInput()
-            #expect(await child.waitForExit() == .exited(0), "\(printed.text)")
+            let (status, printed) = try await ChildProcess.run([ApnsimProcess.executable.path, "extension", "run", extensionPath, "--payload", payload.path]
+                                                               + (keep ? ["--keep"] : []), environment: ["TMPDIR": temporary.path])
+            #expect(status == .exited(0), "\(printed)")
             let left = try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("apnsim-extension-run-") }
             #expect(left.count == (keep ? 1 : 0), "keep \(keep): \(left)")
-            if keep { #expect(printed.text.contains("kept the run's folder: \(temporary.path)/apnsim-extension-run-")) }
+            if keep { #expect(printed.contains("kept the run's folder: \(temporary.path)/apnsim-extension-run-")) }
         }
     }
 }
 
-/// What a child process printed, collected from its output callbacks.
-private final class Printed: @unchecked Sendable {
-    private let lock = NSLock()
-    private var bytes: [UInt8] = []
-    func append(_ more: [UInt8]) { lock.withLock { bytes += more } }
-    var text: String { lock.withLock { String(decoding: bytes, as: UTF8.self) } }
-}

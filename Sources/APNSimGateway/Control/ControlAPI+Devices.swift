@@ -125,7 +125,7 @@ extension ControlAPI {
         guard let link = devices.link(of: device) else {
             return ControlJSON.error("device \(device) is not connected; start it first (apnsim device --id \(device))", status: .conflict)
         }
-        switch await installs.outcome(of: manifest.bundleID, on: link, timeout: wait, send: { link.send(.install(manifest)) }) {
+        switch await installs.install(manifest, on: link, timeout: wait) {
         case .installed(let token):
             return try ControlJSON.response(AppView(bundleID: manifest.bundleID, environment: manifest.apsEnvironment ?? .development,
                                                     token: token.hex))

@@ -21,12 +21,12 @@ final class InstallWaiters: Sendable {
 
     private func key(_ device: String, _ bundleID: String) -> String { "\(device)\u{1F}\(bundleID)" }
 
-    /// Sends the install on `session` and waits for the device's answer about `bundleID`, at most `timeout`.
-    func outcome(of bundleID: String, on session: DeviceSession, timeout: Duration, send: @Sendable () -> Void) async -> Outcome {
-        let key = key(session.descriptor.id, bundleID)
+    /// Sends the install of `app` on `session` and waits for the device's answer, at most `timeout`.
+    func install(_ app: AppManifest, on session: DeviceSession, timeout: Duration) async -> Outcome {
+        let key = key(session.descriptor.id, app.bundleID)
         return await withCheckedContinuation { continuation in
             waiters.withLock { $0[key] = Waiter(session: session, continuation: continuation) }
-            send()
+            session.send(.install(app))
             Task {
                 try? await Task.sleep(for: timeout)
                 self.waiters.withLock { $0.removeValue(forKey: key) }?.continuation.resume(returning: .timedOut)
