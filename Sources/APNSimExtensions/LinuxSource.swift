@@ -7,7 +7,9 @@ import Foundation
 /// - `@objc`, `@objc(name)` and `@objcMembers` are blanked out: they mean nothing without the Objective-C runtime, and
 ///   Linux's compiler refuses them ("Objective-C interoperability is disabled"). Spaces stand in for them, so every
 ///   line and column the compiler reports is the team's own.
-/// - Every file sees FoundationNetworking, as `import Foundation` brings `URLSession` on Apple's systems.
+/// - Every file sees apnsim's UserNotifications, which brings FoundationNetworking (`import Foundation` brings
+///   `URLSession` on Apple's systems) and the Foundation behaviour Linux lacks (`mappedRead`, Apple's
+///   `suggestedFilename`). Seeing FoundationNetworking directly instead would make `suggestedFilename` ambiguous.
 /// - `import os.log` (a submodule, which a Swift module cannot have) becomes `import os`, apnsim's `os` module.
 package enum LinuxSource {
     /// The files to hand the compiler, and the original of each (to name it again in the compiler's messages).
@@ -34,7 +36,7 @@ package enum LinuxSource {
         #if canImport(Darwin)
         []
         #else
-        ["-Xfrontend", "-import-module", "-Xfrontend", "FoundationNetworking"]
+        ["-Xfrontend", "-import-module", "-Xfrontend", "UserNotifications"]
         #endif
     }
 

@@ -12,7 +12,8 @@ import Synchronization
 /// devices makes a spike of downloads). A service: it stops on graceful shutdown.
 ///
 /// The query scripts what goes wrong, for testing an extension's failure paths: `delay=SECONDS` (up to 60) before
-/// answering, `status=CODE` instead of 200, `type=MIME` as the Content-Type, `gzip=1` (Content-Encoding: gzip),
+/// answering, `status=CODE` instead of 200, `type=MIME` as the Content-Type, `filename=NAME` (Content-Disposition:
+/// attachment; filename="NAME"), `gzip=1` (Content-Encoding: gzip),
 /// `truncate=BYTES` (the full Content-Length, then only that many bytes and the connection closed), `size=BYTES`
 /// (the file padded with zeros to that size, up to 2 GB, streamed), `redirect=N` (N redirects before the file) or
 /// `redirect=loop` (a redirect to itself). A name without an extension serves the first of NAME.jpg, .png, .gif,
@@ -78,6 +79,12 @@ public struct MediaServer: Service {
                 response.status = .init(code: code)
             }
             if let type = query["type"].map(String.init) { response.headers[.contentType] = type }
+            if let filename = query["filename"].map(String.init) {
+                guard !filename.isEmpty, !filename.contains("\""), filename.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) else {
+                    return Self.text(.badRequest, "filename takes printable ASCII without quotes; got \(filename)")
+                }
+                response.headers[.contentDisposition] = "attachment; filename=\"\(filename)\""
+            }
             return response
         }
         router.get("stats") { _, _ in

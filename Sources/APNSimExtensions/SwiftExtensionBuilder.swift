@@ -179,7 +179,7 @@ public struct SwiftExtensionBuilder: Sendable {
         return []
         #else
         let folder = packageRoot.appendingPathComponent("Sources/APNSimUserNotifications/Modules")
-        let buildOrder = ["os", "OSLog", "UniformTypeIdentifiers", "MobileCoreServices"]
+        let buildOrder = ["os", "OSLog", "UniformTypeIdentifiers", "MobileCoreServices", "Security", "UIKit"]
         let brings = ["OSLog": ["os"]]
         var wanted = Set(Self.imports(in: files)).intersection(buildOrder)
         for name in wanted { wanted.formUnion(brings[name] ?? []) }
@@ -306,7 +306,7 @@ public struct SwiftExtensionBuilder: Sendable {
     /// the file's path to name it by; `nil` when there is no Info.plist or it names no class.
     static func infoPlistPrincipalClass(of source: String) throws(ExtensionError) -> (String, String)? {
         var isFolder: ObjCBool = false
-        FileManager.default.fileExists(atPath: source, isDirectory: &isFolder)
+        _ = FileManager.default.fileExists(atPath: source, isDirectory: &isFolder)
         let folder = isFolder.boolValue ? URL(fileURLWithPath: source) : URL(fileURLWithPath: source).deletingLastPathComponent()
         let plist = folder.appendingPathComponent("Info.plist")
         guard let data = FileManager.default.contents(atPath: plist.path) else { return nil }

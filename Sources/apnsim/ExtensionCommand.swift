@@ -144,7 +144,7 @@ struct ExtensionCommand: AsyncParsableCommand {
         static func describe(_ shown: NotificationContent, _ record: ExtensionRun) -> String {
             var lines = ["outcome     \(record.outcome.rawValue)\(record.suppressed ? " (suppressed: nothing is displayed)" : "") in \(record.durationMs) ms",
                          "why         \(record.diagnostic)"]
-            for (label, value) in [("title", shown.title), ("subtitle", shown.subtitle), ("body", shown.body)] {
+            for (label, value) in [("title", shown.title), ("subtitle", shown.subtitle), ("body", shown.body), ("category", shown.category)] {
                 if let value { lines.append("\(label.padding(toLength: 12, withPad: " ", startingAt: 0))\(value)") }
             }
             for attachment in shown.attachments {
@@ -152,6 +152,7 @@ struct ExtensionCommand: AsyncParsableCommand {
                 lines.append("attachment  \(attachment.identifier): \(attachment.type ?? "unknown type"), \(attachment.size) bytes, \(verdict)")
             }
             for violation in record.violations { lines.append("violation   \(violation)") }
+            for line in record.log { lines.append("log         \(line)") }
             return lines.joined(separator: "\n")
         }
 
