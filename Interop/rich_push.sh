@@ -14,7 +14,8 @@ rich_push() {
 import json, sys
 delivery = json.load(open(sys.argv[1]))[0]
 run, content = delivery.get("extension", {}), delivery.get("content", {})
-types = [a.get("type") for a in content.get("attachments", []) if "refusal" not in a]
+types = [a.get("type") for a in content.get("attachments", [])]
+assert all("refusal" not in a for a in content.get("attachments", [])), "content lists only what is shown"
 assert delivery["outcome"] == "displayed" and eval(sys.argv[3]), delivery
 print(f"{sys.argv[2]}: {run['kind']} {run['outcome']} in {run['durationMs']} ms, attached {types}, body {content.get('body')!r}")
 PY

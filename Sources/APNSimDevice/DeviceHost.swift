@@ -331,7 +331,7 @@ public final class DeviceHost: Sendable {
             state.inExtension.remove(delivery.id)
             let receipts = state.center.receive(delivery, payload: payload, now: now, processed: (content, run))
             let shown = receipts.first { $0.id == delivery.id && $0.outcome == .displayed }?.content?.attachments ?? []
-            let copies = shown.filter { $0.refusal == nil && $0.file != nil && state.copied.insert($0.sha256).inserted }
+            let copies = shown.filter { $0.file != nil && state.copied.insert($0.sha256).inserted }
             return (receipts.map { DeviceLinkMessage.receipt($0) }, state.link, copies)
         }
         // The copies go first, so the inbox has the device's own copy by the time it sees the receipt.

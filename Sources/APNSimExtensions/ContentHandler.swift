@@ -28,6 +28,7 @@ final class ContentHandler: Sendable {
         var violations: [String] = []
         var log: [String] = []
         var logLinesLeftOut = 0
+        var refused: [NotificationContent.Attachment] = []
         var held = 0
         var killed = false
     }
@@ -92,6 +93,16 @@ final class ContentHandler: Sendable {
             }
         }
     }
+
+    /// A file iOS refused when the extension made an attachment of it (`UNNotificationAttachment` threw); past
+    /// ``ExtensionRun/logLimit`` only the first are kept.
+    func refused(_ attachment: NotificationContent.Attachment) {
+        state.withLock { state in
+            if state.refused.count < ExtensionRun.logLimit { state.refused.append(attachment) }
+        }
+    }
+
+    var refusedInExtension: [NotificationContent.Attachment] { state.withLock { $0.refused } }
 
     /// The lines logged, and a last one saying how many more were left out.
     var logLines: [String] {

@@ -20,12 +20,18 @@ enum ExtensionProtocol {
         var id: String
     }
 
-    /// Extension → device: a call of the content handler (`type` `content`), or a line for the device's log (`log`).
+    /// Extension → device: a call of the content handler (`type` `content`), a line for the device's log (`log`), or
+    /// a file `UNNotificationAttachment` refused in the extension (`refused`: `identifier`, `file`, `typeHint`, `code`
+    /// and `message`).
     struct Reply: Decodable {
         var type: String
         var id: String?
         var content: Content?
         var message: String?
+        var identifier: String?
+        var file: String?
+        var typeHint: String?
+        var code: Int?
     }
 
     /// A notification's content as both sides write it; attachments are files the extension saved.

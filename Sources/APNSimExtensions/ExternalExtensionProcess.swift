@@ -112,7 +112,7 @@ final class ExternalExtensionProcess: Sendable {
     private func handle(_ line: [UInt8]) {
         let turn = state.withLock { $0.turn }
         guard let reply = try? JSONDecoder().decode(ExtensionProtocol.Reply.self, from: Data(line)),
-              ["content", "log"].contains(reply.type) else {
+              ["content", "log", "refused"].contains(reply.type) else {
             let text = String(decoding: line.prefix(80), as: UTF8.self)
             turn?.handler.send(.crashed("the extension wrote \"\(text)\", which is not a protocol message (docs/extension-protocol.md), and was stopped"))
             terminate()
@@ -121,6 +121,10 @@ final class ExternalExtensionProcess: Sendable {
         if reply.type == "log" {
             logger.info("extension log", metadata: ["message": "\(reply.message ?? "")"])
             turn?.handler.log(reply.message ?? "")
+            return
+        }
+        if reply.type == "refused" {
+            if let refused = Self.refused(reply) { turn?.handler.refused(refused) }
             return
         }
         guard let turn, reply.id == turn.id, let content = reply.content else {
@@ -141,6 +145,16 @@ final class ExternalExtensionProcess: Sendable {
         let diagnostic = refused.isEmpty ? "the extension handed over its content with \(shown.attachments.count) attachment(s)"
             : "the extension handed over its content; iOS refused \(refused.joined(separator: "; "))"
         return ExtensionResult(content: shown, diagnostic: diagnostic)
+    }
+
+    /// A file `UNNotificationAttachment` refused in the extension, described as the device reads it now, with the
+    /// refusal the extension saw; `nil` when the report lacks the file or the code.
+    static func refused(_ reply: ExtensionProtocol.Reply) -> NotificationContent.Attachment? {
+        guard let file = reply.file, let code = reply.code.flatMap(AttachmentRules.Code.init(rawValue:)) else { return nil }
+        var described = attachment(.init(identifier: reply.identifier, file: file, typeHint: reply.typeHint), identifier: reply.identifier ?? "")
+        described.refusal = AttachmentRules.Refusal(code: code, message: reply.message ?? "")
+        described.file = nil  // not shown, so never copied to the gateway
+        return described
     }
 
     static func attachment(_ file: ExtensionProtocol.FileAttachment, identifier: String) -> NotificationContent.Attachment {

@@ -81,7 +81,7 @@ public struct ServiceExtensionRuntime: Sendable {
 
         var run = ExtensionRun(ran: true, kind: kind, outcome: turn.outcome, diagnostic: "", durationMs: (ContinuousClock.now - started).milliseconds,
                                violations: handler.violations, pickedBy: pickedBy, launched: launched, log: handler.logLines)
-        let shown: NotificationContent
+        var shown: NotificationContent
         switch turn.outcome {
         case .completed, .expired:
             let (content, diagnostic, suppressed) = Self.shown(turn.result ?? .original(""), original: original, filtering: manifest.filtering)
@@ -98,6 +98,15 @@ public struct ServiceExtensionRuntime: Sendable {
             run.diagnostic = "\(turn.why); the original content is shown"
         }
         run.diagnostic = picked + run.diagnostic
+        // The content is what the device shows; what iOS refused is the extension's to answer for.
+        // What iOS refused: files UNNotificationAttachment refused in the extension, then attachments handed over.
+        let refusedInExtension = handler.refusedInExtension
+        run.refusedAttachments = refusedInExtension + shown.attachments.filter { $0.refusal != nil }
+        shown.attachments.removeAll { $0.refusal != nil }
+        if !refusedInExtension.isEmpty {
+            run.diagnostic += "; in the extension, UNNotificationAttachment refused "
+                + refusedInExtension.map { "\($0.identifier.isEmpty ? "a file" : $0.identifier) (\($0.refusal.map { "\($0)" } ?? ""))" }.joined(separator: "; ")
+        }
         return (shown, run)
     }
 

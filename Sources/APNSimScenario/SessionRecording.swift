@@ -89,15 +89,17 @@ public struct SessionRecording: Sendable {
             if let subtitle = content.subtitle { fields["subtitle"] = .string(subtitle) }
             if let body = content.body { fields["body"] = .string(body) }
             if let badge = content.badge { fields["badge"] = .number(Double(badge)) }
-            fields["attachments"] = .array(content.attachments.map { attachment in
-                attachment.refusal.map { .object(["refusal": .object(["code": .number(Double($0.code.rawValue))])]) }
-                    ?? .object(["type": attachment.type.map(JSONValue.string) ?? .null])
-            })
+            fields["attachments"] = .array(content.attachments.map { .object(["type": $0.type.map(JSONValue.string) ?? .null]) })
             expected["content"] = .object(fields)
         }
         if let run = delivery.extensionRun, run.ran {
             var fields: [String: JSONValue] = ["outcome": .string(run.outcome.rawValue)]
             if let kind = run.kind { fields["kind"] = .string(kind.rawValue) }
+            if !run.refusedAttachments.isEmpty {
+                fields["refusedAttachments"] = .array(run.refusedAttachments.map { attachment in
+                    .object(["refusal": .object(["code": attachment.refusal.map { .number(Double($0.code.rawValue)) } ?? .null])])
+                })
+            }
             expected["extension"] = .object(fields)
         }
         expect["delivery"] = .object(expected)

@@ -31,7 +31,9 @@
 /// messages, each line before any content handed over after it, so the delivery record keeps it with the push.
 public enum ServiceExtensionHost {
     public static func run(_ makeExtension: @escaping () -> UNNotificationServiceExtension) -> Never {
-        let host = Host(makeExtension: makeExtension, output: ProtocolOutput())
+        let output = ProtocolOutput()
+        runningLock.withLock { running = output }
+        let host = Host(makeExtension: makeExtension, output: output)
         let reader = Thread {
             while let line = readLine(strippingNewline: true) {
                 host.handle(line)
@@ -42,6 +44,19 @@ public enum ServiceExtensionHost {
         reader.start()
         // The main run loop, serviced for good: it runs the main queue, and with it the main actor.
         while true { RunLoop.main.run(mode: .default, before: .distantFuture) }
+    }
+
+    /// The protocol's channel of the running extension process; `nil` where the mirror runs outside one (tests).
+    nonisolated(unsafe) private static var running: ProtocolOutput?  // touched only under `runningLock`
+    private static let runningLock = NSLock()
+
+    /// Tells the device that `UNNotificationAttachment(identifier:url:options:)` refused a file, so the delivery
+    /// record lists it beside the extension's outcome (as iOS, in the device's log) even though the extension
+    /// caught the error and handed over no attachment.
+    static func reportRefusal(identifier: String, file: URL, typeHint: String?, code: Int, message: String) {
+        var report: [String: Any] = ["type": "refused", "identifier": identifier, "file": file.path, "code": code, "message": message]
+        report["typeHint"] = typeHint
+        runningLock.withLock { running }?.write(report)
     }
 
     /// The extension objects of the pushes being handled.

@@ -39,6 +39,8 @@ open class UNNotificationAttachment: NSObject, @unchecked Sendable {
     public convenience init(identifier: String, url: URL, options: [AnyHashable: Any]? = nil) throws {
         let checked = AttachmentRules.check(file: url, typeHint: options?[UNNotificationAttachmentOptionsTypeHintKey] as? String)
         if let refusal = checked.refusal {
+            ServiceExtensionHost.reportRefusal(identifier: identifier, file: url, typeHint: options?[UNNotificationAttachmentOptionsTypeHintKey] as? String,
+                                               code: refusal.code.rawValue, message: refusal.message)
             throw UNError(UNError.Code(rawValue: refusal.code.rawValue) ?? .attachmentUnrecognizedType, reason: refusal.message)
         }
         self.init(identifier: identifier.isEmpty ? UUID().uuidString : identifier, url: url, type: checked.type?.uti ?? "", options: options ?? [:])

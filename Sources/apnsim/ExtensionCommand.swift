@@ -148,8 +148,11 @@ struct ExtensionCommand: AsyncParsableCommand {
                 if let value { lines.append("\(label.padding(toLength: 12, withPad: " ", startingAt: 0))\(value)") }
             }
             for attachment in shown.attachments {
-                let verdict = attachment.refusal.map { "refused, \($0)" } ?? "attached"
-                lines.append("attachment  \(attachment.identifier): \(attachment.type ?? "unknown type"), \(attachment.size) bytes, \(verdict)")
+                lines.append("attachment  \(attachment.identifier): \(attachment.type ?? "unknown type"), \(attachment.size) bytes, attached")
+            }
+            for attachment in record.refusedAttachments {
+                lines.append("refused     \(attachment.identifier): \(attachment.type ?? "unknown type"), \(attachment.size) bytes, "
+                             + (attachment.refusal.map { "\($0)" } ?? "refused"))
             }
             for violation in record.violations { lines.append("violation   \(violation)") }
             for line in record.log { lines.append("log         \(line)") }

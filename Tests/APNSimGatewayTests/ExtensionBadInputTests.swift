@@ -26,8 +26,8 @@ struct ExtensionBadInputTests {
             #expect(delivery.outcome == "displayed", "\(bad.name)")
             #expect(delivery.diagnostic.contains(bad.diagnostic), "\(bad.name): \(delivery.run)")
             #expect(delivery.content["body"] as? String == "World")
-            let codes = delivery.attachments.compactMap { ($0["refusal"] as? [String: Any])?["code"] as? Int }
-            #expect(codes == (bad.refusal.map { [$0] } ?? []), "\(bad.name): \(delivery.attachments)")
+            #expect(delivery.refusalCodes == (bad.refusal.map { [$0] } ?? []), "\(bad.name): \(delivery.run)")
+            #expect(delivery.attachments.isEmpty, "\(bad.name): the content lists only what is shown: \(delivery.attachments)")
             let next = try await send(richPush(#""ab":{"att":{"url":"MEDIA/media/sample.jpg","type":"jpg"}}"#))
             #expect(next.attachments.first?["type"] as? String == "public.jpeg", "after \(bad.name): \(next.run)")
         }

@@ -32,7 +32,7 @@ struct VendorExtensionTests {
             #expect(delivery.run["kind"] as? String == path.kind.rawValue)
             #expect(delivery.run["outcome"] as? String == "completed", "\(delivery.run)")
             #expect(delivery.attachments.map { $0["type"] as? String } == path.types, "\(path.keys): \(delivery.run)")
-            #expect(delivery.attachments.allSatisfy { $0["refusal"] == nil }, "\(delivery.attachments)")
+            #expect(delivery.refused.isEmpty, "\(delivery.run)")
             #expect(delivery.content["body"] as? String == path.body)
         }
     }
@@ -44,7 +44,7 @@ struct VendorExtensionTests {
             #expect(untyped.diagnostic.contains("ct_mediaType"), "\(untyped.run)")
             #expect(untyped.attachments.isEmpty)
             let audio = try await send(richPush(#""ct_mediaUrl":"MEDIA/media/sample.m4a","ct_mediaType":"audio""#))
-            #expect((audio.attachments.first?["refusal"] as? [String: Any])?["code"] as? Int == 105, "\(audio.attachments)")
+            #expect(audio.refusalCodes == [105] && audio.attachments.isEmpty, "\(audio.record)")
         }
     }
 

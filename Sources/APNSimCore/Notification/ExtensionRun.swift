@@ -31,12 +31,16 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
     /// What an extension process wrote to its log while it handled this push (`print`, `Logger`, `os_log`, standard
     /// error, the protocol's `log` messages), one line each, at most ``logLimit`` lines of ``logLineLimit`` characters.
     public var log: [String]
+    /// The attachments the extension handed over that iOS refused, each with its `refusal` (UNErrorDomain code and
+    /// sentence): not part of the content, which is what the device shows.
+    public var refusedAttachments: [NotificationContent.Attachment]
 
     public static let logLimit = 50
     public static let logLineLimit = 500
 
     public init(ran: Bool, kind: ExtensionKind?, outcome: Outcome, diagnostic: String, durationMs: Int = 0,
-                violations: [String] = [], pickedBy: String? = nil, launched: Bool = false, suppressed: Bool = false, log: [String] = []) {
+                violations: [String] = [], pickedBy: String? = nil, launched: Bool = false, suppressed: Bool = false, log: [String] = [],
+                refusedAttachments: [NotificationContent.Attachment] = []) {
         self.ran = ran
         self.kind = kind
         self.pickedBy = pickedBy
@@ -47,13 +51,14 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
         self.durationMs = durationMs
         self.violations = violations
         self.log = log
+        self.refusedAttachments = refusedAttachments
     }
 
     enum CodingKeys: String, CodingKey {
-        case ran, kind, pickedBy, launched, suppressed, outcome, diagnostic, durationMs, violations, log
+        case ran, kind, pickedBy, launched, suppressed, outcome, diagnostic, durationMs, violations, log, refusedAttachments
     }
 
-    /// `log` is left out when the extension logged nothing, so records of built-in extensions read as before.
+    /// `log` and `refusedAttachments` are left out when empty, so records of most pushes read as before.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(ran, forKey: .ran)
@@ -66,9 +71,11 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
         try container.encode(durationMs, forKey: .durationMs)
         try container.encode(violations, forKey: .violations)
         if !log.isEmpty { try container.encode(log, forKey: .log) }
+        if !refusedAttachments.isEmpty { try container.encode(refusedAttachments, forKey: .refusedAttachments) }
     }
 
-    /// Records written before `pickedBy`, `launched`, `suppressed` and `log` existed read with their defaults.
+    /// Records written before `pickedBy`, `launched`, `suppressed`, `log` and `refusedAttachments` existed read with
+    /// their defaults.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(ran: try container.decode(Bool.self, forKey: .ran),
@@ -80,6 +87,7 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
                   pickedBy: try container.decodeIfPresent(String.self, forKey: .pickedBy),
                   launched: try container.decodeIfPresent(Bool.self, forKey: .launched) ?? false,
                   suppressed: try container.decodeIfPresent(Bool.self, forKey: .suppressed) ?? false,
-                  log: try container.decodeIfPresent([String].self, forKey: .log) ?? [])
+                  log: try container.decodeIfPresent([String].self, forKey: .log) ?? [],
+                  refusedAttachments: try container.decodeIfPresent([NotificationContent.Attachment].self, forKey: .refusedAttachments) ?? [])
     }
 }

@@ -17,7 +17,8 @@ public struct NotificationContent: Sendable, Hashable, Codable {
     /// `passive`, `active`, `time-sensitive` or `critical`; `nil` means active.
     public var interruptionLevel: String?
     public var relevanceScore: Double?
-    /// Attachments the service extension added, each as iOS checked it.
+    /// The attachments the device shows: those the service extension added that iOS took. Refused ones are in the
+    /// extension's record (``ExtensionRun/refusedAttachments``).
     public var attachments: [Attachment] = []
     /// Every top-level key of the payload except `aps`, as the app's `userInfo` holds them.
     public var userInfo: [String: JSONValue] = [:]
@@ -31,7 +32,8 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         public var sha256: String
         /// Where the extension downloaded it from.
         public var url: String?
-        /// Why iOS refused it (`UNErrorDomain` code and a sentence); a refused attachment is not shown.
+        /// Why iOS refused it (`UNErrorDomain` code and a sentence); a refused attachment is not shown, and is listed
+        /// in the extension's record rather than the content.
         public var refusal: AttachmentRules.Refusal?
         /// Where the device keeps its copy, on the device's machine only: not encoded, not compared. The device
         /// sends the gateway the bytes from here (the device link's `attachmentCopy`, docs/device-link.md).

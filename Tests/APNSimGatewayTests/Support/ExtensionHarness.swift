@@ -13,6 +13,9 @@ struct ExtensionDelivery {
     var outcome: String? { record["outcome"] as? String }
     var diagnostic: String { run["diagnostic"] as? String ?? "" }
     var attachments: [[String: Any]] { content["attachments"] as? [[String: Any]] ?? [] }
+    /// What iOS refused of what the extension handed over (`extension.refusedAttachments`), each with its `refusal`.
+    var refused: [[String: Any]] { run["refusedAttachments"] as? [[String: Any]] ?? [] }
+    var refusalCodes: [Int] { refused.compactMap { ($0["refusal"] as? [String: Any])?["code"] as? Int } }
 }
 
 /// `com.example.app` embedding `com.example.app.NotificationService` of `kind`, changed by `change`.

@@ -72,6 +72,10 @@ const details = (() => {
     for (const attachment of content.attachments || []) {
       parts.push(element("h4", null, `Attachment ${attachment.identifier}`), attachmentFacts(attachment));
     }
+    // Refused attachments are not shown on the device, so not in the content: the extension's record lists them.
+    for (const attachment of (run && run.refusedAttachments) || []) {
+      parts.push(element("h4", null, `Refused attachment ${attachment.identifier}`), attachmentFacts(attachment));
+    }
     return parts;
   }
 

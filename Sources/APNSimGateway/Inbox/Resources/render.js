@@ -85,10 +85,7 @@ function buildBanner(delivery) {
   if (content.title) item.append(element("div", "title", content.title));
   if (content.subtitle) item.append(element("div", "subtitle", content.subtitle));
   if (content.body) item.append(element("div", "body", content.body));
-  for (const attachment of content.attachments || []) {
-    if (attachment.refusal) continue;  // iOS does not show a refused attachment
-    item.append(attachmentElement(attachment));
-  }
+  for (const attachment of content.attachments || []) item.append(attachmentElement(attachment));
   return item;
 }
 
