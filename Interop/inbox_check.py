@@ -4,7 +4,8 @@ selenium with the system's chromedriver (no browser download). Each check saves 
 1. A Braze image push sent with `apnsim send` shows within 2 s as a banner whose image, the device's own copy,
    has loaded (naturalWidth > 0); Enter on it opens the details, the JWT's signature redacted.
 2. A Salesforce push whose media 404s shows its _mediaAlt as the body.
-3. A collapse-id pair shows one notification, and the older one as replaced.
+3. A collapse-id pair shows one notification, and the older one as replaced. A push whose aps.category names one
+   the app registered shows that category's buttons, the destructive one marked.
 4. A push to an offline device shows as stored, then as a banner once the device is back online.
 5. The composer's push with a bad topic shows DeviceTokenNotForTopic and the gateway's explanation.
 6. axe-core (from PyPI's axe-selenium-python) finds no serious or critical accessibility problem, light or dark,
@@ -125,6 +126,16 @@ def salesforce_alt_text():
     assert not driver.find_elements(By.CSS_SELECTOR, selector(apns_id, "li.banner") + " img")
     print("inbox: the Salesforce push whose media 404s shows its _mediaAlt:", body)
     shot("inbox-salesforce-alt.png")
+
+
+def category_buttons():
+    apns_id = send({"aps": {"alert": {"title": "Shipped", "body": "Your order is on its way"}, "category": "ORDER"}})
+    buttons = wait.until(lambda d: texts(selector(apns_id, "li.banner") + " .action"))
+    assert buttons == ["Track order", "Cancel order"], f"the ORDER push shows the buttons {buttons}"
+    destructive = texts(selector(apns_id, "li.banner") + " .action.destructive")
+    assert destructive == ["Cancel order"], f"the destructive buttons are {destructive}"
+    print("inbox: the ORDER push shows its category's buttons:", ", ".join(buttons))
+    shot("inbox-category-buttons.png")
 
 
 def collapse_pair():
@@ -298,6 +309,7 @@ try:
           f"drawn {reference:.0f} ms after navigation")
     braze_image()
     salesforce_alt_text()
+    category_buttons()
     collapse_pair()
     stored_then_delivered()
     composer_bad_topic()

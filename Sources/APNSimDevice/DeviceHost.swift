@@ -25,6 +25,10 @@ public final class DeviceHost: Sendable {
     private struct State: Sendable {
         var center = NotificationList()
         var installations: Installations
+        var categories: RegisteredCategories
+        /// Apps that have registered their manifest's categories since this device host started (as an app does
+        /// when it launches).
+        var launched: Set<String> = []
         var tokens: [String: DeviceToken] = [:]
         var refusals: [String: InstallCheck.Refusal] = [:]
         /// What to call once every app has a token or a refusal.
@@ -62,6 +66,7 @@ public final class DeviceHost: Sendable {
         center.backgroundBudget = configuration.backgroundBudget
         center.foreground = configuration.foreground
         self.state = Mutex(State(center: center, installations: Installations(directory: configuration.dataDirectory),
+                                 categories: RegisteredCategories(directory: configuration.dataDirectory),
                                  linkDropsLeft: configuration.dropLinkBeforeAcknowledging, apps: configuration.apps))
     }
 
@@ -237,12 +242,13 @@ public final class DeviceHost: Sendable {
                 if let receipt = state.center.receipt(for: delivery.id) { return .receipts([receipt]) }
                 switch Self.serviceExtension(for: delivery, apps: state.apps, configuration: configuration) {
                 case .none:
-                    return .receipts(state.center.receive(delivery, now: now))
+                    return .receipts(state.center.receive(delivery, now: now, categories: state.categories[delivery.bundleID]))
                 case .launch(let app, let payload):
                     return state.inExtension.insert(delivery.id).inserted ? .launch(app, payload) : .stillInExtension
                 case .notLaunched(let manifest, let payload, let why):
                     let run = ExtensionRun(ran: false, kind: manifest.kind, outcome: .notLaunched, diagnostic: why)
-                    return .receipts(state.center.receive(delivery, payload: payload, now: now, processed: (payload.content, run)))
+                    return .receipts(state.center.receive(delivery, payload: payload, now: now, processed: (payload.content, run),
+                                                          categories: state.categories[delivery.bundleID]))
                 }
             }
             switch answer {
@@ -263,12 +269,15 @@ public final class DeviceHost: Sendable {
                 state.apps.removeAll { $0.bundleID == app.bundleID }
                 state.apps.append(app)
                 state.refusals[app.bundleID] = nil
+                state.categories.uninstall(app.bundleID)  // installed again: it registers its categories afresh
+                state.launched.remove(app.bundleID)
                 return install(app, state: &state, now: now).map { [$0] } ?? []
             }
         case .uninstall(let uninstall):
             return state.withLock { state in
                 state.apps.removeAll { $0.bundleID == uninstall.bundleID }
                 state.installations.uninstall(uninstall.bundleID)
+                state.categories.uninstall(uninstall.bundleID)
                 state.refusals[uninstall.bundleID] = nil
                 guard let token = state.tokens.removeValue(forKey: uninstall.bundleID) else { return [] }
                 return [.unregister(.init(token: token))]
@@ -324,12 +333,16 @@ public final class DeviceHost: Sendable {
     /// next link).
     private func runExtension(of app: AppManifest, payload: PushPayload, on delivery: DeviceLinkMessage.Delivery) async {
         guard let manifest = app.serviceExtension else { return }
+        let registered = state.withLock { $0.categories[app.bundleID] }
         let (content, run) = await extensions.run(manifest, app: app.bundleID, resources: app.resources, content: payload.content,
-                                                  deliveryID: delivery.id)
+                                                  deliveryID: delivery.id, categories: registered)
         let now = configuration.clock.now()
         let (receipts, link, copies) = state.withLock { state in
             state.inExtension.remove(delivery.id)
-            let receipts = state.center.receive(delivery, payload: payload, now: now, processed: (content, run))
+            // Categories the extension set are the app's from now on, this push's buttons included.
+            if let registered = run.registeredCategories { state.categories.set(registered, for: app.bundleID) }
+            let receipts = state.center.receive(delivery, payload: payload, now: now, processed: (content, run),
+                                                categories: state.categories[app.bundleID])
             let shown = receipts.first { $0.id == delivery.id && $0.outcome == .displayed }?.content?.attachments ?? []
             let copies = shown.filter { $0.file != nil && state.copied.insert($0.sha256).inserted }
             return (receipts.map { DeviceLinkMessage.receipt($0) }, state.link, copies)
@@ -392,6 +405,9 @@ public final class DeviceHost: Sendable {
     }
 
     private func registration(_ app: AppManifest, state: inout State) -> DeviceLinkMessage {
+        // Installed, the app launches and registers its categories, replacing those it or its extension registered
+        // before (apps call setNotificationCategories at launch). An app whose manifest names none keeps them.
+        if state.launched.insert(app.bundleID).inserted, let categories = app.categories { state.categories.set(categories, for: app.bundleID) }
         let installation = state.installations.id(for: app.bundleID)
         return .register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
                                installation: installation, team: app.team, badge: state.center.badges[app.bundleID]))

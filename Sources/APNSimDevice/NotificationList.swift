@@ -73,11 +73,13 @@ public struct NotificationList: Sendable {
 
     /// - Parameter processed: what the app's service extension made of the push, when one ran.
     /// - Parameter payload: the delivery's payload when the caller has already read it.
+    /// - Parameter categories: the categories the app has registered, which decide the buttons a notification shows.
     public mutating func receive(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload? = nil, now: Date = Date(),
-                                 processed: (content: NotificationContent, run: ExtensionRun)? = nil) -> [DeviceLinkMessage.Receipt] {
+                                 processed: (content: NotificationContent, run: ExtensionRun)? = nil,
+                                 categories: [NotificationCategory] = []) -> [DeviceLinkMessage.Receipt] {
         if let receipt = answered[delivery.id] { return [receipt] }
         let badgeBefore = badges[delivery.bundleID]
-        var receipts = path(of: delivery, payload: payload, now: now, processed: processed)
+        var receipts = path(of: delivery, payload: payload, now: now, processed: processed, categories: categories)
         if let index = receipts.firstIndex(where: { $0.id == delivery.id }) {
             if let processed { receipts[index].extensionRun = processed.run }
             // The gateway shows the app's badge from receipts (docs/device-link.md): a push that changed it says so.
@@ -99,7 +101,8 @@ public struct NotificationList: Sendable {
     }
 
     private mutating func path(of delivery: DeviceLinkMessage.Delivery, payload read: PushPayload?, now: Date,
-                               processed: (content: NotificationContent, run: ExtensionRun)?) -> [DeviceLinkMessage.Receipt] {
+                               processed: (content: NotificationContent, run: ExtensionRun)?,
+                               categories: [NotificationCategory]) -> [DeviceLinkMessage.Receipt] {
         let payload: PushPayload
         do {
             payload = try read ?? PushPayload(json: Array(delivery.payload.utf8))
@@ -153,6 +156,9 @@ public struct NotificationList: Sendable {
             return [.init(id: delivery.id, outcome: .displayed, content: content,
                           detail: "no alert text: only the badge or sound changed")]
         }
+        // The buttons: the actions of the registered category the notification names (Apple: up to ten where
+        // there is room; a banner shows the first two). A category the app did not register shows none.
+        content.actions = content.category.flatMap { name in categories.first { $0.identifier == name } }.map { Array($0.actions.prefix(10)) }
         if let options = foreground[delivery.bundleID], options.isDisjoint(with: [.banner, .list]) {
             return [.init(id: delivery.id, outcome: .suppressed, content: content,
                           detail: "the app is in the foreground and its willPresent handler returned no banner or list option")]

@@ -29,6 +29,7 @@ final class ContentHandler: Sendable {
         var log: [String] = []
         var logLinesLeftOut = 0
         var refused: [NotificationContent.Attachment] = []
+        var registered: [NotificationCategory]?
         var held = 0
         var killed = false
     }
@@ -103,6 +104,11 @@ final class ContentHandler: Sendable {
     }
 
     var refusedInExtension: [NotificationContent.Attachment] { state.withLock { $0.refused } }
+
+    /// The extension set the app's categories (`setNotificationCategories(_:)`); the last call stands.
+    func registered(_ categories: [NotificationCategory]) { state.withLock { $0.registered = categories } }
+
+    var registeredCategories: [NotificationCategory]? { state.withLock { $0.registered } }
 
     /// The lines logged, and a last one saying how many more were left out.
     var logLines: [String] {

@@ -12,6 +12,8 @@ enum ExtensionProtocol {
         var attachmentsDirectory: String
         /// Milliseconds the extension has before `expire` comes.
         var budgetMs: Int
+        /// The categories the app has registered (`getNotificationCategories`).
+        var categories: [NotificationCategory]
     }
 
     /// Device → extension: time is up (`serviceExtensionTimeWillExpire`).
@@ -22,7 +24,7 @@ enum ExtensionProtocol {
 
     /// Extension → device: a call of the content handler (`type` `content`), a line for the device's log (`log`), or
     /// a file `UNNotificationAttachment` refused in the extension (`refused`: `identifier`, `file`, `typeHint`, `code`
-    /// and `message`).
+    /// and `message`), or the app's categories as the extension set them (`categories`).
     struct Reply: Decodable {
         var type: String
         var id: String?
@@ -32,6 +34,7 @@ enum ExtensionProtocol {
         var file: String?
         var typeHint: String?
         var code: Int?
+        var categories: [NotificationCategory]?
     }
 
     /// A notification's content as both sides write it; attachments are files the extension saved.

@@ -8,6 +8,8 @@ struct ExternalExtension: BuiltInExtension {
     let process: Result<ExternalExtensionProcess, ExtensionError>
     let directory: URL
     let budget: Duration
+    /// The categories the app has registered, which the extension reads through `UNUserNotificationCenter`.
+    let categories: [NotificationCategory]
     /// After the first content, how long later calls are still counted against this push.
     static let settle: Duration = .milliseconds(100)
 
@@ -23,7 +25,8 @@ struct ExternalExtension: BuiltInExtension {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         do {
             try process.send(ExtensionProtocol.Request(id: context.deliveryID, content: .init(content),
-                                                       attachmentsDirectory: directory.path, budgetMs: budget.milliseconds))
+                                                       attachmentsDirectory: directory.path, budgetMs: budget.milliseconds,
+                                                       categories: categories))
         } catch {
             context.handler.send(.crashed(error.description))
             return nil

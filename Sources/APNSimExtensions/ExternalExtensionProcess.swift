@@ -112,7 +112,7 @@ final class ExternalExtensionProcess: Sendable {
     private func handle(_ line: [UInt8]) {
         let turn = state.withLock { $0.turn }
         guard let reply = try? JSONDecoder().decode(ExtensionProtocol.Reply.self, from: Data(line)),
-              ["content", "log", "refused"].contains(reply.type) else {
+              ["content", "log", "refused", "categories"].contains(reply.type) else {
             let text = String(decoding: line.prefix(80), as: UTF8.self)
             turn?.handler.send(.crashed("the extension wrote \"\(text)\", which is not a protocol message (docs/extension-protocol.md), and was stopped"))
             terminate()
@@ -121,6 +121,10 @@ final class ExternalExtensionProcess: Sendable {
         if reply.type == "log" {
             logger.info("extension log", metadata: ["message": "\(reply.message ?? "")"])
             turn?.handler.log(reply.message ?? "")
+            return
+        }
+        if reply.type == "categories" {
+            turn?.handler.registered(reply.categories ?? [])
             return
         }
         if reply.type == "refused" {

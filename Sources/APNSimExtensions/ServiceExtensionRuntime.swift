@@ -47,8 +47,11 @@ public struct ServiceExtensionRuntime: Sendable {
 
     /// The content to show for a mutable-content push with a visible alert, and what the extension did.
     /// - Parameter resources: the app bundle's resources folder, when the app declares one.
+    /// - Parameter categories: the categories the app has registered, which the extension may read and replace
+    ///   (the record's `registeredCategories`).
     public func run(_ manifest: ServiceExtensionManifest, app bundleID: String, resources: String? = nil,
-                    content original: NotificationContent, deliveryID: String) async -> (NotificationContent, ExtensionRun) {
+                    content original: NotificationContent, deliveryID: String,
+                    categories: [NotificationCategory] = []) async -> (NotificationContent, ExtensionRun) {
         let process = await processes.process(for: bundleID)
         let launched = await process.acquire()
         let (kind, pickedBy) = manifest.kind == .auto ? AutoPick.pick(original.userInfo) : (manifest.kind, nil)
@@ -64,7 +67,8 @@ public struct ServiceExtensionRuntime: Sendable {
                     ? await swiftExtensions.command(manifest, app: bundleID, resources: resources.map { URL(fileURLWithPath: $0) })
                     : .success(manifest.executable ?? [])
             }
-            builtIn = ExternalExtension(process: running, directory: downloader.directory.appendingPathComponent(deliveryID), budget: budget)
+            builtIn = ExternalExtension(process: running, directory: downloader.directory.appendingPathComponent(deliveryID), budget: budget,
+                                        categories: categories)
         default:
             builtIn = kind.builtIn
         }
@@ -98,6 +102,7 @@ public struct ServiceExtensionRuntime: Sendable {
             run.diagnostic = "\(turn.why); the original content is shown"
         }
         run.diagnostic = picked + run.diagnostic
+        run.registeredCategories = handler.registeredCategories
         // The content is what the device shows; what iOS refused is the extension's to answer for.
         // What iOS refused: files UNNotificationAttachment refused in the extension, then attachments handed over.
         let refusedInExtension = handler.refusedInExtension

@@ -31,6 +31,9 @@ final class DeviceProcesses: Sendable {
                     arguments += ["--extension", "\(app.bundleID):\(json)"]
                 }
                 if let resources = world.apps[app.bundleID]?.resources { arguments += ["--resources", "\(app.bundleID):\(resources)"] }
+                if let categories = world.apps[app.bundleID]?.categories {
+                    arguments += ["--categories", "\(app.bundleID):" + String(decoding: try JSONEncoder().encode(categories), as: UTF8.self)]
+                }
                 if app.alerts == false { arguments += ["--alerts-off", app.bundleID] }
             }
             let process = try await ChildProcess.start([executable] + arguments) { stream, bytes in

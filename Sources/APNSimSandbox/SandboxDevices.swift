@@ -59,6 +59,7 @@ struct SandboxDevices: Sendable {
                                                   environment: app.environment, now: Date())
                 manifest.serviceExtension = declared?.serviceExtension
                 manifest.resources = declared?.resources
+                manifest.categories = declared?.categories
                 return manifest
             }
             var device = DeviceHostConfiguration(

@@ -59,6 +59,11 @@ public enum ServiceExtensionHost {
         runningLock.withLock { running }?.write(report)
     }
 
+    /// Tells the device the app's categories as the extension set them.
+    static func reportCategories(_ categories: [[String: Any]]) {
+        runningLock.withLock { running }?.write(["type": "categories", "categories": categories])
+    }
+
     /// The extension objects of the pushes being handled.
     final class Host: @unchecked Sendable {  // `extensions` is touched only under `lock`
         private let makeExtension: () -> UNNotificationServiceExtension
@@ -82,6 +87,9 @@ public enum ServiceExtensionHost {
                 let content = WireContent.content(from: message["content"] as? [String: Any] ?? [:])
                 let folder = (message["attachmentsDirectory"] as? String).map { URL(fileURLWithPath: $0, isDirectory: true) }
                 let request = UNNotificationRequest.pushed(identifier: id, content: content)
+                if let categories = message["categories"] as? [[String: Any]] {
+                    UNUserNotificationCenter.current().replaceCategories(WireCategories.categories(from: categories))
+                }
                 DispatchQueue.main.async {
                     let service = self.makeExtension()
                     self.lock.withLock { self.extensions[id] = service }

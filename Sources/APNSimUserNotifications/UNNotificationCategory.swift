@@ -4,8 +4,7 @@
 /// Apple, "UNNotificationCategory", https://developer.apple.com/documentation/usernotifications/unnotificationcategory;
 /// "UNNotificationAction", https://developer.apple.com/documentation/usernotifications/unnotificationaction
 ///
-/// Where apnsim differs: the categories live in the extension process (UNUserNotificationCenter); the device does not
-/// show them yet.
+/// The device keeps each app's categories and shows the buttons of the one a notification names (UNUserNotificationCenter).
 public struct UNNotificationActionOptions: OptionSet, Hashable, Sendable {
     public let rawValue: UInt
     public init(rawValue: UInt) { self.rawValue = rawValue }

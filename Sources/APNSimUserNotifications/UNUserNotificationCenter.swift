@@ -3,9 +3,10 @@
 ///
 /// Apple, "UNUserNotificationCenter", https://developer.apple.com/documentation/usernotifications/unusernotificationcenter
 ///
-/// Where apnsim differs: the center is the extension process's own. Categories set here are kept for the life of the
-/// process and read back, and are not yet sent to the device; the app is authorized for alerts, sounds and badges and
-/// has no pending notification; delivered notifications, the badge and removals are not yet the device's.
+/// Categories are the app's, kept by the device: each push brings the ones the app has registered, and those set here
+/// go to the device, which shows their buttons from then on (this push's included) and lists them in the delivery
+/// record's `extension.registeredCategories`. Where apnsim differs: the app is authorized for alerts, sounds and
+/// badges and has no pending notification; delivered notifications, the badge and removals are not yet the device's.
 open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `categories` is touched only under `lock`
     private static let shared = UNUserNotificationCenter()
     private let lock = NSLock()
@@ -14,6 +15,12 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `catego
     public class func current() -> UNUserNotificationCenter { shared }
 
     open func setNotificationCategories(_ categories: Set<UNNotificationCategory>) {
+        lock.withLock { self.categories = categories }
+        ServiceExtensionHost.reportCategories(WireCategories.json(from: categories))
+    }
+
+    /// The app's categories as the device has them, before a push is handed to the extension.
+    func replaceCategories(_ categories: Set<UNNotificationCategory>) {
         lock.withLock { self.categories = categories }
     }
 

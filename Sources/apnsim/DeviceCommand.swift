@@ -43,6 +43,9 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(name: .customLong("resources"), help: "The folder standing for an app bundle's resources, APP:FOLDER (media a push names by file); repeatable.")
     var resources: [String] = []
 
+    @Option(name: .customLong("categories"), help: "The notification categories an app registers, APP:[JSON] as a world file's app categories (UNNotificationCategory: identifier, actions…); repeatable.")
+    var categories: [String] = []
+
     @Option(name: .customLong("alerts-off"), help: "An app whose notification settings have alerts off (iOS starts no service extension for it); repeatable.")
     var alertsOff: [String] = []
 
@@ -99,6 +102,20 @@ struct DeviceCommand: AsyncParsableCommand {
                 throw ValidationError("--resources \(entry) names \(app), which is not one of the --app apps")
             }
             manifests[index].resources = URL(fileURLWithPath: folder).standardizedFileURL.path
+        }
+        for entry in categories {
+            let (app, json) = try Self.appAndValue(entry, option: "--categories")
+            guard let index = manifests.firstIndex(where: { $0.bundleID == app }) else {
+                throw ValidationError("--categories \(entry.prefix(80)) names \(app), which is not one of the --app apps")
+            }
+            let registered: [NotificationCategory]
+            do {
+                registered = try JSONDecoder().decode([NotificationCategory].self, from: Data(json.utf8))
+            } catch {
+                throw ValidationError("--categories for \(app) is not a JSON array of categories ({\"identifier\": …, \"actions\": […]}): \(error)")
+            }
+            if let problem = NotificationCategory.problems(registered).first { throw ValidationError("--categories for \(app): \(problem)") }
+            manifests[index].categories = registered
         }
         let tlsContext: NIOSSLContext
         do {

@@ -39,6 +39,14 @@ struct WorldAndTokenTests {
         ("tokens:\n  - token: nothex\n    bundleID: a\n    environment: development\n    state: active", "<world>:2: tokens[0].token: 'nothex' is not a device token"),
         ("teams: [{id: T1}]\nkeys: [{id: K1, team: T1}]", "publicKey"),
         ("teams: [{id: T1\n", "<world>:2: not valid YAML"),
+        ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1, categories: [{identifier: X}, {identifier: X}]}]",
+         "app a.b: category \"X\" is registered twice"),
+        ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1, categories: [{identifier: X, actions: [{identifier: A, title: A, options: [loud]}]}]}]",
+         "category \"X\"'s action \"A\" has option loud, which is not one of authenticationRequired, destructive, foreground"),
+        ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1, categories: [{identifier: X, options: [sticky]}]}]",
+         "category \"X\" has option sticky"),
+        ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1, categories: [{identifier: X, actions: [{identifier: A}]}]}]",
+         "title"),
     ])
     func badWorlds(_ yaml: String, _ mention: String) {
         #expect {

@@ -24,6 +24,19 @@ struct NotificationListTests {
         #expect(center.thread("t1", of: "com.example.app").count == 1)
     }
 
+    @Test("The registered category a push names decides its buttons; one the app did not register shows none")
+    func categoryButtons() {
+        var center = NotificationList()
+        let order = NotificationCategory(identifier: "ORDER", actions: (1...12).map { .init(identifier: "A\($0)", title: "Action \($0)") })
+        let named = center.receive(NotificationListTests.push(#"{"aps":{"alert":"Shipped","category":"ORDER"}}"#, id: "1"), categories: [order])
+        #expect(named.first?.content?.actions?.map(\.identifier) == (1...10).map { "A\($0)" }, "Apple: up to ten")
+        let unknown = center.receive(NotificationListTests.push(#"{"aps":{"alert":"Hi","category":"OTHER"}}"#, id: "2"), categories: [order])
+        #expect(unknown.first?.content?.category == "OTHER")
+        #expect(unknown.first?.content?.actions == nil)
+        let none = center.receive(NotificationListTests.push(#"{"aps":{"alert":"Hi"}}"#, id: "3"), categories: [order])
+        #expect(none.first?.content?.actions == nil)
+    }
+
     @Test("A push with the collapse ID of a displayed one replaces it; other apps keep theirs")
     func collapse() {
         var center = NotificationList()

@@ -13,6 +13,9 @@ public struct AppManifest: Sendable, Hashable, Codable {
     public var serviceExtension: ServiceExtensionManifest?
     /// A folder standing for the app bundle's resources (`Bundle.main`), such as media a Salesforce push names.
     public var resources: String?
+    /// The notification categories the app registers once installed (as at its launch); its service extension may
+    /// change them (docs/service-extensions.md, "Categories").
+    public var categories: [NotificationCategory]?
 
     public init(bundleID: String, team: String, apsEnvironment: APNsEnvironment?, profile: ProvisioningProfile) {
         self.bundleID = bundleID

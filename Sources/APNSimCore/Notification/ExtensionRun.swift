@@ -34,6 +34,9 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
     /// The attachments the extension handed over that iOS refused, each with its `refusal` (UNErrorDomain code and
     /// sentence): not part of the content, which is what the device shows.
     public var refusedAttachments: [NotificationContent.Attachment]
+    /// The app's categories as the extension set them (`setNotificationCategories(_:)`, the last call) while it
+    /// handled this push; `nil` when it set none. The device keeps them for the app from then on.
+    public var registeredCategories: [NotificationCategory]?
 
     public static let logLimit = 50
     public static let logLineLimit = 500
@@ -55,7 +58,8 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case ran, kind, pickedBy, launched, suppressed, outcome, diagnostic, durationMs, violations, log, refusedAttachments
+        case ran, kind, pickedBy, launched, suppressed, outcome, diagnostic, durationMs, violations, log, refusedAttachments,
+             registeredCategories
     }
 
     /// `log` and `refusedAttachments` are left out when empty, so records of most pushes read as before.
@@ -72,6 +76,7 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
         try container.encode(violations, forKey: .violations)
         if !log.isEmpty { try container.encode(log, forKey: .log) }
         if !refusedAttachments.isEmpty { try container.encode(refusedAttachments, forKey: .refusedAttachments) }
+        try container.encodeIfPresent(registeredCategories, forKey: .registeredCategories)
     }
 
     /// Records written before `pickedBy`, `launched`, `suppressed`, `log` and `refusedAttachments` existed read with
@@ -89,5 +94,6 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
                   suppressed: try container.decodeIfPresent(Bool.self, forKey: .suppressed) ?? false,
                   log: try container.decodeIfPresent([String].self, forKey: .log) ?? [],
                   refusedAttachments: try container.decodeIfPresent([NotificationContent.Attachment].self, forKey: .refusedAttachments) ?? [])
+        registeredCategories = try container.decodeIfPresent([NotificationCategory].self, forKey: .registeredCategories)
     }
 }

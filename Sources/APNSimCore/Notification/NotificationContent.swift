@@ -22,6 +22,9 @@ public struct NotificationContent: Sendable, Hashable, Codable {
     public var attachments: [Attachment] = []
     /// Every top-level key of the payload except `aps`, as the app's `userInfo` holds them.
     public var userInfo: [String: JSONValue] = [:]
+    /// The buttons shown with it: the actions of the app's registered category that ``category`` names; `nil` when
+    /// it names none the app registered. Set by the device when it shows the notification.
+    public var actions: [NotificationCategory.Action]?
 
     /// A file the service extension attached: what iOS made of it, or why it refused it.
     public struct Attachment: Sendable, Hashable, Codable {

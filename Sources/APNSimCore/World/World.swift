@@ -69,11 +69,15 @@ public struct World: Sendable {
         public var serviceExtension: ServiceExtensionManifest?
         /// A folder standing for the app bundle's resources; relative to the world file in a world file.
         public var resources: String?
-        public init(bundleID: String, team: String, serviceExtension: ServiceExtensionManifest? = nil, resources: String? = nil) {
+        /// The notification categories the app registers when it is installed, as it would at launch.
+        public var categories: [NotificationCategory]?
+        public init(bundleID: String, team: String, serviceExtension: ServiceExtensionManifest? = nil, resources: String? = nil,
+                    categories: [NotificationCategory]? = nil) {
             self.bundleID = bundleID
             self.team = team
             self.serviceExtension = serviceExtension
             self.resources = resources
+            self.categories = categories
         }
     }
 
@@ -118,8 +122,9 @@ extension World {
         for key in keys.values.sorted(by: { $0.id < $1.id }) where teams[key.team] == nil {
             found.append("key \(key.id) names team \(key.team), which is not declared under teams")
         }
-        for app in apps.values.sorted(by: { $0.bundleID < $1.bundleID }) where teams[app.team] == nil {
-            found.append("app \(app.bundleID) names team \(app.team), which is not declared under teams")
+        for app in apps.values.sorted(by: { $0.bundleID < $1.bundleID }) {
+            if teams[app.team] == nil { found.append("app \(app.bundleID) names team \(app.team), which is not declared under teams") }
+            found += NotificationCategory.problems(app.categories ?? []).map { "app \(app.bundleID): \($0)" }
         }
         for record in tokens.values.sorted(by: { $0.token.hex < $1.token.hex }) where apps[record.bundleID] == nil {
             found.append("token \(record.token.short) names app \(record.bundleID), which is not declared under apps")

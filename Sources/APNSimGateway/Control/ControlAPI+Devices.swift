@@ -102,14 +102,21 @@ extension ControlAPI {
 
     /// The manifest a `POST /v1/devices/{id}/apps` body describes.
     static func manifest(from body: Data, world: WorldRegistry, now: Date) throws(ControlAPIError) -> AppManifest {
-        if let full = try? JSONDecoder().decode(AppManifest.self, from: body) { return full }
+        if let full = try? JSONDecoder().decode(AppManifest.self, from: body) {
+            if let problem = NotificationCategory.problems(full.categories ?? []).first {
+                throw ControlAPIError("\(full.bundleID)'s categories: \(problem)")
+            }
+            return full
+        }
         guard let short = try? JSONDecoder().decode(InstallRequest.self, from: body) else {
             throw ControlAPIError("give {\"bundleID\", \"environment\", \"team\"} or a whole app manifest with a profile")
         }
         guard let team = short.team ?? world.read({ $0.apps[short.bundleID]?.team }) else {
             throw ControlAPIError("\(short.bundleID) is not in the world; give its team")
         }
-        return .signed(bundleID: short.bundleID, team: team, environment: short.environment ?? .development, now: now)
+        var manifest = AppManifest.signed(bundleID: short.bundleID, team: team, environment: short.environment ?? .development, now: now)
+        manifest.categories = world.read { $0.apps[short.bundleID]?.categories }  // as the world's app registers them
+        return manifest
     }
 
     private func install(_ request: Request, device: String) async throws -> Response {

@@ -59,6 +59,8 @@ const details = (() => {
         ["Title", content.title], ["Subtitle", content.subtitle], ["Body", content.body], ["Badge", content.badge],
         ["Sound", content.sound], ["Thread", content.threadID], ["Category", content.category],
         ["Interruption level", content.interruptionLevel], ["Relevance", content.relevanceScore],
+        ["Buttons", content.actions && content.actions.map((action) => `${action.title} (${action.identifier}` +
+          `${(action.options || []).length ? ", " + action.options.join(", ") : ""}${action.textInput ? ", text input" : ""})`).join("; ")],
       ]));
     }
     const run = delivery.extension;
@@ -66,7 +68,9 @@ const details = (() => {
       parts.push(element("h4", null, "Service extension"), facts([
         ["Ran", run.ran ? "yes" : "no"], ["Kind", run.kind], ["Picked by", run.pickedBy], ["Outcome", run.outcome],
         ["Duration", run.durationMs !== undefined ? `${run.durationMs} ms` : null], ["Diagnostic", run.diagnostic],
-        ["Violations", (run.violations || []).join("; ")], ["Log", (run.log || []).join("\n")], ["Process launched", run.launched === undefined ? null : String(run.launched)],
+        ["Violations", (run.violations || []).join("; ")],
+        ["Registered categories", run.registeredCategories && (run.registeredCategories.map((category) => category.identifier).join(", ") || "none")],
+        ["Log", (run.log || []).join("\n")], ["Process launched", run.launched === undefined ? null : String(run.launched)],
       ]));
     }
     for (const attachment of content.attachments || []) {

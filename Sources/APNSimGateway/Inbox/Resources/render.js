@@ -86,7 +86,23 @@ function buildBanner(delivery) {
   if (content.subtitle) item.append(element("div", "subtitle", content.subtitle));
   if (content.body) item.append(element("div", "body", content.body));
   for (const attachment of content.attachments || []) item.append(attachmentElement(attachment));
+  if (content.actions && content.actions.length) item.append(actionsElement(content.actions));
   return item;
+}
+
+/** The buttons of the notification's category, as iOS shows them under an expanded notification (a banner shows the
+ *  first two). A destructive action is red; a text input action says so. */
+function actionsElement(actions) {
+  const row = element("div", "actions");
+  actions.forEach((action, index) => {
+    const options = action.options || [];
+    const button = element("span", "action" + (options.includes("destructive") ? " destructive" : "") + (index >= 2 ? " beyond-banner" : ""),
+      action.textInput ? `${action.title}…` : action.title);
+    button.title = [`identifier ${action.identifier}`, ...options, action.textInput && `text input: ${action.textInput.placeholder}`,
+      index >= 2 && "not on a banner (it shows the first two)"].filter(Boolean).join(", ");
+    row.append(button);
+  });
+  return row;
 }
 
 /** What shows nothing on screen, or not yet: a small row that says what happened. */
