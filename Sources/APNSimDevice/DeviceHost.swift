@@ -334,7 +334,7 @@ public final class DeviceHost: Sendable {
     private func runExtension(of app: AppManifest, payload: PushPayload, on delivery: DeviceLinkMessage.Delivery) async {
         guard let manifest = app.serviceExtension else { return }
         let registered = state.withLock { $0.categories[app.bundleID] }
-        let (content, run) = await extensions.run(manifest, app: app.bundleID, resources: app.resources, content: payload.content,
+        let (content, run) = await extensions.run(manifest, app: app, content: payload.content,
                                                   deliveryID: delivery.id, categories: registered)
         let now = configuration.clock.now()
         let (receipts, link, copies) = state.withLock { state in

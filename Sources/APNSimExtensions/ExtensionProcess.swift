@@ -22,11 +22,14 @@ actor ExtensionProcess {
         return !running
     }
 
-    /// The running executable of a kind `executable` or `swift` extension, started with `command` if need be.
-    func executable(logger: Logger, command: () async -> Result<[String], ExtensionError>) async -> Result<ExternalExtensionProcess, ExtensionError> {
+    /// The running executable of a kind `executable` or `swift` extension, started with `command` (and its
+    /// environment) if need be.
+    func executable(logger: Logger, command: () async -> Result<([String], [String: String]), ExtensionError>)
+        async -> Result<ExternalExtensionProcess, ExtensionError> {
         if let external, external.isRunning { return .success(external) }
         do throws(ExtensionError) {
-            let started = try await ExternalExtensionProcess(command: try await command().get(), logger: logger)
+            let (arguments, environment) = try await command().get()
+            let started = try await ExternalExtensionProcess(command: arguments, environment: environment, logger: logger)
             external = started
             return .success(started)
         } catch {

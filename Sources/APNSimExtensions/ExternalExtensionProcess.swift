@@ -34,13 +34,13 @@ final class ExternalExtensionProcess: Sendable {
     }
 
     /// Starts `command`; throws a sentence when it cannot be started.
-    init(command: [String], logger: Logger) async throws(ExtensionError) {
+    init(command: [String], environment: [String: String] = [:], logger: Logger) async throws(ExtensionError) {
         self.logger = logger
         let child: ChildProcess
         do {
             // A crash ends the process at once, as on iOS: Swift's backtracer would hold a crashed Swift extension
             // for seconds, past its budget, before it exits.
-            child = try await ChildProcess.start(command, environment: ["SWIFT_BACKTRACE": "enable=no"]) { [weak self, logger] stream, bytes in
+            child = try await ChildProcess.start(command, environment: environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }) { [weak self, logger] stream, bytes in
                 switch stream {
                 case .standardOutput: self?.received(bytes)
                 case .standardError: self?.receivedError(bytes)

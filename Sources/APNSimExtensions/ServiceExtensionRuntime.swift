@@ -47,11 +47,13 @@ public struct ServiceExtensionRuntime: Sendable {
 
     /// The content to show for a mutable-content push with a visible alert, and what the extension did.
     /// - Parameter resources: the app bundle's resources folder, when the app declares one.
+    /// - Parameter app: the app the extension is embedded in: its bundle ID, resources folder and App Groups.
     /// - Parameter categories: the categories the app has registered, which the extension may read and replace
     ///   (the record's `registeredCategories`).
-    public func run(_ manifest: ServiceExtensionManifest, app bundleID: String, resources: String? = nil,
+    public func run(_ manifest: ServiceExtensionManifest, app: AppManifest,
                     content original: NotificationContent, deliveryID: String,
                     categories: [NotificationCategory] = []) async -> (NotificationContent, ExtensionRun) {
+        let (bundleID, resources) = (app.bundleID, app.resources)
         let process = await processes.process(for: bundleID)
         let launched = await process.acquire()
         let (kind, pickedBy) = manifest.kind == .auto ? AutoPick.pick(original.userInfo) : (manifest.kind, nil)
@@ -62,10 +64,12 @@ public struct ServiceExtensionRuntime: Sendable {
         switch kind {
         case .executable, .swift:
             let swiftExtensions = self.swiftExtensions
+            let environment = ExtensionEnvironment(app: app, extension: manifest, dataDirectory: downloader.directory.deletingLastPathComponent())
             let running = await process.executable(logger: logger) {
-                kind == .swift
+                let command = kind == .swift
                     ? await swiftExtensions.command(manifest, app: bundleID, resources: resources.map { URL(fileURLWithPath: $0) })
                     : .success(manifest.executable ?? [])
+                return command.map { ($0, environment.variables) }
             }
             builtIn = ExternalExtension(process: running, directory: downloader.directory.appendingPathComponent(deliveryID), budget: budget,
                                         categories: categories)

@@ -305,10 +305,7 @@ public struct SwiftExtensionBuilder: Sendable {
     /// `NSExtension.NSExtensionPrincipalClass` of the `Info.plist` beside a source file or in a source folder, with
     /// the file's path to name it by; `nil` when there is no Info.plist or it names no class.
     static func infoPlistPrincipalClass(of source: String) throws(ExtensionError) -> (String, String)? {
-        var isFolder: ObjCBool = false
-        _ = FileManager.default.fileExists(atPath: source, isDirectory: &isFolder)
-        let folder = isFolder.boolValue ? URL(fileURLWithPath: source) : URL(fileURLWithPath: source).deletingLastPathComponent()
-        let plist = folder.appendingPathComponent("Info.plist")
+        let plist = infoPlist(of: source)
         guard let data = FileManager.default.contents(atPath: plist.path) else { return nil }
         let root: Any
         do {
@@ -320,6 +317,14 @@ public struct SwiftExtensionBuilder: Sendable {
             return nil
         }
         return (name, "\(plist.path)'s NSExtensionPrincipalClass \(name)")
+    }
+
+    /// Where the team's `Info.plist` is, if it has one: beside a source file, or in a source folder.
+    static func infoPlist(of source: String) -> URL {
+        var isFolder: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: source, isDirectory: &isFolder)
+        let folder = isFolder.boolValue ? URL(fileURLWithPath: source) : URL(fileURLWithPath: source).deletingLastPathComponent()
+        return folder.appendingPathComponent("Info.plist")
     }
 
     static func key(of files: [URL], extra: String) -> String {

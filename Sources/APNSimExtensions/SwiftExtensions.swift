@@ -75,19 +75,45 @@ actor SwiftExtensions {
         return executable
     }
 
-    /// The extension's Info.plist as Xcode writes it for a notification service extension, `$(PRODUCT_MODULE_NAME)`
-    /// being the module apnsim builds the team's files as.
+    /// The extension's Info.plist as Xcode writes it for a notification service extension: the team's own
+    /// `Info.plist` beside its source when it has one (its keys kept, such as an SDK's App Group name, with Xcode's
+    /// build settings filled in: `$(PRODUCT_MODULE_NAME)` is the module apnsim builds the team's files as), and the
+    /// bundle's identity, extension point and principal class from the manifest.
     static func infoPlist(of manifest: ServiceExtensionManifest, principalClass: String) throws -> Data {
-        var attributes: [String: Any] = [:]
+        let settings = ["PRODUCT_MODULE_NAME": "NotificationServiceExtension", "PRODUCT_BUNDLE_IDENTIFIER": manifest.bundleID,
+                        "EXECUTABLE_NAME": principalClass, "PRODUCT_NAME": principalClass, "DEVELOPMENT_LANGUAGE": "en",
+                        "PRODUCT_BUNDLE_PACKAGE_TYPE": "XPC!", "MARKETING_VERSION": "1.0", "CURRENT_PROJECT_VERSION": "1"]
+        let team = manifest.source.map(SwiftExtensionBuilder.infoPlist(of:))
+            .flatMap { FileManager.default.contents(atPath: $0.path) }
+            .flatMap { try? PropertyListSerialization.propertyList(from: $0, format: nil) as? [String: Any] }
+            .map { substituting(settings, in: $0) as? [String: Any] ?? [:] } ?? [:]
+        var attributes = ((team["NSExtension"] as? [String: Any])?["NSExtensionAttributes"] as? [String: Any]) ?? [:]
         if !manifest.categories.isEmpty { attributes["UNNotificationExtensionCategory"] = manifest.categories }
-        var ext: [String: Any] = ["NSExtensionPointIdentifier": manifest.extensionPoint,
-                                  "NSExtensionPrincipalClass": "NotificationServiceExtension.\(principalClass)"]
-        if !attributes.isEmpty { ext["NSExtensionAttributes"] = attributes }
-        let plist: [String: Any] = ["CFBundleIdentifier": manifest.bundleID, "CFBundleExecutable": principalClass,
-                                    "CFBundleName": principalClass, "CFBundlePackageType": "XPC!", "CFBundleVersion": "1",
-                                    "CFBundleShortVersionString": "1.0", "MinimumOSVersion": manifest.deploymentTarget ?? "15.0",
-                                    "NSExtension": ext]
+        var ext = (team["NSExtension"] as? [String: Any]) ?? [:]
+        ext["NSExtensionPointIdentifier"] = manifest.extensionPoint
+        ext["NSExtensionPrincipalClass"] = "NotificationServiceExtension.\(principalClass)"
+        ext["NSExtensionAttributes"] = attributes.isEmpty ? nil : attributes
+        let defaults: [String: Any] = ["CFBundleName": principalClass, "CFBundleVersion": "1", "CFBundleShortVersionString": "1.0"]
+        let identity: [String: Any] = ["CFBundleIdentifier": manifest.bundleID, "CFBundleExecutable": principalClass,
+                                       "CFBundlePackageType": "XPC!", "MinimumOSVersion": manifest.deploymentTarget ?? "15.0",
+                                       "NSExtension": ext]
+        let plist = defaults.merging(team) { $1 }.merging(identity) { $1 }
         return try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+    }
+
+    /// `value` with each `$(SETTING)` (or `${SETTING}`) Xcode would fill in replaced; others are left as they are.
+    static func substituting(_ settings: [String: String], in value: Any) -> Any {
+        switch value {
+        case let text as String:
+            return settings.reduce(text) { $0.replacingOccurrences(of: "$(\($1.key))", with: $1.value)
+                .replacingOccurrences(of: "${\($1.key)}", with: $1.value) }
+        case let array as [Any]:
+            return array.map { substituting(settings, in: $0) }
+        case let dictionary as [String: Any]:
+            return dictionary.mapValues { substituting(settings, in: $0) }
+        default:
+            return value
+        }
     }
 }
 

@@ -31,6 +31,7 @@ final class DeviceProcesses: Sendable {
                     arguments += ["--extension", "\(app.bundleID):\(json)"]
                 }
                 if let resources = world.apps[app.bundleID]?.resources { arguments += ["--resources", "\(app.bundleID):\(resources)"] }
+                for group in world.apps[app.bundleID]?.appGroups ?? [] { arguments += ["--app-group", "\(app.bundleID):\(group)"] }
                 if let categories = world.apps[app.bundleID]?.categories {
                     arguments += ["--categories", "\(app.bundleID):" + String(decoding: try JSONEncoder().encode(categories), as: UTF8.self)]
                 }

@@ -60,6 +60,7 @@ struct SandboxDevices: Sendable {
                 manifest.serviceExtension = declared?.serviceExtension
                 manifest.resources = declared?.resources
                 manifest.categories = declared?.categories
+                manifest.appGroups = declared?.appGroups
                 return manifest
             }
             var device = DeviceHostConfiguration(

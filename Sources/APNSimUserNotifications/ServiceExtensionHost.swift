@@ -118,6 +118,9 @@ public enum ServiceExtensionHost {
             }
             var wire = WireContent.json(from: content)
             wire["attachments"] = attachments
+            #if !canImport(Darwin)
+            AppGroups.synchronizeDefaults()
+            #endif
             write(["type": "content", "id": id, "content": wire])
             lock.withLock { extensions[id] = nil }
         }

@@ -46,6 +46,9 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(name: .customLong("categories"), help: "The notification categories an app registers, APP:[JSON] as a world file's app categories (UNNotificationCategory: identifier, actions…); repeatable.")
     var categories: [String] = []
 
+    @Option(name: .customLong("app-group"), help: "An App Group an app's entitlements list, APP:GROUP (group.com.example.app); its extension shares the group's container when it lists it too; repeatable.")
+    var appGroups: [String] = []
+
     @Option(name: .customLong("alerts-off"), help: "An app whose notification settings have alerts off (iOS starts no service extension for it); repeatable.")
     var alertsOff: [String] = []
 
@@ -102,6 +105,13 @@ struct DeviceCommand: AsyncParsableCommand {
                 throw ValidationError("--resources \(entry) names \(app), which is not one of the --app apps")
             }
             manifests[index].resources = URL(fileURLWithPath: folder).standardizedFileURL.path
+        }
+        for entry in appGroups {
+            let (app, group) = try Self.appAndValue(entry, option: "--app-group")
+            guard let index = manifests.firstIndex(where: { $0.bundleID == app }) else {
+                throw ValidationError("--app-group \(entry) names \(app), which is not one of the --app apps")
+            }
+            manifests[index].appGroups = (manifests[index].appGroups ?? []) + [group]
         }
         for entry in categories {
             let (app, json) = try Self.appAndValue(entry, option: "--categories")

@@ -76,6 +76,9 @@ struct ExtensionCommand: AsyncParsableCommand {
         @Option(help: "Seconds the extension has before serviceExtensionTimeWillExpire (iOS: about 30).")
         var budget: Double = 30
 
+        @Option(name: .customLong("app-group"), help: "An App Group both the app and the extension list (group.com.example.app): FileManager.containerURL finds its container; repeatable.")
+        var appGroups: [String] = []
+
         @Flag(help: "The app has the com.apple.developer.usernotifications.filtering entitlement.")
         var filtering = false
 
@@ -105,7 +108,7 @@ struct ExtensionCommand: AsyncParsableCommand {
             }
             let isSwift = path.hasSuffix(".swift") || Self.isFolder(path)
             let manifest = ServiceExtensionManifest(bundleID: "com.example.app.NotificationService", kind: isSwift ? .swift : .executable,
-                                                    filtering: filtering, budget: budget,
+                                                    filtering: filtering, appGroups: appGroups, budget: budget,
                                                     executable: isSwift ? nil : [path], source: isSwift ? path : nil,
                                                     principalClass: isSwift ? swiftBuild.principalClass : nil,
                                                     modules: isSwift ? try swiftBuild.parsedModules() : [])
@@ -122,8 +125,10 @@ struct ExtensionCommand: AsyncParsableCommand {
                 if !json { Console.say("apnsim extension: building \(path)…") }
                 if let failure = await runtime.prepare(manifest) { throw ExtensionCommand.fail("\(failure)") }
             }
-            let (shown, record) = await runtime.run(manifest, app: "com.example.app", resources: resources.map { URL(fileURLWithPath: $0).path },
-                                                    content: push.content, deliveryID: UUID().uuidString)
+            var app = AppManifest.signed(bundleID: "com.example.app", team: "SIMTEAM001", environment: .development, now: Date())
+            app.resources = resources.map { URL(fileURLWithPath: $0).path }
+            app.appGroups = appGroups
+            let (shown, record) = await runtime.run(manifest, app: app, content: push.content, deliveryID: UUID().uuidString)
             await runtime.shutdown()
             if json {
                 let encoder = JSONEncoder()
@@ -146,6 +151,11 @@ struct ExtensionCommand: AsyncParsableCommand {
                          "why         \(record.diagnostic)"]
             for (label, value) in [("title", shown.title), ("subtitle", shown.subtitle), ("body", shown.body), ("category", shown.category)] {
                 if let value { lines.append("\(label.padding(toLength: 12, withPad: " ", startingAt: 0))\(value)") }
+            }
+            // The device shows the buttons of the category, if the extension registered it (no app categories here).
+            if let category = shown.category, let registered = record.registeredCategories?.first(where: { $0.identifier == category }) {
+                lines.append("buttons     " + registered.actions.map { $0.title + ($0.options.isEmpty ? "" : " (\($0.options.joined(separator: ", ")))") }
+                    .joined(separator: " | "))
             }
             for attachment in shown.attachments {
                 lines.append("attachment  \(attachment.identifier): \(attachment.type ?? "unknown type"), \(attachment.size) bytes, attached")

@@ -28,11 +28,21 @@ struct InstallCheckTests {
         (changed { $0.profile.appID = "SIMTEAM001.*" }, .wildcardWithPush, "doesn't support the Push Notifications capability"),
         (changed { $0.profile.pushCapability = false }, .noPushCapability, "doesn't support the Push Notifications capability"),
         (changed { $0.profile.kind = .appStore }, .entitlementMismatch, "aps-environment"),
+        (changed { $0.appGroups = ["group.com.example.app"]; $0.profile.appGroups = [] }, .appGroups,
+         "doesn't include the com.apple.security.application-groups entitlement"),
+        (changed { $0.appGroups = ["group.com.example.app", "group.other"]; $0.profile.appGroups = ["group.com.example.app"] }, .appGroups,
+         "doesn't match the entitlements file's value for the com.apple.security.application-groups entitlement (com.example.app lists group.other"),
     ])
     func refusals(_ app: AppManifest, _ kind: InstallCheck.Refusal.Kind, _ words: String) {
         let refusal = InstallCheck.refusal(for: app, now: Self.now)
         #expect(refusal?.kind == kind)
         #expect(refusal?.description.contains(words) == true, "\(refusal?.description ?? "installed")")
+    }
+
+    @Test("App Groups the profile has, or a profile that names none (automatic signing), install")
+    func appGroupsInstall() {
+        #expect(InstallCheck.refusal(for: Self.changed { $0.appGroups = ["group.a"] }, now: Self.now) == nil)
+        #expect(InstallCheck.refusal(for: Self.changed { $0.appGroups = ["group.a"]; $0.profile.appGroups = ["group.a", "group.b"] }, now: Self.now) == nil)
     }
 
     @Test("Wildcard App IDs cover bundle IDs under their prefix only")

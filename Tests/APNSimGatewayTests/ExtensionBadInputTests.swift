@@ -64,6 +64,11 @@ struct ExtensionBadInputTests {
                                                    expires: Date().addingTimeInterval(86_400))
         }, "which does not match the bundle ID \"com.example.app.NotificationService\""),
         ("an unknown extension point", { $0.extensionPoint = "com.example.service" }, "unknown NSExtensionPointIdentifier"),
+        ("an App Group its profile lacks", { manifest in
+            manifest.appGroups = ["group.com.example.app"]
+            manifest.profile = ProvisioningProfile(name: "NSE", team: TestWorld.team, appID: "\(TestWorld.team).com.example.app.NotificationService",
+                                                   kind: .development, expires: Date().addingTimeInterval(86_400), appGroups: ["group.other"])
+        }, "Provisioning profile \"NSE\" doesn't match the entitlements file's value for the com.apple.security.application-groups entitlement"),
     ]
 
     @Test("An extension Xcode or iOS would refuse stops the app installing, in their words", arguments: refused.indices)

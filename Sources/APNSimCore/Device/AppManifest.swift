@@ -16,6 +16,8 @@ public struct AppManifest: Sendable, Hashable, Codable {
     /// The notification categories the app registers once installed (as at its launch); its service extension may
     /// change them (docs/service-extensions.md, "Categories").
     public var categories: [NotificationCategory]?
+    /// The `com.apple.security.application-groups` entitlement: the App Groups the app shares with its extension.
+    public var appGroups: [String]?
 
     public init(bundleID: String, team: String, apsEnvironment: APNsEnvironment?, profile: ProvisioningProfile) {
         self.bundleID = bundleID
@@ -44,6 +46,9 @@ public struct ProvisioningProfile: Sendable, Hashable, Codable {
     public var expires: Date
     /// Whether the App ID has the Push Notifications capability enabled.
     public var pushCapability: Bool
+    /// The App Groups the App ID has; `nil`: those its target's entitlements list, as Xcode's automatic signing
+    /// adds them.
+    public var appGroups: [String]?
 
     public enum Kind: String, Sendable, Hashable, Codable {
         case development
@@ -57,7 +62,9 @@ public struct ProvisioningProfile: Sendable, Hashable, Codable {
         public var apsEnvironment: APNsEnvironment { self == .development ? .development : .production }
     }
 
-    public init(name: String, team: String, appID: String, kind: Kind, expires: Date, pushCapability: Bool = true) {
+    public init(name: String, team: String, appID: String, kind: Kind, expires: Date, pushCapability: Bool = true,
+                appGroups: [String]? = nil) {
+        self.appGroups = appGroups
         self.name = name
         self.team = team
         self.appID = appID

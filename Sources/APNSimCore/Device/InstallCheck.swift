@@ -11,6 +11,8 @@ public enum InstallCheck {
             case teamMismatch, appIDMismatch, expiredProfile, wildcardWithPush, noPushCapability,
                  noPushEntitlement, entitlementMismatch,
                  extensionPrefix, extensionTeamMismatch, extensionProfile, extensionPoint,
+                 /// An App Group entitlement the target's provisioning profile does not have.
+                 appGroups,
                  /// A kind `swift` extension whose source does not build: the compiler's messages.
                  extensionBuild
         }
@@ -54,6 +56,7 @@ public enum InstallCheck {
             return Refusal(kind: .entitlementMismatch, description:
                 "Provisioning profile \"\(profile.name)\" doesn't match the entitlements file's value for the aps-environment entitlement (\(profile.kind.rawValue) profile, \(environment) entitlement).")
         }
+        if let refusal = appGroupsRefusal(app.appGroups ?? [], profile: profile, target: app.bundleID) { return refusal }
         return app.serviceExtension.flatMap { refusal(for: $0, in: app, now: now) }
     }
 
@@ -88,11 +91,29 @@ public enum InstallCheck {
                 return Refusal(kind: .extensionProfile, description:
                     "Provisioning profile \"\(profile.name)\" expired on \(profile.expires.formatted(.iso8601)).")
             }
+            if let refusal = appGroupsRefusal(embedded.appGroups, profile: profile, target: embedded.bundleID) { return refusal }
         }
         // Any of Apple's extension points installs (a content extension never runs on a push, which the record says).
         guard embedded.extensionPoint.hasPrefix("com.apple.") else {
             return Refusal(kind: .extensionPoint, description:
                 "Appex bundle at PlugIns/\(embedded.bundleID.split(separator: ".").last ?? "").appex with identifier \(embedded.bundleID) has an unknown NSExtensionPointIdentifier \"\(embedded.extensionPoint)\".")
+        }
+        return nil
+    }
+
+    /// Xcode's signing error when a target's `com.apple.security.application-groups` entitlement lists a group its
+    /// profile's App ID does not have (a profile that names no groups follows the entitlements, as automatic signing
+    /// makes it).
+    static func appGroupsRefusal(_ groups: [String], profile: ProvisioningProfile, target: String) -> Refusal? {
+        guard let allowed = profile.appGroups, !groups.isEmpty else { return nil }
+        guard !allowed.isEmpty else {
+            return Refusal(kind: .appGroups, description:
+                "Provisioning profile \"\(profile.name)\" doesn't include the com.apple.security.application-groups entitlement (\(target) lists \(groups.joined(separator: ", "))).")
+        }
+        let missing = groups.filter { !allowed.contains($0) }
+        guard missing.isEmpty else {
+            return Refusal(kind: .appGroups, description:
+                "Provisioning profile \"\(profile.name)\" doesn't match the entitlements file's value for the com.apple.security.application-groups entitlement (\(target) lists \(missing.joined(separator: ", ")), which the profile's App ID does not have).")
         }
         return nil
     }

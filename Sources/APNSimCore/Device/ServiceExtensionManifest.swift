@@ -40,8 +40,9 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
     /// The `com.apple.developer.usernotifications.filtering` entitlement: with it, handing over empty content
     /// suppresses the push.
     public var filtering: Bool
-    /// The App Group it shares with the app (`group.com.example.app`), as vendor SDKs ask for.
-    public var appGroup: String?
+    /// The `com.apple.security.application-groups` entitlement: the App Groups whose shared container it may use
+    /// (`group.com.example.app`), as vendor SDKs ask for. A group is shared with the app when the app lists it too.
+    public var appGroups: [String]
     /// `UNNotificationExtensionCategory`. iOS ignores it for service extensions; a device can be told to apply it
     /// (`DeviceHostConfiguration.extensionCategoriesApply`).
     public var categories: [String]
@@ -52,7 +53,7 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
 
     public init(bundleID: String, kind: ExtensionKind, team: String? = nil, profile: ProvisioningProfile? = nil,
                 extensionPoint: String = serviceExtensionPoint, deploymentTarget: String? = nil, embedded: Bool = true,
-                filtering: Bool = false, appGroup: String? = nil, categories: [String] = [], budget: Double? = nil,
+                filtering: Bool = false, appGroups: [String] = [], categories: [String] = [], budget: Double? = nil,
                 memoryLimitMiB: Int = 24, executable: [String]? = nil, source: String? = nil, principalClass: String? = nil,
                 modules: [Module] = []) {
         self.bundleID = bundleID
@@ -67,14 +68,14 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
         self.deploymentTarget = deploymentTarget
         self.embedded = embedded
         self.filtering = filtering
-        self.appGroup = appGroup
+        self.appGroups = appGroups
         self.categories = categories
         self.budget = budget
         self.memoryLimitMiB = memoryLimitMiB
     }
 
     enum CodingKeys: String, CodingKey {
-        case bundleID, kind, team, profile, extensionPoint, deploymentTarget, embedded, filtering, appGroup, categories, budget,
+        case bundleID, kind, team, profile, extensionPoint, deploymentTarget, embedded, filtering, appGroups = "appGroup", categories, budget,
              memoryLimitMiB, executable, source, principalClass, modules
     }
 
@@ -100,8 +101,8 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
                   deploymentTarget: try container.decodeIfPresent(String.self, forKey: .deploymentTarget),
                   embedded: try container.decodeIfPresent(Bool.self, forKey: .embedded) ?? true,
                   filtering: try container.decodeIfPresent(Bool.self, forKey: .filtering) ?? false,
-                  appGroup: try container.decodeIfPresent(String.self, forKey: .appGroup),
-                  categories: try Self.categories(container),
+                  appGroups: try Self.oneOrMany(container, .appGroups),
+                  categories: try Self.oneOrMany(container, .categories),
                   budget: try container.decodeIfPresent(Double.self, forKey: .budget),
                   memoryLimitMiB: try container.decodeIfPresent(Int.self, forKey: .memoryLimitMiB) ?? 24,
                   executable: try container.decodeIfPresent([String].self, forKey: .executable),
@@ -144,9 +145,10 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
     }
 
     /// `UNNotificationExtensionCategory` is a string or an array of strings in an Info.plist; both are taken.
-    private static func categories(_ container: KeyedDecodingContainer<CodingKeys>) throws -> [String] {
-        if let one = try? container.decodeIfPresent(String.self, forKey: .categories) { return [one] }
-        return try container.decodeIfPresent([String].self, forKey: .categories) ?? []
+    /// A key that takes a string or a list of them.
+    private static func oneOrMany(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> [String] {
+        if let one = try? container.decodeIfPresent(String.self, forKey: key) { return [one] }
+        return try container.decodeIfPresent([String].self, forKey: key) ?? []
     }
 
     /// What the device has set for the app, which decides whether iOS starts the extension.

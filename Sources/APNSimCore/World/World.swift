@@ -71,8 +71,11 @@ public struct World: Sendable {
         public var resources: String?
         /// The notification categories the app registers when it is installed, as it would at launch.
         public var categories: [NotificationCategory]?
+        /// The App Groups its entitlements list (`com.apple.security.application-groups`).
+        public var appGroups: [String]?
         public init(bundleID: String, team: String, serviceExtension: ServiceExtensionManifest? = nil, resources: String? = nil,
-                    categories: [NotificationCategory]? = nil) {
+                    categories: [NotificationCategory]? = nil, appGroups: [String]? = nil) {
+            self.appGroups = appGroups
             self.bundleID = bundleID
             self.team = team
             self.serviceExtension = serviceExtension

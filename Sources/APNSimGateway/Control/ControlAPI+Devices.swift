@@ -116,6 +116,7 @@ extension ControlAPI {
         }
         var manifest = AppManifest.signed(bundleID: short.bundleID, team: team, environment: short.environment ?? .development, now: now)
         manifest.categories = world.read { $0.apps[short.bundleID]?.categories }  // as the world's app registers them
+        manifest.appGroups = world.read { $0.apps[short.bundleID]?.appGroups }
         return manifest
     }
 
