@@ -116,8 +116,13 @@ let package = Package(
                 // FilePath: Apple's systems have it in System; elsewhere swift-system's SystemPackage.
                 .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            // The mirror's sources, built into the binary: an installed apnsim builds a team's extension without
+            // its checkout.
+            plugins: ["EmbedMirror"]
         ),
+        .executableTarget(name: "EmbedMirrorTool", swiftSettings: strictSettings),
+        .plugin(name: "EmbedMirror", capability: .buildTool(), dependencies: ["EmbedMirrorTool"]),
         .target(
             // Apple's UserNotifications as an extension uses it; `apnsim extension build` compiles these same files
             // as `UserNotifications` (and CGRect+Dictionary.swift as `CoreGraphics`) around a team's own extension,

@@ -1,13 +1,14 @@
 # Sourced by the sandbox and sample checks: sends one mutable-content push with `apnsim send` and checks its
 # delivery record. Needs $apnsim, $python, $token, $dev_port, $control_port and $work.
 #
-# rich_push LABEL BODY PAYLOAD-KEYS PYTHON-CHECK: PAYLOAD-KEYS follow `aps` (`,"k":"v"`, or empty); the check is a
-# Python expression over `delivery`, `run` (its extension record), `content` and `types` (the attached UTIs).
+# rich_push LABEL BODY PAYLOAD-KEYS PYTHON-CHECK [APS-KEYS]: PAYLOAD-KEYS follow `aps` (`,"k":"v"`, or empty), APS-KEYS
+# go inside it (`,"category":"ORDER"`); the check is a Python expression over `delivery`, `run` (its extension
+# record), `content` and `types` (the attached UTIs).
 rich_push() {
-  local label=$1 body=$2 keys=$3 check=$4 id
+  local label=$1 body=$2 keys=$3 check=$4 aps_keys=${5:-} id
   id=$(tr a-f A-F < /proc/sys/kernel/random/uuid)
   "$apnsim" send --token "$token" --port "$dev_port" --apns-id "$id" \
-    --payload "{\"aps\":{\"alert\":{\"title\":\"Rich\",\"body\":\"$body\"},\"mutable-content\":1}$keys}" > "$work/rich.out"
+    --payload "{\"aps\":{\"alert\":{\"title\":\"Rich\",\"body\":\"$body\"},\"mutable-content\":1$aps_keys}$keys}" > "$work/rich.out"
   grep -q "status: 200" "$work/rich.out" || { cat "$work/rich.out"; echo "$label: the $body push was not accepted"; exit 1; }
   curl -sf "http://127.0.0.1:$control_port/v1/deliveries?apnsId=$id&wait=30" > "$work/rich.json"
   "$python" - "$work/rich.json" "$label: $body" "$check" <<'PY'

@@ -48,6 +48,10 @@ rich_push sandbox salesforce-404 ",\"_mediaUrl\":\"${media}missing.jpg\",\"_medi
   'run["kind"] == "salesforce" and types == [] and content["body"] == "alt"'
 rich_push sandbox sailthru ",\"_st\":{\"image_url\":\"${media}sample.jpg\",\"video_url\":\"${media}sample.mp4\"}" \
   'run["kind"] == "sailthru" and types == ["public.mpeg-4"]'
+rich_push sandbox braze-misnamed ",\"ab\":{\"att\":{\"url\":\"${media}jpeg-named.png\",\"type\":\"png\"}}" \
+  'types == [] and [a["refusal"]["code"] for a in run["refusedAttachments"]] == [105]'
+rich_push sandbox braze-buttons ",\"ab\":{\"att\":{\"url\":\"${media}sample.jpg\",\"type\":\"jpg\"}}" \
+  'content["category"] == "ORDER" and [a["identifier"] for a in content["actions"]] == ["TRACK", "CANCEL"]' ',"category":"ORDER"'
 rich_push sandbox scripted-crash ",\"apnsim\":{\"extension\":{\"action\":\"crash\"}}" \
   'run["kind"] == "scripted" and run["outcome"] == "crashed" and content["body"] == "scripted-crash"'
 

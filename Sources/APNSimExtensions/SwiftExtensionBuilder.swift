@@ -10,22 +10,18 @@ import Foundation
 /// Each build is kept under `cache`, named by a hash of every file that went in, so a source is built once however
 /// many devices run it; a changed file builds again.
 public struct SwiftExtensionBuilder: Sendable {
-    /// apnsim's source checkout, whose `Sources/APNSimUserNotifications` is compiled with each extension.
-    public var packageRoot: URL
+    /// A folder laid out as apnsim's package whose `Sources/APNSimUserNotifications` is compiled with each extension;
+    /// `nil`: the mirror built into this binary (``MirrorSources``), so no checkout is needed.
+    public var packageRoot: URL?
     public var cache: URL
     /// The Swift compiler: `swiftc` from `PATH` unless told otherwise.
     public var compiler: String
 
-    public init(packageRoot: URL = Self.checkout, cache: URL = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-extension-builds"),
+    public init(packageRoot: URL? = nil, cache: URL = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-extension-builds"),
                 compiler: String = "swiftc") {
         self.packageRoot = packageRoot
         self.cache = cache
         self.compiler = compiler
-    }
-
-    /// The checkout this apnsim was built from (`swift run apnsim` runs from it).
-    public static var checkout: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
     /// What a build made: the executable, and the `UNNotificationServiceExtension` subclass it runs.
@@ -43,10 +39,13 @@ public struct SwiftExtensionBuilder: Sendable {
             return try await buildPackage(source)
         }
         let files = try Self.swiftFiles(in: source)
-        let ordered = try Self.dependencyOrder(modules)
+        let resolved = try await expandingPackages(modules)
+        let ordered = try Self.dependencyOrder(resolved.modules, files: resolved.files)
         let principal = try Self.principalClass(in: files + ordered.flatMap(\.files), source: source, named: principalClass)
-        let mirror = try mirrorFiles()
-        let system = try systemModules(importedBy: files + ordered.flatMap(\.files))
+        let root: URL
+        if let packageRoot { root = packageRoot } else { root = try MirrorSources.folder(in: cache) }
+        let mirror = try mirrorFiles(in: root)
+        let system = try systemModules(importedBy: files + ordered.flatMap(\.files), in: root)
         let key = Self.key(of: mirror.userNotifications + mirror.coreGraphics + system.flatMap(\.files) + ordered.flatMap(\.files) + files,
                            extra: principal + compiler + (system.map(\.name) + ordered.map(\.module.name)).joined(separator: ","))
         let done = cache.appendingPathComponent(key)
@@ -138,7 +137,7 @@ public struct SwiftExtensionBuilder: Sendable {
     /// (`File.swift:12:5: error: …`), or the end of what it printed when it has none.
     @discardableResult
     /// `originals` names the team's files again where the compiler saw apnsim's copies of them (``LinuxSource``).
-    private func run(_ command: [String], building what: String, originals: [String: String] = [:]) async throws(ExtensionError) -> String {
+    func run(_ command: [String], building what: String, originals: [String: String] = [:]) async throws(ExtensionError) -> String {
         let (status, output): (ChildProcess.ExitStatus, String)
         do {
             (status, output) = try await ChildProcess.run(command)
@@ -157,10 +156,10 @@ public struct SwiftExtensionBuilder: Sendable {
 
     /// The mirror's files: those compiled as `UserNotifications` and those compiled as `CoreGraphics` (none where
     /// the system has CoreGraphics).
-    private func mirrorFiles() throws(ExtensionError) -> (userNotifications: [URL], coreGraphics: [URL]) {
+    private func mirrorFiles(in packageRoot: URL) throws(ExtensionError) -> (userNotifications: [URL], coreGraphics: [URL]) {
         let folder = packageRoot.appendingPathComponent("Sources/APNSimUserNotifications")
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
-            throw ExtensionError("apnsim's UserNotifications sources are not at \(folder.path): building an extension needs apnsim's source checkout")
+            throw ExtensionError("apnsim's UserNotifications sources are not at \(folder.path)")
         }
         let swift = names.filter { $0.hasSuffix(".swift") }.sorted().map { folder.appendingPathComponent($0) }
         let coreGraphics = swift.filter { $0.lastPathComponent.hasPrefix("CGRect") }
@@ -174,7 +173,7 @@ public struct SwiftExtensionBuilder: Sendable {
 
     /// apnsim's stand-ins for Apple's modules that `files` import, in the order they build (`os` before `OSLog`,
     /// which brings it), from `Sources/APNSimUserNotifications/Modules`; none on Apple's systems, which have them.
-    private func systemModules(importedBy files: [URL]) throws(ExtensionError) -> [(name: String, files: [URL])] {
+    private func systemModules(importedBy files: [URL], in packageRoot: URL) throws(ExtensionError) -> [(name: String, files: [URL])] {
         #if canImport(Darwin)
         return []
         #else
@@ -186,7 +185,7 @@ public struct SwiftExtensionBuilder: Sendable {
         return try buildOrder.filter(wanted.contains).map { name throws(ExtensionError) in
             let moduleFolder = folder.appendingPathComponent(name)
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: moduleFolder.path) else {
-                throw ExtensionError("apnsim's \(name) sources are not at \(moduleFolder.path): building an extension needs apnsim's source checkout")
+                throw ExtensionError("apnsim's \(name) sources are not at \(moduleFolder.path)")
             }
             return (name, names.filter { $0.hasSuffix(".swift") }.sorted().map { moduleFolder.appendingPathComponent($0) })
         }
@@ -253,14 +252,15 @@ public struct SwiftExtensionBuilder: Sendable {
 
     /// `modules` with their Swift files, each after the modules it imports (as listed where imports do not decide);
     /// two that import each other, or one whose source is missing, is an error naming them.
-    package static func dependencyOrder(_ modules: [ServiceExtensionManifest.Module])
+    /// `known` gives the files of modules that do not take all of their folder's (a package's targets).
+    package static func dependencyOrder(_ modules: [ServiceExtensionManifest.Module], files known: [String: [URL]] = [:])
         throws(ExtensionError) -> [(module: ServiceExtensionManifest.Module, files: [URL])] {
         var pending: [(module: ServiceExtensionManifest.Module, files: [URL], imports: Set<String>)] = []
         let names = Set(modules.map(\.name))
         for module in modules {
             let files: [URL]
-            do {
-                files = try swiftFiles(in: module.source)
+            do throws(ExtensionError) {
+                if let listed = known[module.name] { files = listed } else { files = try swiftFiles(in: module.source) }
             } catch {
                 throw ExtensionError("module \(module.name): \(error.description)")
             }

@@ -217,7 +217,7 @@ public struct Scenario: Codable, Sendable {
         "id", "action", "status", "reason", "goAway", "lastStreamId", "errorCode", "fault", "reset", "connectionDropped", "settings", "sent", "atLeast", "atMost", "kind", "after", "at", "seconds", "count", "latencyMs", "latencyMaxMs", "seed", "perSecond", "maxConcurrentStreams", "drop", "skewSeconds", "delivery", "nothingDisplayed", "deliveries", "records", "install", "within",
         "refused", "registered", "bundleID", "serviceExtension", "resources", "kind", "source", "executable", "budget",
         "model", "os", "alerts", "extensionBudget", "extensionCategoriesApply", "scope", "publicKey", "publicKeyFile",
-        "topics", "relatedKeyID", "state", "invalidSince", "contains", "matches", "categories", "actions", "identifier", "appGroups", "appGroup", "profile", "pushCapability",
+        "topics", "relatedKeyID", "state", "invalidSince", "contains", "matches", "categories", "actions", "identifier", "appGroups", "appGroup", "profile", "pushCapability", "package", "product",
         "title", "textInput", "buttonTitle", "placeholder", "icon", "systemImageName", "templateImageName", "intentIdentifiers",
         "hiddenPreviewsBodyPlaceholder", "categorySummaryFormat",
     ]

@@ -20,15 +20,26 @@ struct ExtensionCommand: AsyncParsableCommand {
         @Option(name: .customLong("module"), help: "A Swift module the extension imports, NAME:PATH (a folder of Swift files, such as a vendor's extension module as SwiftPM checked it out); built first, under its own name; repeatable.")
         var modules: [String] = []
 
-        /// `--module NAME:PATH` values as modules.
+        @Option(name: .customLong("package"), help: "A library product of a Swift package the extension imports, PRODUCT:PATH (the package's folder, such as .build/checkouts/vendor-sdk); its targets are built first, each under its own name; repeatable.")
+        var packages: [String] = []
+
+        /// `--module NAME:PATH` and `--package PRODUCT:PATH` values as modules.
         func parsedModules() throws -> [ServiceExtensionManifest.Module] {
             try modules.map { value in
-                let parts = value.split(separator: ":", maxSplits: 1).map(String.init)
-                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                    throw ExtensionCommand.fail("--module takes NAME:PATH, such as VendorExtension:vendor/Sources/VendorExtension; got \(value)")
-                }
-                return .init(name: parts[0], source: parts[1])
+                let (name, path) = try Self.split(value, option: "--module", example: "VendorExtension:vendor/Sources/VendorExtension")
+                return .init(name: name, source: path)
+            } + packages.map { value in
+                let (product, path) = try Self.split(value, option: "--package", example: "VendorExtension:.build/checkouts/vendor-sdk")
+                return .init(package: path, product: product)
             }
+        }
+
+        private static func split(_ value: String, option: String, example: String) throws -> (String, String) {
+            let parts = value.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ExtensionCommand.fail("\(option) takes NAME:PATH, such as \(example); got \(value)")
+            }
+            return (parts[0], parts[1])
         }
     }
 
@@ -154,8 +165,10 @@ struct ExtensionCommand: AsyncParsableCommand {
             }
             // The device shows the buttons of the category, if the extension registered it (no app categories here).
             if let category = shown.category, let registered = record.registeredCategories?.first(where: { $0.identifier == category }) {
-                lines.append("buttons     " + registered.actions.map { $0.title + ($0.options.isEmpty ? "" : " (\($0.options.joined(separator: ", ")))") }
-                    .joined(separator: " | "))
+                lines.append("buttons     " + registered.actions.map { action in
+                    let notes = action.options + (action.textInput.map { ["text input: \($0.placeholder)"] } ?? [])
+                    return action.title + (notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))")
+                }.joined(separator: " | "))
             }
             for attachment in shown.attachments {
                 lines.append("attachment  \(attachment.identifier): \(attachment.type ?? "unknown type"), \(attachment.size) bytes, attached")

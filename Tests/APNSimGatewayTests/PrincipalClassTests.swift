@@ -126,6 +126,37 @@ struct PrincipalClassTests {
         }
     }
 
+    @Test("Bad packages: a folder without Package.swift, a product it does not have (its products listed), a target that does not build")
+    func badPackages() async throws {
+        let team = try Self.source(["NotificationService.swift": "import KitExtension\nclass NotificationService: KitBase {}\n"])
+        let notAPackage = try Self.source(["A.swift": "public let a = 1\n"])
+        let package = try Self.source(["Package.swift": """
+            // swift-tools-version: 5.9
+            import PackageDescription
+            let package = Package(name: "Kit", products: [.library(name: "KitExtension", targets: ["KitExtension"])],
+                                  targets: [.target(name: "KitCore"), .target(name: "KitExtension", dependencies: ["KitCore"])])
+            """])
+        for folder in ["Sources/KitCore", "Sources/KitExtension"] {
+            try FileManager.default.createDirectory(atPath: "\(package)/\(folder)", withIntermediateDirectories: true)
+        }
+        try Data("public func core() -> Int { \"nine\" }\n".utf8).write(to: URL(fileURLWithPath: "\(package)/Sources/KitCore/Core.swift"))
+        try Data("import KitCore\nimport UserNotifications\nopen class KitBase: UNNotificationServiceExtension {}\n".utf8)
+            .write(to: URL(fileURLWithPath: "\(package)/Sources/KitExtension/Base.swift"))
+        let cases: [(ServiceExtensionManifest.Module, String)] = [
+            (.init(package: notAPackage, product: "Kit"), "package \(notAPackage) has no Package.swift"),
+            (.init(package: package, product: "KitUI"), "package \(package) has no product KitUI; its products are KitExtension"),
+            (.init(package: package, product: "KitExtension"), "module KitCore (\(package)/Sources/KitCore) does not build: \(package)/Sources/KitCore/Core.swift:1:"),
+        ]
+        for (module, words) in cases {
+            do {
+                _ = try await SwiftExtensionBuilder().build(team, modules: [module])
+                Issue.record("built with \(module)")
+            } catch {
+                #expect(error.description.contains(words), "\(error)")
+            }
+        }
+    }
+
     #if !canImport(Darwin)
     @Test("On Linux @objc, @objc(name) and @objcMembers become spaces and import os.log imports os, so lines and columns stay the team's")
     func objcBlanked() {

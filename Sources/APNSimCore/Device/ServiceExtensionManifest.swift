@@ -81,13 +81,41 @@ public struct ServiceExtensionManifest: Sendable, Hashable, Codable {
 
     /// A Swift module an extension imports: its name (what `import` says) and its source, a folder of Swift files
     /// (`.build/checkouts/vendor-sdk/Sources/VendorNotificationServiceExtension`) or one file.
+    /// A Swift module the extension imports: a folder of Swift files built under `name` (`{name, source}`), or a
+    /// library product of a Swift package (`{package, product}`), whose targets apnsim builds as modules each.
     public struct Module: Sendable, Hashable, Codable {
+        /// The module's name; for a package, the product's.
         public var name: String
+        /// The module's folder (or file); for a package, the package's folder.
         public var source: String
+        /// `true`: `source` is a Swift package and `name` one of its library products.
+        public var isPackageProduct: Bool
 
         public init(name: String, source: String) {
-            self.name = name
-            self.source = source
+            (self.name, self.source, self.isPackageProduct) = (name, source, false)
+        }
+
+        public init(package: String, product: String) {
+            (self.name, self.source, self.isPackageProduct) = (product, package, true)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name, source, package, product
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if let package = try container.decodeIfPresent(String.self, forKey: .package) {
+                self.init(package: package, product: try container.decode(String.self, forKey: .product))
+            } else {
+                self.init(name: try container.decode(String.self, forKey: .name), source: try container.decode(String.self, forKey: .source))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: isPackageProduct ? .product : .name)
+            try container.encode(source, forKey: isPackageProduct ? .package : .source)
         }
     }
 

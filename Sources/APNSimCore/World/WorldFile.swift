@@ -141,7 +141,11 @@ extension World.App {
         app.resources = resources.map(resolved)
         app.serviceExtension?.executable = serviceExtension?.executable?.map { $0.contains("/") ? resolved($0) : $0 }
         app.serviceExtension?.source = serviceExtension?.source.map(resolved)
-        app.serviceExtension?.modules = serviceExtension?.modules.map { .init(name: $0.name, source: resolved($0.source)) } ?? []
+        app.serviceExtension?.modules = serviceExtension?.modules.map { module in
+            var resolvedModule = module
+            resolvedModule.source = resolved(module.source)
+            return resolvedModule
+        } ?? []
         return app
     }
 }
