@@ -108,7 +108,36 @@ struct DeviceControlTests {
         }
     }
 
-    @Test("Removing an app: its token answers 410 Unregistered once the uninstall delay has passed", arguments: [0.0, 120.0])
+    @Test("Two installs of one app at once both get the device's answer, each waiting on its own deadline", .hangGuard)
+    func concurrentInstalls() async throws {
+        // A Swift extension of its own (a new file builds afresh): the device answers after its build, seconds later.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-install-twice-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("// \(UUID())\nimport UserNotifications\nclass NotificationService: UNNotificationServiceExtension {}\n".utf8)
+            .write(to: folder.appendingPathComponent("NotificationService.swift"))
+        var app = AppManifest.signed(bundleID: "com.example.twice", team: TestWorld.team, environment: .development, now: Date())
+        app.serviceExtension = ServiceExtensionManifest(bundleID: "com.example.twice.NotificationService", kind: .swift,
+                                                        source: folder.appendingPathComponent("NotificationService.swift").path)
+        let body = String(decoding: try JSONEncoder().encode(app), as: UTF8.self)
+        try await withGateway { harness in
+            try await withDevice(harness) { _ in
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                // The first gives up after 1 s; the second waits. Before each waiter had its own deadline, the second
+                // took the first's place, was answered 504 by the first's timer, and the first waited for ever.
+                async let impatient = control.post("/v1/devices/device-1/apps?wait=1", body)
+                try await Task.sleep(for: .milliseconds(100))
+                let patient = try await control.post("/v1/devices/device-1/apps?wait=600", body)
+                let first = try await impatient
+                #expect(patient.status == 200, "\(patient.json)")
+                #expect((patient.json as? [String: Any])?["token"] as? String != nil)
+                #expect([200, 504].contains(first.status), "\(first.json)")
+            }
+        }
+    }
+
+    @Test("Removing an app: a push within the uninstall delay is answered 200 and recorded dropped, saying why; then its token answers 410 Unregistered",
+          arguments: [0.0, 120.0])
     func uninstall(delay: Double) async throws {
         try await withGateway({ $0.uninstallDelay = delay }) { harness in
             try await withDevice(harness) { device in
@@ -116,13 +145,20 @@ struct DeviceControlTests {
                 let control = ControlClient(port: harness.endpoints.controlPort)
                 let removed = try await control.delete("/v1/devices/device-1/apps/com.example.app")
                 #expect(removed.status == 200)
-                let push = { try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"x"}}"#,
-                                                                apnsID: UUID().uuidString) }
+                let push = { (apnsID: String) in
+                    try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"x"}}"#, apnsID: apnsID)
+                }
                 if delay > 0 {
-                    #expect(try await push().status == 200, "still accepted within the delay")
+                    let apnsID = UUID().uuidString
+                    #expect(try await push(apnsID).status == 200, "still accepted within the delay")
+                    // Accepted, and recorded: dropped, with why (no device owns the token any more).
+                    let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID), "the accepted push has no record")
+                    #expect(record["outcome"] as? String == "dropped")
+                    #expect(record["device"] as? String == "device-1")
+                    #expect((record["detail"] as? String)?.contains("com.example.app was removed from device device-1 at ") == true, "\(record)")
                     harness.clock.advance(by: delay + 1)
                 }
-                let gone = try await push()
+                let gone = try await push(UUID().uuidString)
                 #expect(gone.status == 410)
                 #expect(gone.reason == "Unregistered")
                 let expected = Int64(((harness.clock.now.timeIntervalSince1970 - (delay > 0 ? 1 : 0)) * 1000).rounded())

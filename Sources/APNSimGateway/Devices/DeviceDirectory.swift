@@ -36,9 +36,19 @@ final class DeviceDirectory: Sendable {
         var sequence = 0
     }
 
+    /// Where a token's app was until it was removed: a push the gateway still accepts for it (within the uninstall
+    /// delay, or a 410 answered late) gets a delivery record saying so, not silence.
+    struct FormerOwner: Sendable, Hashable {
+        var device: String
+        var bundleID: String
+        /// When the app was removed; the token answers 410 from then on (plus the gateway's uninstall delay).
+        var removedAt: Date
+    }
+
     private struct State: Sendable {
         var devices: [String: Device] = [:]
         var owners: [DeviceToken: String] = [:]
+        var formerOwners: [DeviceToken: FormerOwner] = [:]
         /// Store-and-forward: the newest push per device and bundle ID, with its expiry.
         var pending: [String: Held] = [:]
         /// Sent, not yet acknowledged, in the order sent.
@@ -67,7 +77,12 @@ final class DeviceDirectory: Sendable {
     /// Takes back what a previous run of the gateway left in the store.
     func restore(_ saved: (registrations: [DeviceRegistration], held: [HeldPush])) {
         state.withLock { state in
-            for registration in saved.registrations where registration.unregisteredFrom == nil {
+            for registration in saved.registrations {
+                if let removedAt = registration.unregisteredFrom {
+                    state.formerOwners[registration.token] = FormerOwner(device: registration.device.id, bundleID: registration.bundleID,
+                                                                         removedAt: removedAt)
+                    continue
+                }
                 let id = registration.device.id
                 state.devices[id, default: Device(descriptor: registration.device)].registrations[registration.token] =
                     .init(bundleID: registration.bundleID, environment: registration.environment, token: registration.token)
@@ -101,6 +116,11 @@ final class DeviceDirectory: Sendable {
 
     func owner(of token: DeviceToken) -> String? {
         state.withLock { $0.owners[token] }
+    }
+
+    /// The device `token`'s app was removed from, when no device owns it now.
+    func formerOwner(of token: DeviceToken) -> FormerOwner? {
+        state.withLock { $0.owners[token] == nil ? $0.formerOwners[token] : nil }
     }
 
     /// A device said hello on `session`. It is online unless it was taken offline on request; coming online,
@@ -184,6 +204,7 @@ final class DeviceDirectory: Sendable {
             state.devices[device]?.registrations[registered.token] = registered
             state.devices[device]?.refusals[registered.bundleID] = nil
             state.owners[registered.token] = device
+            state.formerOwners[registered.token] = nil
             if let descriptor = state.devices[device]?.descriptor {
                 persist(.registered(DeviceRegistration(token: registered.token, device: descriptor,
                                                        bundleID: registered.bundleID, environment: registered.environment)))
@@ -208,8 +229,9 @@ final class DeviceDirectory: Sendable {
     /// on (kept in the store for restarts).
     func unregister(_ token: DeviceToken, device: String, at date: Date, in world: WorldRegistry) {
         state.withLock { state in
-            guard state.devices[device]?.registrations.removeValue(forKey: token) != nil else { return }
+            guard let removed = state.devices[device]?.registrations.removeValue(forKey: token) else { return }
             if state.owners[token] == device { state.owners[token] = nil }
+            state.formerOwners[token] = FormerOwner(device: device, bundleID: removed.bundleID, removedAt: date)
             persist(.unregistered(token: token, at: date))
         }
         world.unregister(token, at: date)

@@ -17,34 +17,55 @@ final class InstallWaiters: Sendable {
         var continuation: CheckedContinuation<Outcome, Never>
     }
 
-    private let waiters = Mutex<[String: Waiter]>([:])
+    /// The requests waiting, per device and app, each under its own ID with its own deadline: two installs of one app
+    /// at once both wait, and each times out on its own clock.
+    private let waiters = Mutex<[String: [UUID: Waiter]]>([:])
 
     private func key(_ device: String, _ bundleID: String) -> String { "\(device)\u{1F}\(bundleID)" }
 
     /// Sends the install of `app` on `session` and waits for the device's answer, at most `timeout`.
     func install(_ app: AppManifest, on session: DeviceSession, timeout: Duration) async -> Outcome {
         let key = key(session.descriptor.id, app.bundleID)
+        let id = UUID()
         return await withCheckedContinuation { continuation in
-            waiters.withLock { $0[key] = Waiter(session: session, continuation: continuation) }
+            waiters.withLock { $0[key, default: [:]][id] = Waiter(session: session, continuation: continuation) }
             session.send(.install(app))
             Task {
                 try? await Task.sleep(for: timeout)
-                self.waiters.withLock { $0.removeValue(forKey: key) }?.continuation.resume(returning: .timedOut)
+                self.take(key) { $0 == id }.first?.continuation.resume(returning: .timedOut)
             }
         }
     }
 
+    /// The device answered about the app: every request waiting for it gets the answer (a later install of the same
+    /// app replaces an earlier one on the device, which then answers once, for the app as it now is).
     func resolve(device: String, bundleID: String, _ outcome: Outcome) {
-        waiters.withLock { $0.removeValue(forKey: key(device, bundleID)) }?.continuation.resume(returning: outcome)
+        for waiter in take(key(device, bundleID), { _ in true }) { waiter.continuation.resume(returning: outcome) }
     }
 
     /// Answers every install still waiting on `session`, which has closed: its device will not answer on it. (A
     /// device stopped mid-install left its HTTP request waiting for the whole timeout.)
     func linkClosed(_ session: DeviceSession) {
         let closed = waiters.withLock { waiters -> [Waiter] in
-            let keys = waiters.filter { $0.value.session === session }.keys
-            return keys.compactMap { waiters.removeValue(forKey: $0) }
+            var closed: [Waiter] = []
+            for (key, waiting) in waiters {
+                let onSession = waiting.filter { $0.value.session === session }
+                closed += onSession.values
+                waiters[key] = waiting.filter { $0.value.session !== session }
+                if waiters[key]?.isEmpty == true { waiters[key] = nil }
+            }
+            return closed
         }
         for waiter in closed { waiter.continuation.resume(returning: .linkClosed) }
+    }
+
+    /// Removes and returns the waiters of `key` whose ID `matches`.
+    private func take(_ key: String, _ matches: (UUID) -> Bool) -> [Waiter] {
+        waiters.withLock { waiters in
+            let ids = waiters[key]?.keys.filter(matches) ?? []
+            let taken = ids.compactMap { waiters[key]?.removeValue(forKey: $0) }
+            if waiters[key]?.isEmpty == true { waiters[key] = nil }
+            return taken
+        }
     }
 }

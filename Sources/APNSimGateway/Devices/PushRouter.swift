@@ -5,8 +5,9 @@ import NIOCore
 import NIOPosix
 
 /// Sends each accepted push to the simulated device that owns its token (or holds it for that device), and
-/// records the delivery. Tokens no device owns (declared in the world file) are accepted and go nowhere,
-/// as before devices existed.
+/// records the delivery. A push for an app that was removed from its device (accepted within the gateway's
+/// uninstall delay) is recorded as dropped, saying so. Tokens no device ever owned (declared in the world file) are
+/// accepted and go nowhere, as before devices existed.
 struct PushRouter: Sendable {
     let directory: DeviceDirectory
     let deliveries: DeliveryRecorder
@@ -14,7 +15,10 @@ struct PushRouter: Sendable {
     let clock: WallClock
 
     func route(_ plan: PushPlan, apnsID: String, payload: String, now: Date) {
-        guard let device = directory.owner(of: plan.token) else { return }
+        guard let device = directory.owner(of: plan.token) else {
+            if let former = directory.formerOwner(of: plan.token) { recordUninstalled(plan, apnsID: apnsID, former: former, now: now) }
+            return
+        }
         if let slow = faults.deviceLink(device, now: now), let milliseconds = slow.latencyMs, slow.drop != true {
             // A slow device link: the push reaches the device that much later (the provider's 200 does not wait).
             let router = self
@@ -24,6 +28,17 @@ struct PushRouter: Sendable {
             return
         }
         deliver(plan, apnsID: apnsID, payload: payload, to: device, now: now)
+    }
+
+    /// Apple: after an app is removed, APNs keeps accepting pushes to its token for a while before it answers 410;
+    /// none reaches the device.
+    private func recordUninstalled(_ plan: PushPlan, apnsID: String, former: DeviceDirectory.FormerOwner, now: Date) {
+        let id = UUID().uuidString
+        deliveries.record(.accepted(DeliveryRecord(id: id, apnsId: apnsID, device: former.device, bundleID: plan.bundleID,
+                                                   token: plan.token.hex, pushType: plan.pushType.rawValue, acceptedAt: now)))
+        deliveries.record(.receipt(id: id, outcome: .dropped, content: nil,
+                                   detail: "\(former.bundleID) was removed from device \(former.device) at \(former.removedAt.formatted(ControlJSON.dateStyle)); "
+                                       + "APNs accepted the push within its uninstall delay, and no device shows it", at: now))
     }
 
     private func deliver(_ plan: PushPlan, apnsID: String, payload: String, to device: String, now: Date) {
