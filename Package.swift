@@ -159,7 +159,7 @@ let package = Package(
             // Scenario files: the model, the loader with file:line errors, the runner and its reports.
             name: "APNSimScenario",
             dependencies: [
-                "APNSimCore", "APNSimProvider", "APNSimSandbox",
+                "APNSimCore", "APNSimProvider", "APNSimSandbox", "APNSimStore",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -172,7 +172,7 @@ let package = Package(
             // A whole simulated world in a Swift test: start, tokens, provider settings, typed records, faults.
             name: "APNSimTesting",
             dependencies: [
-                "APNSimCore", "APNSimStore", "APNSimGateway", "APNSimSandbox", "APNSimScenario", "APNSimProvider",
+                "APNSimCore", "APNSimStore", "APNSimGateway", "APNSimSandbox", "APNSimProvider",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -221,6 +221,7 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -233,7 +234,7 @@ let package = Package(
         .testTarget(
             // Seeded mutation of every decoder of outside input (2,000 inputs each; 100,000 with APNSIM_STRESS=1): none may trap.
             name: "APNSimFuzzTests",
-            dependencies: ["APNSimCore", "APNSimProvider", "APNSimDevice", "APNSimGateway",
+            dependencies: ["APNSimCore", "APNSimProvider", "APNSimDevice", "APNSimGateway", "APNSimSandbox",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
@@ -254,7 +255,7 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSimTestingTests",
-            dependencies: ["APNSimTesting", "APNSimProvider"],
+            dependencies: ["APNSimTesting", "APNSimScenario", "APNSimProvider"],
             swiftSettings: strictSettings
         ),
         .testTarget(

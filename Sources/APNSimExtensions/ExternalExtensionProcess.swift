@@ -163,7 +163,7 @@ final class ExternalExtensionProcess: Sendable {
 
     static func attachment(_ file: ExtensionProtocol.FileAttachment, identifier: String) -> NotificationContent.Attachment {
         let url = URL(fileURLWithPath: file.file)
-        let checked = AttachmentRules.check(file: url, typeHint: file.typeHint)
+        let checked = AttachmentRules.check(file: url, contents: FileManager.default.contents(atPath: url.path), typeHint: file.typeHint)
         return .init(identifier: identifier, type: checked.type?.uti, size: checked.bytes?.count ?? 0,
                      sha256: checked.bytes.map(NotificationContent.Attachment.sha256(of:)) ?? "", url: url.absoluteString,
                      refusal: checked.refusal, file: url.path)

@@ -1,4 +1,5 @@
 import APNSimCore
+import APNSimSandbox
 import Foundation
 import Yams
 
@@ -33,7 +34,7 @@ public enum ScenarioLoader {
             world = try WorldFile.load(path: resolve(extends, in: directory))
         }
         do {
-            try scenario.world.file.apply(to: &world, path: path, directory: directory)
+            try scenario.world.file.apply(to: &world, path: path, directory: directory, readFile: WorldFile.readFromDisk)
         } catch let error as WorldFileError {
             throw YAMLFileError(file: path, line: nil, key: "world", error.description.replacingOccurrences(of: "\(path): ", with: ""))
         }

@@ -30,9 +30,27 @@ public struct ScenarioRunner: Sendable {
             self.certs = certs
             self.media = media
         }
+
+        /// apnsim's own certificates and media fixtures, from the checkout this was built from (a Swift test's).
+        public init() {
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            self.init(certs: root.appendingPathComponent("Certs").path, media: root.appendingPathComponent("Scenarios/media").path)
+        }
     }
 
     public let options: Options
+
+    /// Replays a scenario file in a fresh world of its own, as `apnsim replay` does, and returns what happened:
+    /// `result.passed`, and `result.failureText` says what was expected and what happened. For a Swift test:
+    ///
+    /// ```swift
+    /// import APNSimScenario
+    /// let result = await ScenarioRunner.replay("Scenarios/extensions/braze.yaml")
+    /// #expect(result.passed, "\(result.failureText)")
+    /// ```
+    public static func replay(_ path: String, options: Options = Options()) async -> ScenarioResult {
+        await ScenarioRunner(options: options).run(path: path)
+    }
 
     public init(options: Options) {
         self.options = options

@@ -1,6 +1,5 @@
 import APNSimCore
 import APNSimGateway
-import APNSimScenario
 import APNSimStore
 import Foundation
 
@@ -32,11 +31,5 @@ extension SimulatedWorld {
     /// The record of the provider request the gateway answered with `apnsID`.
     public func send(apnsID: String) throws -> SendRecord? {
         try sends(SendFilter(apnsID: apnsID)).first
-    }
-
-    /// Replays a scenario file in a fresh world of its own (as `apnsim replay` does) and returns what happened;
-    /// `result.passed`, and `result.failureText` says what was expected and what happened.
-    public static func replay(_ path: String, options: Options = Options()) async -> ScenarioResult {
-        await ScenarioRunner(options: .init(certs: options.certs, media: options.media)).run(path: path)
     }
 }

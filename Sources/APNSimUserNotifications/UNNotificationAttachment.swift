@@ -37,7 +37,8 @@ open class UNNotificationAttachment: NSObject, @unchecked Sendable {
 
     /// Checks the file at `url` and describes it as an attachment; `identifier` empty gets a UUID, as on iOS.
     public convenience init(identifier: String, url: URL, options: [AnyHashable: Any]? = nil) throws {
-        let checked = AttachmentRules.check(file: url, typeHint: options?[UNNotificationAttachmentOptionsTypeHintKey] as? String)
+        let checked = AttachmentRules.check(file: url, contents: url.isFileURL ? FileManager.default.contents(atPath: url.path) : nil,
+                                            typeHint: options?[UNNotificationAttachmentOptionsTypeHintKey] as? String)
         if let refusal = checked.refusal {
             ServiceExtensionHost.reportRefusal(identifier: identifier, file: url, typeHint: options?[UNNotificationAttachmentOptionsTypeHintKey] as? String,
                                                code: refusal.code.rawValue, message: refusal.message)

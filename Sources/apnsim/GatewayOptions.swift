@@ -1,5 +1,6 @@
 import APNSimCore
 import APNSimGateway
+import APNSimSandbox
 import APNSimStore
 import ArgumentParser
 import Logging

@@ -27,7 +27,10 @@ struct WorldAndTokenTests {
 
     @Test("The sandbox world loads; its tokens cover both environments")
     func sandboxWorld() throws {
-        let world = try WorldFile.load(path: Self.repository("Scenarios/sandbox.yaml"))
+        let path = Self.repository("Scenarios/sandbox.yaml")
+        let world = try WorldFile.parse(try String(contentsOfFile: path, encoding: .utf8), path: path,
+                                        directory: URL(fileURLWithPath: path).deletingLastPathComponent(),
+                                        readFile: { try String(contentsOf: $0, encoding: .utf8) })
         #expect(world.keys["SIMKEY0001"]?.team == "SIMTEAM001")
         let environments = Set(world.tokens.values.filter { $0.state == .active }.map(\.environment))
         #expect(environments == [.development, .production])
@@ -38,6 +41,7 @@ struct WorldAndTokenTests {
         ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T2}]", "team T2"),
         ("tokens:\n  - token: nothex\n    bundleID: a\n    environment: development\n    state: active", "<world>:2: tokens[0].token: 'nothex' is not a device token"),
         ("teams: [{id: T1}]\nkeys: [{id: K1, team: T1}]", "publicKey"),
+        ("teams: [{id: T1}]\nkeys: [{id: K1, team: T1, publicKeyFile: k.pem}]", "k.pem is not read here: give the key's PEM in publicKey"),
         ("teams: [{id: T1\n", "<world>:2: not valid YAML"),
         ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1, categories: [{identifier: X}, {identifier: X}]}]",
          "app a.b: category \"X\" is registered twice"),

@@ -1,5 +1,6 @@
 import APNSimCore
 import APNSimProvider
+import APNSimSandbox
 import Foundation
 
 /// The inputs every fuzz test starts from: the sandbox world as `apnsim up` loads it, and its committed key.

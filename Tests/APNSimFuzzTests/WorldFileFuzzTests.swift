@@ -1,4 +1,5 @@
 import APNSimCore
+import APNSimSandbox
 import Foundation
 import Testing
 
@@ -32,7 +33,7 @@ extension Fuzz {
                 let text = String(decoding: mutator.mutant(), as: UTF8.self)
                 tally.tried += 1
                 do {
-                    let world = try WorldFile.parse(text, path: "fuzz.yaml", directory: directory)
+                    let world = try WorldFile.parse(text, path: "fuzz.yaml", directory: directory, readFile: WorldFile.readFromDisk)
                     _ = world.problems
                     tally.accepted += 1
                 } catch {

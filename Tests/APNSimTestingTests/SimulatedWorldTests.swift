@@ -1,4 +1,5 @@
 import APNSimProvider
+import APNSimScenario
 import APNSimTesting
 import Foundation
 import Testing
@@ -98,12 +99,12 @@ struct SimulatedWorldTests {
     @Test("A scenario file replays from a test; a failing one says what was expected")
     func replay() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let passing = await SimulatedWorld.replay(root.appendingPathComponent("Scenarios/delivery/collapse-id.yaml").path)
+        let passing = await ScenarioRunner.replay(root.appendingPathComponent("Scenarios/delivery/collapse-id.yaml").path)
         #expect(passing.passed, "\(passing.failureText)")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("wrong-\(UUID().uuidString).yaml").path
         try "name: wrong\nworld: {extends: \(root.path)/Scenarios/sandbox.yaml}\nsteps:\n  - send: {device: iphone-dev, app: com.example.app}\n    expect: {status: 410}\n"
             .write(toFile: file, atomically: true, encoding: .utf8)
-        let failing = await SimulatedWorld.replay(file)
+        let failing = await ScenarioRunner.replay(file)
         #expect(!failing.passed)
         #expect(failing.failureText.contains("status: expected 410, got 200"))
     }

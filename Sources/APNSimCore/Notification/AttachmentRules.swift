@@ -120,8 +120,9 @@ public enum AttachmentRules {
         public var refusal: Refusal?
     }
 
-    public static func check(file url: URL, typeHint: String?) -> FileCheck {
-        guard url.isFileURL, let data = FileManager.default.contents(atPath: url.path) else {
+    /// `contents`: the file's bytes, as the caller read them (Core reads no files); `nil` when it could not be read.
+    public static func check(file url: URL, contents: Data?, typeHint: String?) -> FileCheck {
+        guard url.isFileURL, let data = contents else {
             return FileCheck(bytes: nil, type: nil, refusal: Refusal(code: .invalidURL, message: "\(url.path) is not a readable file"))
         }
         let bytes = Array(data)

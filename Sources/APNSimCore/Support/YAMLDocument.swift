@@ -54,17 +54,6 @@ public enum YAMLDocument {
         return previous[b.count]
     }
 
-    /// Reads the file at `path` and decodes it.
-    public static func load<T: Codable>(_ type: T.Type, path: String, vocabulary: Set<String> = []) throws(YAMLFileError) -> T {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw YAMLFileError(file: path, line: nil, key: nil, "cannot read the file (\(error.localizedDescription))")
-        }
-        return try decode(T.self, from: text, path: path, vocabulary: vocabulary)
-    }
-
     private static func syntaxError(_ error: YamlError, path: String) -> YAMLFileError {
         switch error {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Everything apnsim knows about the accounts and devices it simulates: teams, signing keys, apps and
-/// device tokens. A value; the running gateway keeps the live copy in a ``WorldRegistry``.
+/// device tokens. A value; the running gateway keeps the live copy in a `WorldRegistry` (APNSimGateway).
 public struct World: Sendable {
     public var teams: [String: Team] = [:]
     public var keys: [String: ProviderKey] = [:]

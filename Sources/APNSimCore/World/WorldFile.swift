@@ -2,7 +2,9 @@ import Crypto
 import Foundation
 import Yams
 
-/// The YAML form of a ``World`` (`Scenarios/sandbox.yaml`). Paths in it are relative to the file.
+/// The YAML form of a ``World`` (`Scenarios/sandbox.yaml`). Paths in it are relative to the file. Core reads no
+/// files: a key's `publicKeyFile` is read by the `readFile` its caller gives (`WorldFile.load(path:)` in
+/// APNSimSandbox reads the world file and its keys from disk).
 ///
 /// ```yaml
 /// teams: [{ id: SIMTEAM001, name: Sandbox team }]
@@ -49,8 +51,8 @@ public struct WorldFile: Codable, Sendable {
             self.publicKeyFile = publicKeyFile
         }
 
-        /// Resolves the PEM to a key; `directory` anchors a relative `publicKeyFile`.
-        public func resolve(relativeTo directory: URL?) throws -> ProviderKey {
+        /// Resolves the PEM to a key; `directory` anchors a relative `publicKeyFile`, which `readFile` reads.
+        public func resolve(relativeTo directory: URL?, readFile: (URL) throws -> String = WorldFile.readsNoFiles) throws -> ProviderKey {
             let pem: String
             if let inline = publicKey {
                 pem = inline
@@ -58,7 +60,9 @@ public struct WorldFile: Codable, Sendable {
                 let url = file.hasPrefix("/") || directory == nil
                     ? URL(fileURLWithPath: file) : directory!.appendingPathComponent(file)
                 do {
-                    pem = try String(contentsOf: url, encoding: .utf8)
+                    pem = try readFile(url)
+                } catch let error as WorldFileError {
+                    throw WorldFileError("key \(id): \(error.description)")
                 } catch {
                     throw WorldFileError("key \(id): cannot read publicKeyFile \(url.path): \(error.localizedDescription)")
                 }
@@ -76,20 +80,15 @@ public struct WorldFile: Codable, Sendable {
         }
     }
 
-    /// Reads and checks a world file.
-    public static func load(path: String) throws -> World {
-        let url = URL(fileURLWithPath: path)
-        let text: String
-        do {
-            text = try String(contentsOf: url, encoding: .utf8)
-        } catch {
-            throw WorldFileError("\(path): cannot read the world file (\(error.localizedDescription))")
-        }
-        return try parse(text, path: path, directory: url.deletingLastPathComponent())
+    /// The reader of a parse that may read no files: a key's `publicKeyFile` is an error.
+    public static let readsNoFiles: @Sendable (URL) throws -> String = { url in
+        throw WorldFileError("\(url.path) is not read here: give the key's PEM in publicKey")
     }
 
-    /// Parses world YAML; a mistake is one sentence with the file, line and key (``YAMLDocument``).
-    public static func parse(_ yaml: String, path: String = "<world>", directory: URL? = nil) throws -> World {
+    /// Parses world YAML; a mistake is one sentence with the file, line and key (``YAMLDocument``). `readFile`
+    /// reads a key's `publicKeyFile`, anchored at `directory`.
+    public static func parse(_ yaml: String, path: String = "<world>", directory: URL? = nil,
+                             readFile: (URL) throws -> String = readsNoFiles) throws -> World {
         let file: WorldFile
         do {
             file = try YAMLDocument.decode(WorldFile.self, from: yaml, path: path)
@@ -97,17 +96,18 @@ public struct WorldFile: Codable, Sendable {
             throw WorldFileError(error.description)
         }
         var world = World()
-        try file.apply(to: &world, path: path, directory: directory)
+        try file.apply(to: &world, path: path, directory: directory, readFile: readFile)
         return world
     }
 
     /// Adds this file's teams, keys, apps, tokens and devices to `world`, replacing those with the same ID (how a
     /// scenario's `world:` changes the world it `extends`), then checks the result.
-    public func apply(to world: inout World, path: String, directory: URL?) throws {
+    public func apply(to world: inout World, path: String, directory: URL?,
+                      readFile: (URL) throws -> String = WorldFile.readsNoFiles) throws {
         for team in teams ?? [] { world.teams[team.id] = team }
         for key in keys ?? [] {
             do {
-                world.keys[key.id] = try key.resolve(relativeTo: directory)
+                world.keys[key.id] = try key.resolve(relativeTo: directory, readFile: readFile)
             } catch let error as WorldFileError {
                 throw WorldFileError("\(path): \(error.description)")
             }

@@ -1,3 +1,4 @@
+import APNSimCore
 import Foundation
 import Synchronization
 

@@ -1,0 +1,64 @@
+"""Checks that every module a target's Swift files import is declared in Package.swift: one of the target's
+dependencies (a target, or a product named as its module), or a module of the toolchain. A module imported but not
+declared builds only because another dependency happens to bring it (the layering drifts without anyone seeing).
+Then checks that README.md's module graph (between `<!-- module graph -->` and `<!-- end module graph -->`) is the
+one Package.swift declares.
+Usage: check_imports.py PACKAGE_ROOT"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+root = sys.argv[1]
+toolchain = {"Foundation", "FoundationNetworking", "FoundationEssentials", "Dispatch", "Glibc", "Darwin", "Synchronization",
+             "_Concurrency", "Testing", "XCTest", "PackageDescription", "PackagePlugin", "os", "Musl", "Android", "WinSDK"}
+package = json.loads(subprocess.run(["swift", "package", "--package-path", root, "dump-package"],
+                                    check=True, capture_output=True, text=True).stdout)
+problems = 0
+pattern = re.compile(r"^\s*(?:@[A-Za-z_]+(?:\([^)]*\))?\s+)*import\s+(?:(?:class|struct|enum|protocol|typealias|func|var|let)\s+)?([A-Za-z_][A-Za-z0-9_]*)", re.M)
+for target in package["targets"]:
+    if target["type"] == "plugin":
+        continue
+    declared = {target["name"]}
+    for dependency in target["dependencies"]:
+        kind, value = next(iter(dependency.items()))
+        declared.add(value[0])
+    folder = os.path.join(root, target.get("path") or ("Tests" if target["type"] == "test" else "Sources") + "/" + target["name"])
+    excluded = [os.path.join(folder, e) for e in target.get("exclude", [])]
+    for directory, _, names in os.walk(folder):
+        if any(directory == e or directory.startswith(e + "/") for e in excluded):
+            continue
+        for name in names:
+            if not name.endswith(".swift"):
+                continue
+            path = os.path.join(directory, name)
+            # `#if canImport(X)` guards an optional import; such a module is not a dependency.
+            text = open(path, encoding="utf-8").read()
+            guarded = set(re.findall(r"canImport\(([A-Za-z_][A-Za-z0-9_]*)\)", text))
+            for module in pattern.findall(text):
+                # A lower-case name is another language's import inside a string (a Python script a test writes).
+                if module[0].islower() and module not in toolchain:
+                    continue
+                if module not in declared and module not in toolchain and module not in guarded:
+                    problems += 1
+                    print(f"{os.path.relpath(path, root)}: imports {module}, which target {target['name']} does not declare in Package.swift")
+print(f"{len(package['targets'])} targets' imports checked against Package.swift, {problems} problems")
+
+# The module graph: each library and executable target of apnsim, and the apnsim targets it depends on.
+names = {target["name"] for target in package["targets"]}
+graph = []
+for target in package["targets"]:
+    if target["type"] in ("test", "plugin") or target["name"] == "EmbedMirrorTool":
+        continue
+    inner = [next(iter(d.values()))[0] for d in target["dependencies"] if next(iter(d.values()))[0] in names]
+    graph.append(f"{target['name']} → {', '.join(inner) if inner else 'nothing of apnsim'}")
+readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+match = re.search(r"<!-- module graph -->\n```\n(.*?)```\n<!-- end module graph -->", readme, re.S)
+written = match.group(1).strip().splitlines() if match else []
+if written != graph:
+    problems += 1
+    print("README.md's module graph is not Package.swift's; it should read:\n" + "\n".join(graph))
+else:
+    print(f"README.md's module graph matches Package.swift ({len(graph)} modules)")
+sys.exit(1 if problems else 0)
