@@ -48,9 +48,10 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
             } else {
                 sniffed = context.channel.allocator.buffer(capacity: Self.preface.count)
             }
-        } else if event is IdleStateHandler.IdleStateEvent {
-            context.close(promise: nil)
         }
+        // The idle timeout is HTTP/2's (GOAWAY IdleTimeout, ProviderConnectionHandler); until HTTP/2 begins the
+        // handshake timeout governs. Closing here on an idle event as well closed, without a GOAWAY, a connection whose
+        // client was slow to finish its handshake (a busy machine, a 1 s idle timeout in a test).
         context.fireUserInboundEventTriggered(event)
     }
 
