@@ -16,7 +16,7 @@ RUN swift build -c release --product apnsim \
  && bin="$(swift build -c release --show-bin-path)" \
  && mkdir -p /install/usr/local/bin /install/opt/apnsim \
  && cp "$bin/apnsim" /install/usr/local/bin/apnsim \
- && cp -R "$bin/apnsim_APNSimGateway.resources" /install/usr/local/bin/ \
+ && cp -R "$bin/apnsim_APNSimInbox.resources" /install/usr/local/bin/ \
  && cp -R Certs Scenarios /install/opt/apnsim/
 
 # The image: slim by default, without a toolchain (a kind swift extension is refused with how to get one).

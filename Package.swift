@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "apnsim", targets: ["apnsim"]),
         .library(name: "APNSimCore", targets: ["APNSimCore"]),
         .library(name: "APNSimGateway", targets: ["APNSimGateway"]),
+        .library(name: "APNSimInbox", targets: ["APNSimInbox"]),
         .library(name: "APNSimStore", targets: ["APNSimStore"]),
         .library(name: "APNSimProvider", targets: ["APNSimProvider"]),
         .library(name: "APNSimDevice", targets: ["APNSimDevice"]),
@@ -80,8 +81,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            // The sandbox inbox page, served by the control API: plain HTML, CSS and JavaScript, no build step.
-            resources: [.copy("Inbox/Resources")],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            // The sandbox inbox on the control port: the page, its composer's routes, the devices' attachment copies.
+            name: "APNSimInbox",
+            dependencies: [
+                "APNSimCore", "APNSimStore", "APNSimGateway",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            // The page: plain HTML, CSS and JavaScript, no build step.
+            resources: [.copy("Resources")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -149,7 +161,7 @@ let package = Package(
             // One world running (gateway, media server, devices): what apnsim up, apnsim replay and APNSimTesting stand on.
             name: "APNSimSandbox",
             dependencies: [
-                "APNSimCore", "APNSimGateway", "APNSimStore", "APNSimDevice", "APNSimExtensions", "APNSimProvider",
+                "APNSimCore", "APNSimGateway", "APNSimInbox", "APNSimStore", "APNSimDevice", "APNSimExtensions", "APNSimProvider",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -182,6 +194,7 @@ let package = Package(
             dependencies: [
                 "APNSimCore",
                 "APNSimGateway",
+                "APNSimInbox",
                 "APNSimStore",
                 "APNSimProvider",
                 "APNSimDevice",
@@ -211,7 +224,7 @@ let package = Package(
         .testTarget(
             name: "APNSimGatewayTests",
             dependencies: [
-                "APNSimCore", "APNSimGateway", "APNSimStore", "APNSimProvider", "APNSimDevice", "APNSimExtensions",
+                "APNSimCore", "APNSimGateway", "APNSimInbox", "APNSimStore", "APNSimProvider", "APNSimDevice", "APNSimExtensions",
                 "APNSimTesting",
                 "apnsim",  // built for the tests that start real device processes
                 .product(name: "Yams", package: "Yams"),

@@ -40,8 +40,6 @@ public final class Gateway: Service, Sendable {
     public let deliveries: DeliveryRecorder
     let devices: DeviceDirectory
     let installs = InstallWaiters()
-    /// The devices' copies of the attachments they show, for the inbox.
-    let copies: AttachmentCopies
     private let tls: TLSMaterial
     let logger: Logger
 
@@ -69,7 +67,6 @@ public final class Gateway: Service, Sendable {
         self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,
                                       deliveries: deliveries, clock: configuration.clock)
         self.tls = try TLSMaterial(configuration.tls)
-        self.copies = try AttachmentCopies(folder: configuration.attachmentCopies, limit: configuration.attachmentCopyLimit)
         self.logger = logger
     }
 
@@ -115,7 +112,7 @@ public final class Gateway: Service, Sendable {
             let deviceServices = DeviceServices(directory: devices, world: world, tokens: TokenIssuer(secret: configuration.tokenSecret),
                                                 deliveries: deliveries, clock: configuration.clock,
                                                 heartbeatInterval: configuration.heartbeatInterval,
-                                                uninstallDelay: configuration.uninstallDelay, installs: installs, copies: copies,
+                                                uninstallDelay: configuration.uninstallDelay, installs: installs, additions: configuration.additions,
                                                 logger: logger)
             do {
                 let channel = try await DeviceLinkEndpoint(services: deviceServices, sslContext: tls.deviceSSLContext)
@@ -129,7 +126,7 @@ public final class Gateway: Service, Sendable {
 
         let control = ControlAPI(actions: actions, store: store, providerPorts: ports, installs: installs,
                                  uninstallDelay: configuration.uninstallDelay, virtualClock: configuration.virtualClock,
-                                 stopping: stopping, copies: copies, composer: configuration.composer)
+                                 stopping: stopping, additions: configuration.additions)
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: control.makeRouter(token: configuration.controlToken),

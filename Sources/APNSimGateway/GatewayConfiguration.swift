@@ -42,13 +42,9 @@ public struct GatewayConfiguration: Sendable {
     public var clock = WallClock.system
     /// Set when ``clock`` is a virtual clock the control API may move ahead (`POST /v1/clock`).
     public var virtualClock: VirtualClock?
-    /// Where the gateway keeps the copies of attachments devices show, which the inbox serves
-    /// (`GET /v1/attachments/{sha256}`); `nil`: a temporary folder, removed when the gateway stops.
-    public var attachmentCopies: String?
-    /// How many bytes of attachment copies to keep; the oldest go first.
-    public var attachmentCopyLimit = 512 * 1_048_576
-    /// What the inbox's composer sends with (`POST /v1/compose`); `nil`: the composer is off and says why.
-    public var composer: InboxComposer?
+    /// What else the control port serves (APNSimInbox's page, composer and attachment copies), and who gets the
+    /// attachment copies devices send; none by default.
+    public var additions: [any ControlPortAddition] = []
 
     public init(tls: TLSFiles) {
         self.tls = tls

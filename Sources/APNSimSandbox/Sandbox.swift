@@ -1,6 +1,7 @@
 import APNSimCore
 import APNSimExtensions
 import APNSimGateway
+import APNSimInbox
 import APNSimStore
 import Foundation
 import Logging
@@ -21,7 +22,7 @@ public final class Sandbox: Service, Sendable {
     public let configuration: Configuration
     public let gateway: Gateway
     private let logger: Logger
-    /// The inbox's composer, unless the configuration brought its own.
+    /// The inbox's composer, when the sandbox serves its own inbox.
     private let composer: SandboxComposer?
 
     /// - Parameter store: where the record goes; in memory unless given.
@@ -29,13 +30,13 @@ public final class Sandbox: Service, Sendable {
         self.configuration = configuration
         self.logger = logger
         var gatewayConfiguration = configuration.gateway
-        if gatewayConfiguration.attachmentCopies == nil, let data = configuration.dataDirectory {
-            gatewayConfiguration.attachmentCopies = "\(data)/gateway/attachments"
-        }
-        if gatewayConfiguration.composer == nil {
+        // The inbox on the control port, its composer signing with the sandbox's key, unless the configuration
+        // brought what its control port serves.
+        if gatewayConfiguration.additions.isEmpty {
             let composer = SandboxComposer(certs: configuration.certs, world: configuration.world, clock: gatewayConfiguration.clock,
                                            mediaDirectory: configuration.media?.directory)
-            gatewayConfiguration.composer = composer.composer
+            gatewayConfiguration.additions = [try Inbox(attachmentCopies: configuration.dataDirectory.map { "\($0)/gateway/attachments" },
+                                                        composer: composer.composer)]
             self.composer = composer
         } else {
             self.composer = nil

@@ -1,5 +1,6 @@
 import APNSimCore
 import APNSimGateway
+import APNSimInbox
 import APNSimProvider
 import Foundation
 import Synchronization

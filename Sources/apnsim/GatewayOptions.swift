@@ -1,5 +1,6 @@
 import APNSimCore
 import APNSimGateway
+import APNSimInbox
 import APNSimSandbox
 import APNSimStore
 import ArgumentParser
@@ -105,9 +106,12 @@ struct GatewayOptions: ParsableArguments {
         return logger
     }
 
+    /// The gateway alone (`apnsim gateway`), with the inbox on its control port; its composer is off, as it needs a
+    /// provider key to sign with, which `apnsim up` gives it.
     func makeGateway() throws -> Gateway {
-        try Gateway(configuration: try makeGatewayConfiguration(), world: WorldRegistry(try loadWorld()), store: try makeStore(),
-                    logger: logger)
+        var configuration = try makeGatewayConfiguration()
+        configuration.additions = [try Inbox()]
+        return try Gateway(configuration: configuration, world: WorldRegistry(try loadWorld()), store: try makeStore(), logger: logger)
     }
 
     func loadWorld() throws -> World {

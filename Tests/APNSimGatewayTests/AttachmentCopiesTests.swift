@@ -1,5 +1,6 @@
 import APNSimCore
-@testable import APNSimGateway
+import APNSimGateway
+@testable import APNSimInbox
 import Foundation
 import Testing
 
@@ -76,6 +77,6 @@ struct AttachmentCopiesTests {
         ("bytes=100-", nil), ("bytes=5-2", nil), ("bytes=0-1,4-5", nil), ("items=0-1", nil), ("bytes=x-", nil),
     ] as [(String, ClosedRange<Int>?)])
     func ranges(header: String, range: ClosedRange<Int>?) {
-        #expect(ControlAPI.byteRange(header, size: 100) == range)
+        #expect(Inbox.byteRange(header, size: 100) == range)
     }
 }

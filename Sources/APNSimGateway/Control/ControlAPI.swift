@@ -15,10 +15,8 @@ struct ControlAPI: Sendable {
     let virtualClock: VirtualClock?
     /// Set as the gateway begins to shut down: event streams end.
     let stopping: StopSignal
-    /// The devices' attachment copies the inbox shows.
-    let copies: AttachmentCopies
-    /// What the inbox's composer sends with, when the gateway was given one.
-    let composer: InboxComposer?
+    /// What else the control port serves (the inbox).
+    let additions: [any ControlPortAddition]
     /// Names this run of the gateway in the event stream's hello, so a page that sees another run starts over.
     let run = UUID().uuidString
 
@@ -48,11 +46,10 @@ struct ControlAPI: Sendable {
             return try ControlJSON.response(["status": "removed"])
         }
         v1.get("events") { _, _ in self.events() }
-        addInboxRoutes(to: router)
         addClockRoutes(to: v1)
         addWorldRoutes(to: v1)
         addDeviceRoutes(to: v1)
-        addComposeRoutes(to: v1)
+        for addition in additions { addition.addRoutes(to: router, gateway: GatewayAccess(api: self)) }
         return router
     }
 

@@ -4,11 +4,11 @@ import NIOCore
 
 /// JSON in and out of the control API: RFC 3339 dates in UTC with milliseconds (`2026-11-23T12:47:14.120Z`), sorted
 /// keys, errors as `{"error": "…"}`.
-enum ControlJSON {
+package enum ControlJSON {
     /// RFC 3339 with milliseconds and the zone, `Z` for UTC.
-    static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    package static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
-    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+    package static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -20,18 +20,18 @@ enum ControlJSON {
                         body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    static func error(_ message: String, status: HTTPResponse.Status = .badRequest) -> Response {
+    package static func error(_ message: String, status: HTTPResponse.Status = .badRequest) -> Response {
         (try? response(["error": message], status: status)) ?? Response(status: status)
     }
 
     /// Decodes a request body, turning decoding failures into a sentence.
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = 1 << 20) async throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = 1 << 20) async throws -> T {
         let buffer = try await request.body.collect(upTo: limit)
         return try decode(T.self, from: Data(buffer.readableBytesView))
     }
 
     /// Decodes a body already read; every failure is a ``ControlAPIError`` with a sentence naming the field.
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(ControlAPIError) -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(ControlAPIError) -> T {
         let decoder = JSONDecoder()
         // Times in bodies as in queries: RFC 3339, or milliseconds since 1970.
         decoder.dateDecodingStrategy = .custom { decoder in
@@ -63,7 +63,7 @@ enum ControlJSON {
 
     /// `since` and similar query values: RFC 3339 (with or without fractions; a time without a zone is UTC), or
     /// milliseconds since 1970.
-    static func date(_ text: String) -> Date? {
+    package static func date(_ text: String) -> Date? {
         if let millis = Double(text) {
             // Finite and within the years 0001-9999, so no later conversion of it can trap.
             guard millis.isFinite, abs(millis) < 253_402_300_800_000 else { return nil }
@@ -77,7 +77,7 @@ enum ControlJSON {
     }
 }
 
-struct ControlAPIError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+package struct ControlAPIError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

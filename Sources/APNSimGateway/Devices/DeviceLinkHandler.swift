@@ -98,7 +98,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         case .attachmentCopy(let copy):
             // Written here, on the link's event loop, so the parts stay in order; a part is at most 32 KiB.
             do {
-                try services.copies.receive(copy)
+                for addition in services.additions { try addition.received(copy) }
             } catch {
                 services.logger.warning("attachment copy dropped", metadata: ["device": "\(session.descriptor.id)", "why": "\(error)"])
             }
@@ -152,6 +152,7 @@ struct DeviceServices: Sendable {
     /// How long after an app is removed its token starts answering 410 Unregistered.
     var uninstallDelay: TimeInterval
     var installs: InstallWaiters
-    var copies: AttachmentCopies
+    /// What the control port serves besides the API, which keeps the devices' attachment copies (the inbox).
+    var additions: [any ControlPortAddition]
     var logger: Logger
 }

@@ -1,5 +1,6 @@
 import APNSimCore
 import APNSimGateway
+import APNSimInbox
 import APNSimProvider
 import APNSimStore
 import Foundation
@@ -68,6 +69,7 @@ func makeTestGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void
     configuration.controlPort = 0
     configuration.devicePort = 0
     configuration.clock = .manual(clock)
+    configuration.additions = [try Inbox()]  // as `apnsim gateway` serves it
     configure(&configuration)
     let logger = testLogger("apnsim.gateway.test")
     let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store(path: storePath), logger: logger)

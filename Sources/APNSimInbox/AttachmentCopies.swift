@@ -1,4 +1,5 @@
 import APNSimCore
+import APNSimGateway
 import Crypto
 import Foundation
 import Synchronization

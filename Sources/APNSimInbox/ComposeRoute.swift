@@ -1,11 +1,12 @@
 import APNSimCore
+import APNSimGateway
 import APNSimStore
 import Foundation
 import Hummingbird
 
 /// `GET /v1/compose` (what the composer can offer) and `POST /v1/compose` (send a push to a device's app through the
 /// provider API), for the inbox's composer (docs/inbox.md).
-extension ControlAPI {
+extension Inbox {
     struct ComposeRequest: Decodable {
         var device: String
         var bundleID: String
@@ -32,7 +33,7 @@ extension ControlAPI {
         var send: SendRecord?
     }
 
-    func addComposeRoutes(to v1: RouterGroup<BasicRequestContext>) {
+    func addComposeRoutes(to v1: RouterGroup<BasicRequestContext>, gateway: GatewayAccess) {
         v1.get("compose") { _, _ in
             struct Offer: Encodable {
                 var available: Bool
@@ -46,12 +47,12 @@ extension ControlAPI {
             }
             return try ControlJSON.response(Offer(available: true, media: composer.media()))
         }
-        v1.post("compose") { request, _ in try await self.compose(request) }
+        v1.post("compose") { request, _ in try await self.compose(request, gateway: gateway) }
     }
 
     static let composerOff = "the composer needs a provider key to sign with; apnsim up gives it the sandbox's"
 
-    private func compose(_ request: Request) async throws -> Response {
+    private func compose(_ request: Request, gateway: GatewayAccess) async throws -> Response {
         guard let composer else { return ControlJSON.error(Self.composerOff, status: .serviceUnavailable) }
         let body: ComposeRequest
         do {
@@ -59,17 +60,17 @@ extension ControlAPI {
         } catch let error as ControlAPIError {
             return ControlJSON.error(error.description)
         }
-        guard devices.devices.contains(where: { $0.descriptor.id == body.device }) else {
+        guard gateway.hasDevice(body.device) else {
             return ControlJSON.error("there is no device \(body.device)", status: .notFound)
         }
-        guard let registration = devices.registration(of: body.device, bundleID: body.bundleID) else {
+        guard let registration = gateway.registration(device: body.device, bundleID: body.bundleID) else {
             return ControlJSON.error("device \(body.device) has no registered \(body.bundleID)", status: .notFound)
         }
         let pushTypeName = body.pushType ?? "alert"
         guard let pushType = PushType(headerValue: pushTypeName) else {
             return ControlJSON.error("pushType \(pushTypeName) is not one of \(PushType.all.map(\.rawValue).joined(separator: ", "))")
         }
-        guard let port = providerPorts[registration.environment] else {
+        guard let port = gateway.providerPorts[registration.environment] else {
             return ControlJSON.error("the gateway has no \(registration.environment.rawValue) endpoint for \(body.bundleID)'s token",
                                      status: .conflict)
         }
@@ -79,7 +80,7 @@ extension ControlAPI {
         if let collapseID = body.collapseID, !collapseID.isEmpty { headers.append(("apns-collapse-id", collapseID)) }
         if let expiration = body.expiration { headers.append(("apns-expiration", String(expiration))) }
         let token = registration.token.hex
-        let team = world.read { $0.apps[body.bundleID]?.team }
+        let team = gateway.team(of: body.bundleID)
         let answer: InboxComposer.Answer
         do {
             answer = try await composer.send(.init(environment: registration.environment, port: port, token: token, team: team,
@@ -87,8 +88,7 @@ extension ControlAPI {
         } catch {
             return ControlJSON.error("the composer could not send through the provider API on port \(port): \(error)", status: .badGateway)
         }
-        try recorder.flush()
-        let send = try answer.apnsID.flatMap { try store.sends(matching: SendFilter(apnsID: $0, limit: 1)).first }
+        let send = try answer.apnsID.flatMap { try gateway.send(apnsID: $0) }
         return try ControlJSON.response(ComposeAnswer(status: answer.status, apnsId: answer.apnsID, reason: answer.reason,
                                                       explanation: send?.explanation, token: token, topic: topic, send: send))
     }

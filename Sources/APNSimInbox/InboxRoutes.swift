@@ -1,18 +1,16 @@
-import APNSimStore
+import APNSimGateway
 import Foundation
 import Hummingbird
 import NIOCore
-import Synchronization
 
-/// The sandbox inbox: `GET /` serves a page that shows every simulated device the way its screen would, live
-/// (docs/inbox.md), from files in the package's resources, so it works offline; `GET /v1/events` is the
-/// Server-Sent Events stream it (and any test) listens to.
-extension ControlAPI {
+/// The page: `GET /` serves one that shows every simulated device the way its screen would, live (docs/inbox.md),
+/// from files in the package's resources, so it works offline; it follows the control API's `GET /v1/events`.
+extension Inbox {
     /// The content type of each kind of file the page is made of; the files are whatever the resources folder holds.
     static let inboxTypes = ["html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8",
                              "js": "text/javascript; charset=utf-8"]
 
-    func addInboxRoutes(to router: Router<BasicRequestContext>) {
+    func addPageRoutes(to router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in Self.inboxFile("index.html") }
         router.get("inbox/:file") { _, context in Self.inboxFile(context.parameters.get("file") ?? "") }
         router.get("v1/attachments/:sha256") { request, context in
@@ -71,7 +69,7 @@ extension ControlAPI {
 
     /// The resource bundle SwiftPM builds beside the binary. Looked up by hand: `Bundle.module` stops the process
     /// when the bundle is missing (a binary copied elsewhere without it), and the control API must not.
-    static let bundleName = "apnsim_APNSimGateway.resources"
+    static let bundleName = "apnsim_APNSimInbox.resources"
 
     static let resourcesFolder: URL? = {
         let places = [Bundle.main.bundleURL, Bundle.main.executableURL?.deletingLastPathComponent(),
@@ -79,59 +77,4 @@ extension ControlAPI {
         return places.map { $0.appendingPathComponent(bundleName).appendingPathComponent("Resources") }
             .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.html").path) }
     }()
-
-    /// `GET /v1/events`: `event: deliveries` each time the delivery record changes, `event: sends` each time a
-    /// provider request is recorded, `event: devices` when what `GET /v1/devices` shows changes (the page then
-    /// asks for what is new), `event: reset` when the record was emptied (`POST /v1/reset`: the page starts over),
-    /// and a comment every 15 s so proxies keep the stream. It ends after five minutes (EventSource reconnects by itself) or within a second of the gateway
-    /// starting to shut down.
-    func events() -> Response {
-        // What the page follows, as event name, counter and the field its count goes in (`reset` first: the page
-        // then starts over before it asks for anything new).
-        let kinds: [(event: String, counter: ChangeCounter, field: String?)] = [
-            ("reset", deliveries.erasures, nil), ("deliveries", deliveries.batches, "batches"),
-            ("sends", recorder.batches, "batches"), ("devices", devices.revisions, "revision"),
-        ]
-        let signal = deliveries.changes
-        let stopping = self.stopping
-        let run = self.run
-        let body = ResponseBody { writer in
-            // The hello names this run of the gateway: a page that sees another one starts over.
-            try await writer.write(ByteBuffer(string: "retry: 1000\nevent: hello\ndata: {\"run\":\"\(run)\"}\n\n"))
-            let end = ContinuousClock.now + .seconds(300)
-            var seen = kinds.map(\.counter.count)
-            var quiet = ContinuousClock.now
-            while ContinuousClock.now < end, !Task.isCancelled, !stopping.isSet {
-                // The generation before the counts: a change counted in between wakes the wait at once.
-                let generation = signal.generation
-                var now = kinds.map(\.counter.count)
-                if now == seen {
-                    await signal.nextChange(since: generation, before: min(end, .now + .seconds(1)))
-                    now = kinds.map(\.counter.count)
-                }
-                let message = kinds.indices.filter { now[$0] != seen[$0] }.map { index in
-                    "event: \(kinds[index].event)\ndata: {\(kinds[index].field.map { "\"\($0)\":\(now[index])" } ?? "")}\n\n"
-                }.joined()
-                seen = now
-                if !message.isEmpty {
-                    quiet = .now
-                    try await writer.write(ByteBuffer(string: message))
-                } else if ContinuousClock.now - quiet > .seconds(15) {
-                    quiet = .now
-                    try await writer.write(ByteBuffer(string: ": still here\n\n"))
-                }
-            }
-            try await writer.finish(nil)
-        }
-        return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
-    }
-}
-
-/// Set when the gateway starts to shut down, so open event streams end instead of holding the control API open.
-final class StopSignal: Sendable {
-    private let value = Mutex(false)
-
-    var isSet: Bool { value.withLock { $0 } }
-
-    func set() { value.withLock { $0 = true } }
 }
