@@ -57,13 +57,7 @@ public final class Gateway: Service, Sendable {
         self.devices = DeviceDirectory(persist: { deliveries.record($0) }, changes: changes)
         // What a previous run left in a store file: registrations (and so their tokens) and held pushes.
         let saved = try store.deviceState()
-        devices.restore(saved)
-        world.update { world in
-            for saved in saved.registrations {
-                let registered = DeviceLinkMessage.Registered(bundleID: saved.bundleID, environment: saved.environment, token: saved.token)
-                world.tokens[saved.token] = .init(registered, unregisteredFrom: saved.unregisteredFrom)
-            }
-        }
+        devices.restore(saved, world: world)
         self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,
                                       deliveries: deliveries, clock: configuration.clock)
         self.tls = try TLSMaterial(configuration.tls)

@@ -40,9 +40,6 @@ struct GatewayActions: Sendable {
         devices.releaseAll()
         try deliveries.deleteAll()
         world.reset()
-        let registered = devices.devices.flatMap { $0.registrations.values }
-        world.update { world in
-            for registration in registered { world.tokens[registration.token] = .init(registration) }
-        }
+        devices.restoreTokens(in: world)
     }
 }

@@ -74,8 +74,15 @@ final class DeviceDirectory: Sendable {
 
     private func changed() { revisions.bump() }
 
-    /// Takes back what a previous run of the gateway left in the store.
-    func restore(_ saved: (registrations: [DeviceRegistration], held: [HeldPush])) {
+    /// Takes back what a previous run of the gateway left in the store, its tokens into `world` too (a removed app's
+    /// answering 410 from when it was removed).
+    func restore(_ saved: (registrations: [DeviceRegistration], held: [HeldPush]), world: WorldRegistry) {
+        world.update { world in
+            for saved in saved.registrations {
+                let registered = DeviceLinkMessage.Registered(bundleID: saved.bundleID, environment: saved.environment, token: saved.token)
+                world.tokens[saved.token] = .init(registered, unregisteredFrom: saved.unregisteredFrom)
+            }
+        }
         state.withLock { state in
             for registration in saved.registrations {
                 if let removedAt = registration.unregisteredFrom {
@@ -116,6 +123,15 @@ final class DeviceDirectory: Sendable {
 
     func owner(of token: DeviceToken) -> String? {
         state.withLock { $0.owners[token] }
+    }
+
+    /// Puts the tokens devices hold back into `world` (after `POST /v1/reset` put the world back as it was loaded:
+    /// devices still registered keep their tokens).
+    func restoreTokens(in world: WorldRegistry) {
+        let registered = state.withLock { $0.devices.values.flatMap { $0.registrations.values } }
+        world.update { world in
+            for registration in registered { world.tokens[registration.token] = .init(registration) }
+        }
     }
 
     /// The device `token`'s app was removed from, when no device owns it now.
@@ -199,7 +215,16 @@ final class DeviceDirectory: Sendable {
         changed()
     }
 
-    func register(_ registered: DeviceLinkMessage.Registered, device: String) {
+    /// Device `device` registered an app: it owns the token from now on, and `world` has it, with the app (of
+    /// `team`, when the world does not know the app yet). DeviceDirectory is the one writer of devices' tokens into
+    /// the world; the validator reads them there.
+    func register(_ registered: DeviceLinkMessage.Registered, device: String, team: String?, in world: WorldRegistry) {
+        world.update { world in
+            if world.apps[registered.bundleID] == nil, let team {
+                world.apps[registered.bundleID] = .init(bundleID: registered.bundleID, team: team)
+            }
+            world.tokens[registered.token] = .init(registered)
+        }
         state.withLock { state in
             state.devices[device]?.registrations[registered.token] = registered
             state.devices[device]?.refusals[registered.bundleID] = nil

@@ -120,13 +120,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
                                           environment: registration.environment, installation: registration.installation)
         let registered = DeviceLinkMessage.Registered(bundleID: registration.bundleID, environment: registration.environment,
                                                       token: token)
-        services.world.update { world in
-            if world.apps[registration.bundleID] == nil, let team = registration.team {
-                world.apps[registration.bundleID] = .init(bundleID: registration.bundleID, team: team)
-            }
-            world.tokens[token] = .init(registered)
-        }
-        services.directory.register(registered, device: device)
+        services.directory.register(registered, device: device, team: registration.team, in: services.world)
         services.directory.setBadge(registration.badge ?? 0, bundleID: registration.bundleID, device: device)
         session.send(.registered(registered))
         services.installs.resolve(device: device, bundleID: registration.bundleID, .installed(token))
