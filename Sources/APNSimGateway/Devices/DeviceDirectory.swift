@@ -3,17 +3,10 @@ import Foundation
 import APNSimStore
 import Synchronization
 
-/// Which devices exist, which are online, which tokens they own, and the pushes waiting for them:
-/// apnsim's version of APNs' store-and-forward (Apple, "Sending notification requests to APNs",
-/// https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns).
-///
-/// - One pending push per (device, app): a newer one replaces the older (Apple: "only one notification per
-///   bundle ID is kept").
-/// - `apns-expiration: 0` is never stored: delivered now or dropped.
-/// - A push sent to a device stays held until the device acknowledges it, and is sent again on its next link,
-///   so a device that dies before its `ack` loses nothing.
-/// - Registrations and held pushes are written to the store as they change (``persist``), and a gateway
-///   started on a store file picks them up again (``restore(_:world:)``), so a restart loses no pending push.
+/// Which devices exist, which are online, which tokens they own, and the pushes waiting for them (``HeldPushes``,
+/// APNs' store-and-forward, whose rules it applies: it sends on the device links and persists what they return).
+/// Registrations and held pushes are written to the store as they change (``persist``), and a gateway started on a
+/// store file picks them up again (``restore(_:world:)``), so a restart loses no pending push.
 final class DeviceDirectory: Sendable {
     struct Device: Sendable {
         var descriptor: DeviceDescriptor
@@ -29,13 +22,6 @@ final class DeviceDirectory: Sendable {
         var badges: [String: Int] = [:]
     }
 
-    private struct Held: Sendable {
-        var device: String
-        var delivery: DeviceLinkMessage.Delivery
-        var expires: Date?
-        var sequence = 0
-    }
-
     /// Where a token's app was until it was removed: a push the gateway still accepts for it (within the uninstall
     /// delay, or a 410 answered late) gets a delivery record saying so, not silence.
     struct FormerOwner: Sendable, Hashable {
@@ -49,17 +35,7 @@ final class DeviceDirectory: Sendable {
         var devices: [String: Device] = [:]
         var owners: [DeviceToken: String] = [:]
         var formerOwners: [DeviceToken: FormerOwner] = [:]
-        /// Store-and-forward: the newest push per device and bundle ID, with its expiry.
-        var pending: [String: Held] = [:]
-        /// Sent, not yet acknowledged, in the order sent.
-        var unacknowledged: [String: Held] = [:]
-        /// Orders unacknowledged pushes, so a device gets them again in the order they were first sent.
-        var sequence = 0
-
-        mutating func holdUnacknowledged(_ delivery: DeviceLinkMessage.Delivery, device: String) {
-            sequence += 1
-            unacknowledged[delivery.id] = Held(device: device, delivery: delivery, expires: nil, sequence: sequence)
-        }
+        var held = HeldPushes()
     }
 
     private let state = Mutex(State())
@@ -95,26 +71,8 @@ final class DeviceDirectory: Sendable {
                     .init(bundleID: registration.bundleID, environment: registration.environment, token: registration.token)
                 state.owners[registration.token] = id
             }
-            for push in saved.held {
-                let held = Held(device: push.device, delivery: push.delivery, expires: push.expires)
-                if let slot = push.slot {
-                    state.pending[slot] = held
-                } else {
-                    state.holdUnacknowledged(held.delivery, device: held.device)
-                }
-            }
+            state.held.restore(saved.held)
         }
-    }
-
-    private func slot(device: String, bundleID: String) -> String { "\(device)\u{1F}\(bundleID)" }
-
-    /// Where a routed push went.
-    enum Routing: Sendable, Equatable {
-        case sent
-        /// Held for the device; `replacing` is the older push for the same app that this one displaced.
-        case stored(replacing: String?)
-        /// The device is offline and the push has `apns-expiration: 0`.
-        case dropped
     }
 
     var devices: [Device] {
@@ -179,26 +137,11 @@ final class DeviceDirectory: Sendable {
         return true
     }
 
-    /// What device `id` gets on coming online: pushes it never acknowledged first, then stored ones still within
-    /// their expiry. Stored pushes whose expiry passed are recorded as dropped.
+    /// What device `id` gets on coming online (``HeldPushes/arrive(_:now:)``), its record persisted.
     private func arrive(_ id: String, in state: inout State, now: Date) -> [DeviceLinkMessage.Delivery] {
-        let resend = state.unacknowledged.values.filter { $0.device == id }.sorted { $0.sequence < $1.sequence }.map(\.delivery)
-        let waiting = state.pending.values.filter { $0.device == id }
-        state.pending = state.pending.filter { $0.value.device != id }
-        let stored = waiting.filter { held in held.expires.map { $0 > now } ?? true }.map(\.delivery)
-            .sorted { $0.id < $1.id }
-        let expired = waiting.filter { held in held.expires.map { $0 <= now } ?? false }.map(\.delivery.id)
-        for delivery in stored {
-            state.holdUnacknowledged(delivery, device: id)
-            persist(.held(HeldPush(id: delivery.id, device: id, slot: nil, expires: nil, delivery: delivery)))
-        }
-        for id in expired {
-            // The outcome first, then the release, so no commit between them can leave a push with neither.
-            persist(.receipt(id: id, outcome: .dropped, content: nil,
-                             detail: "apns-expiration passed while the device was offline", at: now))
-            persist(.released(id: id))
-        }
-        return resend + stored
+        let (send, events) = state.held.arrive(id, now: now)
+        events.forEach(persist)
+        return send
     }
 
     /// The link of `session` ended; its device is offline unless a newer link already replaced it.
@@ -274,42 +217,24 @@ final class DeviceDirectory: Sendable {
 
     /// Drops every held push (`POST /v1/reset`).
     func releaseAll() {
-        state.withLock { state in
-            state.pending.removeAll()
-            state.unacknowledged.removeAll()
-            persist(.releasedAll)
-        }
+        state.withLock { $0.held.releaseAll().forEach(persist) }
     }
 
     /// Sends `delivery` to device `id` (the owner of its token, ``owner(of:)``), or stores it while that
     /// device is offline.
-    func route(_ delivery: DeviceLinkMessage.Delivery, to id: String, expiration: PushPlan.Expiration, now: Date) -> Routing {
-        let (routing, session) = state.withLock { state -> (Routing, DeviceSession?) in
-            if let session = state.devices[id]?.session {
-                state.holdUnacknowledged(delivery, device: id)
-                persist(.held(HeldPush(id: delivery.id, device: id, slot: nil, expires: nil, delivery: delivery)))
-                return (.sent, session)
-            }
-            let expires: Date?
-            switch expiration {
-            case .once: return (.dropped, nil)
-            case .storeByDefault: expires = now.addingTimeInterval(30 * 86_400)  // Apple: at most 30 days
-            case .until(let date): expires = date
-            }
-            let slot = slot(device: id, bundleID: delivery.bundleID)
-            let replaced = state.pending[slot]?.delivery.id
-            state.pending[slot] = Held(device: id, delivery: delivery, expires: expires)
-            persist(.held(HeldPush(id: delivery.id, device: id, slot: slot, expires: expires, delivery: delivery)))
-            return (.stored(replacing: replaced), nil)
+    func route(_ delivery: DeviceLinkMessage.Delivery, to id: String, expiration: PushPlan.Expiration, now: Date) -> HeldPushes.Routing {
+        let (routing, session) = state.withLock { state -> (HeldPushes.Routing, DeviceSession?) in
+            let session = state.devices[id]?.session
+            let (routing, events) = state.held.route(delivery, to: id, online: session != nil, expiration: expiration, now: now)
+            events.forEach(persist)
+            return (routing, session)
         }
-        session?.send(.push(delivery))
+        if routing == .sent { session?.send(.push(delivery)) }
         return routing
     }
 
     /// The device has the push; stop holding it.
     func acknowledge(_ id: String) {
-        state.withLock { state in
-            if state.unacknowledged.removeValue(forKey: id) != nil { persist(.released(id: id)) }
-        }
+        state.withLock { $0.held.acknowledge(id).forEach(persist) }
     }
 }

@@ -1,0 +1,115 @@
+import APNSimCore
+import APNSimStore
+import Foundation
+
+/// APNs' store-and-forward as a value: the pushes the gateway holds for devices, and the rules they follow (Apple,
+/// "Sending notification requests to APNs",
+/// https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns):
+///
+/// - A push for an offline device is stored, one per device and app: a newer one replaces the older (Apple: "only
+///   one notification per bundle ID is kept"), within its `apns-expiration` (30 days when it has none).
+/// - `apns-expiration: 0` is never stored: delivered now or dropped.
+/// - A push sent to a device is held until the device acknowledges it, and sent again, in the order first sent, when
+///   the device comes back, so a device that dies before its `ack` loses nothing.
+///
+/// Each event returns what changed for the record (``DeliveryEvent``s to persist, in order); ``DeviceDirectory`` owns
+/// one under its lock, sends on the device links and persists. Unit tests drive it with plain values.
+struct HeldPushes: Sendable {
+    /// Where a routed push went.
+    enum Routing: Sendable, Equatable {
+        case sent
+        /// Held for the device; `replacing` is the older push for the same app that this one displaced.
+        case stored(replacing: String?)
+        /// The device is offline and the push has `apns-expiration: 0`.
+        case dropped
+    }
+
+    private struct Held: Sendable {
+        var device: String
+        var delivery: DeviceLinkMessage.Delivery
+        var expires: Date?
+        var sequence = 0
+    }
+
+    /// Stored while the device is offline: the newest push per device and app, with its expiry.
+    private var pending: [String: Held] = [:]
+    /// Sent, not yet acknowledged.
+    private var unacknowledged: [String: Held] = [:]
+    /// Orders unacknowledged pushes, so a device gets them again in the order they were first sent.
+    private var sequence = 0
+
+    /// How long a push without `apns-expiration` is stored: Apple keeps one "for a limited period" and says at most 30
+    /// days elsewhere; apnsim uses 30 days.
+    static let defaultStorage: TimeInterval = 30 * 86_400
+
+    private static func slot(device: String, bundleID: String) -> String { "\(device)\u{1F}\(bundleID)" }
+
+    /// `delivery` for device `device`: sent when it is `online` (and held until acknowledged), else stored or dropped.
+    mutating func route(_ delivery: DeviceLinkMessage.Delivery, to device: String, online: Bool, expiration: PushPlan.Expiration,
+                        now: Date) -> (Routing, [DeliveryEvent]) {
+        if online {
+            holdUnacknowledged(delivery, device: device)
+            return (.sent, [.held(HeldPush(id: delivery.id, device: device, slot: nil, expires: nil, delivery: delivery))])
+        }
+        let expires: Date
+        switch expiration {
+        case .once: return (.dropped, [])
+        case .storeByDefault: expires = now.addingTimeInterval(Self.defaultStorage)
+        case .until(let date): expires = date
+        }
+        let slot = Self.slot(device: device, bundleID: delivery.bundleID)
+        let replaced = pending[slot]?.delivery.id
+        pending[slot] = Held(device: device, delivery: delivery, expires: expires)
+        return (.stored(replacing: replaced), [.held(HeldPush(id: delivery.id, device: device, slot: slot, expires: expires, delivery: delivery))])
+    }
+
+    /// What device `device` gets on coming online: pushes it never acknowledged first, in the order first sent, then
+    /// stored ones still within their expiry (held until acknowledged from now on). Stored ones whose expiry passed
+    /// are recorded dropped.
+    mutating func arrive(_ device: String, now: Date) -> (send: [DeviceLinkMessage.Delivery], events: [DeliveryEvent]) {
+        let resend = unacknowledged.values.filter { $0.device == device }.sorted { $0.sequence < $1.sequence }.map(\.delivery)
+        let waiting = pending.values.filter { $0.device == device }
+        pending = pending.filter { $0.value.device != device }
+        let stored = waiting.filter { held in held.expires.map { $0 > now } ?? true }.map(\.delivery).sorted { $0.id < $1.id }
+        let expired = waiting.filter { held in held.expires.map { $0 <= now } ?? false }.map(\.delivery.id).sorted()
+        var events: [DeliveryEvent] = []
+        for delivery in stored {
+            holdUnacknowledged(delivery, device: device)
+            events.append(.held(HeldPush(id: delivery.id, device: device, slot: nil, expires: nil, delivery: delivery)))
+        }
+        for id in expired {
+            // The outcome first, then the release, so no commit between them can leave a push with neither.
+            events.append(.receipt(id: id, outcome: .dropped, content: nil, detail: "apns-expiration passed while the device was offline", at: now))
+            events.append(.released(id: id))
+        }
+        return (resend + stored, events)
+    }
+
+    /// The device has push `id`; it is no longer held.
+    mutating func acknowledge(_ id: String) -> [DeliveryEvent] {
+        unacknowledged.removeValue(forKey: id) != nil ? [.released(id: id)] : []
+    }
+
+    /// Drops every held push (`POST /v1/reset`).
+    mutating func releaseAll() -> [DeliveryEvent] {
+        pending.removeAll()
+        unacknowledged.removeAll()
+        return [.releasedAll]
+    }
+
+    /// Takes back the pushes a previous run of the gateway held (the store's record).
+    mutating func restore(_ held: [HeldPush]) {
+        for push in held {
+            if let slot = push.slot {
+                pending[slot] = Held(device: push.device, delivery: push.delivery, expires: push.expires)
+            } else {
+                holdUnacknowledged(push.delivery, device: push.device)
+            }
+        }
+    }
+
+    private mutating func holdUnacknowledged(_ delivery: DeviceLinkMessage.Delivery, device: String) {
+        sequence += 1
+        unacknowledged[delivery.id] = Held(device: device, delivery: delivery, sequence: sequence)
+    }
+}
