@@ -22,19 +22,9 @@ final class DeviceDirectory: Sendable {
         var badges: [String: Int] = [:]
     }
 
-    /// Where a token's app was until it was removed: a push the gateway still accepts for it (within the uninstall
-    /// delay, or a 410 answered late) gets a delivery record saying so, not silence.
-    struct FormerOwner: Sendable, Hashable {
-        var device: String
-        var bundleID: String
-        /// When the app was removed; the token answers 410 from then on (plus the gateway's uninstall delay).
-        var removedAt: Date
-    }
-
     private struct State: Sendable {
         var devices: [String: Device] = [:]
-        var owners: [DeviceToken: String] = [:]
-        var formerOwners: [DeviceToken: FormerOwner] = [:]
+        var ownership = TokenOwnership()
         var held = HeldPushes()
     }
 
@@ -60,17 +50,11 @@ final class DeviceDirectory: Sendable {
             }
         }
         state.withLock { state in
-            for registration in saved.registrations {
-                if let removedAt = registration.unregisteredFrom {
-                    state.formerOwners[registration.token] = FormerOwner(device: registration.device.id, bundleID: registration.bundleID,
-                                                                         removedAt: removedAt)
-                    continue
-                }
-                let id = registration.device.id
-                state.devices[id, default: Device(descriptor: registration.device)].registrations[registration.token] =
+            for registration in saved.registrations where registration.unregisteredFrom == nil {
+                state.devices[registration.device.id, default: Device(descriptor: registration.device)].registrations[registration.token] =
                     .init(bundleID: registration.bundleID, environment: registration.environment, token: registration.token)
-                state.owners[registration.token] = id
             }
+            state.ownership.restore(saved.registrations)
             state.held.restore(saved.held)
         }
     }
@@ -80,7 +64,7 @@ final class DeviceDirectory: Sendable {
     }
 
     func owner(of token: DeviceToken) -> String? {
-        state.withLock { $0.owners[token] }
+        state.withLock { $0.ownership.owner(of: token) }
     }
 
     /// Puts the tokens devices hold back into `world` (after `POST /v1/reset` put the world back as it was loaded:
@@ -93,8 +77,8 @@ final class DeviceDirectory: Sendable {
     }
 
     /// The device `token`'s app was removed from, when no device owns it now.
-    func formerOwner(of token: DeviceToken) -> FormerOwner? {
-        state.withLock { $0.owners[token] == nil ? $0.formerOwners[token] : nil }
+    func formerOwner(of token: DeviceToken) -> TokenOwnership.FormerOwner? {
+        state.withLock { $0.ownership.formerOwner(of: token) }
     }
 
     /// A device said hello on `session`. It is online unless it was taken offline on request; coming online,
@@ -171,8 +155,7 @@ final class DeviceDirectory: Sendable {
         state.withLock { state in
             state.devices[device]?.registrations[registered.token] = registered
             state.devices[device]?.refusals[registered.bundleID] = nil
-            state.owners[registered.token] = device
-            state.formerOwners[registered.token] = nil
+            state.ownership.registered(registered.token, device: device)
             if let descriptor = state.devices[device]?.descriptor {
                 persist(.registered(DeviceRegistration(token: registered.token, device: descriptor,
                                                        bundleID: registered.bundleID, environment: registered.environment)))
@@ -198,8 +181,7 @@ final class DeviceDirectory: Sendable {
     func unregister(_ token: DeviceToken, device: String, at date: Date, in world: WorldRegistry) {
         state.withLock { state in
             guard let removed = state.devices[device]?.registrations.removeValue(forKey: token) else { return }
-            if state.owners[token] == device { state.owners[token] = nil }
-            state.formerOwners[token] = FormerOwner(device: device, bundleID: removed.bundleID, removedAt: date)
+            state.ownership.removed(token, bundleID: removed.bundleID, from: device, at: date)
             persist(.unregistered(token: token, at: date))
         }
         world.unregister(token, at: date)

@@ -32,7 +32,7 @@ struct PushRouter: Sendable {
 
     /// Apple: after an app is removed, APNs keeps accepting pushes to its token for a while before it answers 410;
     /// none reaches the device.
-    private func recordUninstalled(_ plan: PushPlan, apnsID: String, former: DeviceDirectory.FormerOwner, now: Date) {
+    private func recordUninstalled(_ plan: PushPlan, apnsID: String, former: TokenOwnership.FormerOwner, now: Date) {
         let id = UUID().uuidString
         deliveries.record(.accepted(DeliveryRecord(id: id, apnsId: apnsID, device: former.device, bundleID: plan.bundleID,
                                                    token: plan.token.hex, pushType: plan.pushType.rawValue, acceptedAt: now)))
