@@ -25,7 +25,7 @@ struct GatewayCommand: AsyncParsableCommand {
               CA to trust                         \(certs)/ca.pem
             """)
         }
-        try await ProcessLife.run([service], name: "gateway", logger: options.logger)
+        try await ProcessLife.run([service], name: "gateway", logger: options.logger, stopWhenStdinCloses: options.stopWhenStdinCloses)
         if let record = options.record {
             try SessionRecorder.write(gateway, worldFile: options.world, mediaURL: nil, to: record)
         }

@@ -80,6 +80,9 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: "How much to log.")
     var logLevel: Logger.Level = .warning
 
+    @Flag(name: .customLong("stop-when-stdin-closes"), help: "Stop when standard input ends, so the process ends with the one that started it however that ends (a test runner's crash included).")
+    var stopWhenStdinCloses = false
+
     func validate() throws {
         let streams = 1...Int(Int32.max)
         guard streams.contains(maxStreams) else { throw ValidationError("--max-streams takes 1 to \(Int32.max); got \(maxStreams)") }

@@ -45,7 +45,7 @@ struct UpCommand: AsyncParsableCommand {
             Console.say(Self.banner(endpoints: running.endpoints, gateway: running.gateway, certs: running.certs,
                                     mediaURL: running.mediaURL))
         }
-        try await ProcessLife.run([service], name: "up", logger: options.logger)
+        try await ProcessLife.run([service], name: "up", logger: options.logger, stopWhenStdinCloses: options.stopWhenStdinCloses)
         if let record = options.record {
             try SessionRecorder.write(sandbox.gateway, worldFile: options.world, mediaURL: mediaURL.withLock { $0 }, to: record)
         }

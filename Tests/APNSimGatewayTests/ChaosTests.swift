@@ -15,7 +15,7 @@ struct ChaosTests {
     /// Starts `count` devices in one `apnsim device` process and returns it with each device's token.
     static func devices(_ count: Int, gateway: GatewayProcess, data: String) async throws -> (ApnsimProcess, [String]) {
         let process = try await ApnsimProcess(["device", "--count", String(count), "--id", "chaos", "--device-port", String(gateway.devicePort),
-                                         "--certs", "Certs", "--data", data])
+                                         "--certs", "Certs", "--data", data, "--stop-when-stdin-closes"])
         let printed = try await process.waitForOutput(timeout: .seconds(60)) { text in
             text.components(separatedBy: "registered, token").count - 1 >= count
         }

@@ -37,7 +37,9 @@ struct ProcessStopTests {
 
     @Test("A device that cannot reach its gateway stops", arguments: signals, [1, 100])
     func connecting(_ signal: Int32, count: Int) async throws {
-        let device = try await DeviceProcess.start(devicePort: try await unusedPort(), id: "nowhere", data: temporaryDirectory(),
+        let nowhere = try ClosedPort()
+        defer { nowhere.close() }
+        let device = try await DeviceProcess.start(devicePort: nowhere.port, id: "nowhere", data: temporaryDirectory(),
                                              extra: ["--count", String(count)])
         _ = try await device.process.waitForOutput("started, linking to")
         try await Self.expectStops(device.process, on: signal, "connecting, \(count) device(s)")
@@ -113,7 +115,8 @@ struct ProcessStopTests {
     @Test("The gateway stops with provider connections open and pushes in flight", arguments: signals)
     func gatewayUnderLoad(_ signal: Int32) async throws {
         let gateway = try await ApnsimProcess(["gateway", "--development-port", "0", "--production-port", "0", "--control-port", "0",
-                                         "--device-port", "0", "--store", temporaryDirectory() + ".sqlite", "--log-level", "notice"])
+                                         "--device-port", "0", "--store", temporaryDirectory() + ".sqlite", "--log-level", "notice",
+                                         "--stop-when-stdin-closes"])
         let banner = try await gateway.waitForOutput("CA to trust")
         let port = try #require(Self.port(after: "development (sandbox) provider API  https://127.0.0.1:", in: banner))
         let client: ProviderClient
@@ -144,7 +147,8 @@ struct ProcessStopTests {
     @Test("apnsim up stops with its devices on a signal, and its devices stop when it is killed", arguments: [SIGINT, SIGTERM, SIGKILL])
     func upAndItsDevices(_ signal: Int32) async throws {
         let up = try await ApnsimProcess(["up", "--development-port", "0", "--production-port", "0", "--control-port", "0",
-                                    "--device-port", "0", "--media-port", "0", "--data", temporaryDirectory(), "--certs", "Certs"])
+                                    "--device-port", "0", "--media-port", "0", "--data", temporaryDirectory(), "--certs", "Certs",
+                                    "--stop-when-stdin-closes"])
         _ = try await up.waitForOutput("Ctrl-C stops everything.")
         let devices = await Self.children(of: up.pid)
         #expect(devices.count == 2, "the sandbox world's two devices: \(devices)")

@@ -100,7 +100,9 @@ struct ServiceExtensionTests {
     @Test("Braze failures show the original content, with a sentence saying why", arguments: brazeFailures.indices)
     func brazeFailure(_ index: Int) async throws {
         let failure = Self.brazeFailures[index]
-        let closed = try await unusedPort()
+        let closedPort = try ClosedPort()
+        defer { closedPort.close() }
+        let closed = closedPort.port
         try await withMediaServer { media in
             try await withGateway { harness in
                 try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [appWithExtension(.braze)]) { device in

@@ -151,9 +151,42 @@ struct ProcessTestError: Error, CustomStringConvertible {
 }
 
 /// A TCP port nothing listens on: the kernel picks a free one for a moment, and it is released at once.
-func unusedPort() async throws -> Int {
-    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-    let port = channel.localAddress?.port ?? 0
-    try await channel.close()
-    return port
+/// A loopback port nothing listens on, held until ``close()``: a socket bound to it and never listening, so a
+/// connection to it is refused, and no server started meanwhile on port 0 (this test's or another's) can be given
+/// it. Choosing a free port and closing it raced those servers: one was given the port, and the "closed" URL of
+/// `ServiceExtensionTests.brazeFailure` downloaded the media.
+final class ClosedPort: Sendable {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard descriptor >= 0, bound == 0, named == 0 else { throw ProcessTestError("cannot hold a closed loopback port: errno \(errno)") }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Lets the port go (the end of the test that needed it closed).
+    func close() {
+        #if canImport(Glibc)
+        _ = Glibc.close(descriptor)
+        #else
+        _ = Darwin.close(descriptor)
+        #endif
+    }
 }

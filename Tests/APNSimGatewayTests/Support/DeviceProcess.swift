@@ -11,8 +11,11 @@ struct DeviceProcess {
 
     static func start(devicePort: Int, id: String, data: String, extra: [String] = []) async throws -> DeviceProcess {
         _ = TestPKI.deviceIdentity  // writes device.pem and device-key.pem into the test PKI folder
+        // --stop-when-stdin-closes: the device ends with this test process however it ends (a crash included), as
+        // apnsim up's devices end with it; ApnsimProcess keeps its standard input open until then.
         return DeviceProcess(process: try await ApnsimProcess(["device", "--id", id, "--device-port", String(devicePort),
-                                                         "--certs", TestPKI.shared.directory.path, "--data", data] + extra))
+                                                         "--certs", TestPKI.shared.directory.path, "--data", data,
+                                                         "--stop-when-stdin-closes"] + extra))
     }
 
     /// Asks the process to stop as Ctrl-C would, without waiting (for a `defer`; `process.stop()` waits). One

@@ -13,7 +13,9 @@ struct GatewayProcess {
 
     static func start(store: String? = nil, devicePort: Int = 0, extra: [String] = []) async throws -> GatewayProcess {
         var arguments = ["gateway", "--development-port", "0", "--production-port", "0", "--control-port", "0",
-                         "--device-port", String(devicePort), "--log-level", "notice"]
+                         "--device-port", String(devicePort), "--log-level", "notice",
+                         // It ends with this test process however that ends (ApnsimProcess keeps standard input open).
+                         "--stop-when-stdin-closes"]
         if let store { arguments += ["--store", store] }
         let process = try await ApnsimProcess(arguments + extra)
         let banner = try await process.waitForOutput("CA to trust")
