@@ -35,15 +35,22 @@ struct ConnectionTests {
     }
 
     /// The idle timeout is HTTP/2's: a client slower to start HTTP/2 than the idle timeout (a busy machine) is not
-    /// closed before it has begun, silently; the handshake timeout (10 s) governs until then. The pause is real time
-    /// because the idle timer is the event loop's.
+    /// closed before it has begun, silently; the handshake timeout (10 s) governs until then. The idle timer is the
+    /// event loop's, so the test waits for a signal that it has fired: other connections, opened after the slow one
+    /// and starting HTTP/2 at once, getting their own GOAWAY IdleTimeout. However slow the machine, the slow
+    /// connection has then been idle at least as long.
     @Test("A client slower to start HTTP/2 than the idle timeout is not closed before it begins, and gets GOAWAY IdleTimeout once idle",
           .hangGuard)
     func idleBeforeHTTP2() async throws {
         try await withGateway({ $0.connection.idleTimeout = .milliseconds(200) }) { harness in
             // No ALPN: the gateway waits for the HTTP/2 preface, past several idle periods.
             let raw = try await RawConnection.connect(port: harness.endpoints.providerPorts[.development]!, tls: (harness.pki.caFile, []))
-            try await Task.sleep(for: .seconds(1))
+            // Two in a row: the second starts after the first's GOAWAY, so the slow connection's handshake (its last
+            // read) is long done before the second's idle period begins.
+            for _ in 1...2 {
+                let witness = try await harness.connect()
+                #expect(await witness.goAway()?.debugData == #"{"reason":"IdleTimeout"}"#)
+            }
             try? await raw.send(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + http2Frame(type: 0x4, stream: 0, payload: []))
             let frames = http2Frames(in: await raw.bytesUntilClosed())
             let goAway = try #require(frames.first { $0.type == 0x7 }, "closed without GOAWAY: \(frames.map(\.type))")

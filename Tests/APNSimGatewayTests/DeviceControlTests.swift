@@ -123,12 +123,12 @@ struct DeviceControlTests {
         try await withGateway { harness in
             try await withDevice(harness) { _ in
                 let control = ControlClient(port: harness.endpoints.controlPort)
-                // The first gives up after 1 s; the second waits. Before each waiter had its own deadline, the second
-                // took the first's place, was answered 504 by the first's timer, and the first waited for ever.
+                // One gives up after 1 s; the other waits. Before each waiter had its own deadline, whichever came
+                // second took the first's place: either the patient one was answered 504 by the impatient one's timer,
+                // or the patient one waited for ever. So the order they arrive in does not matter.
                 async let impatient = control.post("/v1/devices/device-1/apps?wait=1", body)
-                try await Task.sleep(for: .milliseconds(100))
-                let patient = try await control.post("/v1/devices/device-1/apps?wait=600", body)
-                let first = try await impatient
+                async let patientAnswer = control.post("/v1/devices/device-1/apps?wait=600", body)
+                let (first, patient) = try await (impatient, patientAnswer)
                 #expect(patient.status == 200, "\(patient.json)")
                 #expect((patient.json as? [String: Any])?["token"] as? String != nil)
                 #expect([200, 504].contains(first.status), "\(first.json)")
