@@ -156,9 +156,8 @@ public struct NotificationList: Sendable {
             return [.init(id: delivery.id, outcome: .displayed, content: content,
                           detail: "no alert text: only the badge or sound changed")]
         }
-        // The buttons: the actions of the registered category the notification names (Apple: up to ten where
-        // there is room; a banner shows the first two). A category the app did not register shows none.
-        content.actions = content.category.flatMap { name in categories.first { $0.identifier == name } }.map { Array($0.actions.prefix(10)) }
+        // The buttons: those of the registered category the notification names; one the app did not register shows none.
+        content.actions = NotificationCategory.buttons(for: content.category, in: categories)
         if let options = foreground[delivery.bundleID], options.isDisjoint(with: [.banner, .list]) {
             return [.init(id: delivery.id, outcome: .suppressed, content: content,
                           detail: "the app is in the foreground and its willPresent handler returned no banner or list option")]

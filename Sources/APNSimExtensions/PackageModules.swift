@@ -40,8 +40,7 @@ extension SwiftExtensionBuilder {
         guard FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.swift").path) else {
             throw ExtensionError("\(what) has no Package.swift; name a package's folder as SwiftPM checked it out (.build/checkouts/NAME)")
         }
-        let swift = compiler.contains("/") ? URL(fileURLWithPath: compiler).deletingLastPathComponent().appendingPathComponent("swift").path : "swift"
-        let printed = try await run([swift, "package", "--package-path", package.path, "dump-package"], building: what)
+        let printed = try await run([swiftTool, "package", "--package-path", package.path, "dump-package"], building: what)
         let json = printed.firstIndex(of: "{").map { String(printed[$0...]) } ?? printed
         guard let manifest = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any],
               let products = manifest["products"] as? [[String: Any]], let targets = manifest["targets"] as? [[String: Any]] else {

@@ -116,8 +116,7 @@ public struct SwiftExtensionBuilder: Sendable {
     /// for example through `ServiceExtensionHost` of apnsim's `APNSimUserNotifications` library): built with
     /// `swift build`, which keeps its own incremental build in the package's `.build`.
     private func buildPackage(_ source: String) async throws(ExtensionError) -> Product {
-        let swift = URL(fileURLWithPath: compiler).deletingLastPathComponent().appendingPathComponent("swift").path
-        let tool = compiler.contains("/") ? swift : "swift"
+        let tool = swiftTool
         let printed = try await run([tool, "package", "--package-path", source, "describe", "--type", "json"], building: source)
         // It may print progress lines (fetching, resolving) before the JSON, which starts at the first brace.
         let description = printed.firstIndex(of: "{").map { String(printed[$0...]) } ?? printed
@@ -131,6 +130,11 @@ public struct SwiftExtensionBuilder: Sendable {
         let bin = try await run([tool, "build", "--package-path", source, "--show-bin-path"], building: source)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         return Product(executable: URL(fileURLWithPath: bin).appendingPathComponent(name), principalClass: name)
+    }
+
+    /// `swift`, beside ``compiler`` when that is a path, for packages.
+    var swiftTool: String {
+        compiler.contains("/") ? URL(fileURLWithPath: compiler).deletingLastPathComponent().appendingPathComponent("swift").path : "swift"
     }
 
     /// Runs a build tool and returns what it printed; when it fails, throws its error lines

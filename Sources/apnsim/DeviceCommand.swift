@@ -92,40 +92,20 @@ struct DeviceCommand: AsyncParsableCommand {
         var logger = Logger(label: "apnsim.device")
         logger.logLevel = logLevel
         var manifests = try apps.map { try Self.manifest($0, team: team) }
-        for entry in extensions {
-            let (app, embedded) = try Self.serviceExtension(entry)
-            guard let index = manifests.firstIndex(where: { $0.bundleID == app }) else {
-                throw ValidationError("--extension \(entry) names \(app), which is not one of the --app apps")
-            }
-            manifests[index].serviceExtension = embedded
-        }
-        for entry in resources {
-            let (app, folder) = try Self.appAndValue(entry, option: "--resources")
-            guard let index = manifests.firstIndex(where: { $0.bundleID == app }) else {
-                throw ValidationError("--resources \(entry) names \(app), which is not one of the --app apps")
-            }
-            manifests[index].resources = URL(fileURLWithPath: folder).standardizedFileURL.path
-        }
-        for entry in appGroups {
-            let (app, group) = try Self.appAndValue(entry, option: "--app-group")
-            guard let index = manifests.firstIndex(where: { $0.bundleID == app }) else {
-                throw ValidationError("--app-group \(entry) names \(app), which is not one of the --app apps")
-            }
-            manifests[index].appGroups = (manifests[index].appGroups ?? []) + [group]
-        }
-        for entry in categories {
-            let (app, json) = try Self.appAndValue(entry, option: "--categories")
-            guard let index = manifests.firstIndex(where: { $0.bundleID == app }) else {
-                throw ValidationError("--categories \(entry.prefix(80)) names \(app), which is not one of the --app apps")
-            }
+        try Self.apply(extensions, option: "--extension", to: &manifests, split: Self.serviceExtension) { $0.serviceExtension = $1 }
+        try Self.apply(resources, option: "--resources", to: &manifests) { $0.resources = URL(fileURLWithPath: $1).standardizedFileURL.path }
+        try Self.apply(appGroups, option: "--app-group", to: &manifests) { $0.appGroups = ($0.appGroups ?? []) + [$1] }
+        try Self.apply(categories, option: "--categories", to: &manifests) { manifest, json in
             let registered: [NotificationCategory]
             do {
                 registered = try JSONDecoder().decode([NotificationCategory].self, from: Data(json.utf8))
             } catch {
-                throw ValidationError("--categories for \(app) is not a JSON array of categories ({\"identifier\": …, \"actions\": […]}): \(error)")
+                throw ValidationError("--categories for \(manifest.bundleID) is not a JSON array of categories ({\"identifier\": …, \"actions\": […]}): \(error)")
             }
-            if let problem = NotificationCategory.problems(registered).first { throw ValidationError("--categories for \(app): \(problem)") }
-            manifests[index].categories = registered
+            if let problem = NotificationCategory.problems(registered).first {
+                throw ValidationError("--categories for \(manifest.bundleID): \(problem)")
+            }
+            manifest.categories = registered
         }
         let tlsContext: NIOSSLContext
         do {
@@ -185,6 +165,24 @@ struct DeviceCommand: AsyncParsableCommand {
         }
         for entry in resources { _ = try Self.appAndValue(entry, option: "--resources") }
         for entry in extensions { _ = try Self.serviceExtension(entry) }
+    }
+
+    /// Applies each `APP:VALUE` entry of `option` to the manifest of APP, which must be one of the `--app` apps.
+    static func apply(_ entries: [String], option: String, to manifests: inout [AppManifest],
+                      _ change: (inout AppManifest, String) throws -> Void) throws {
+        try apply(entries, option: option, to: &manifests, split: { try appAndValue($0, option: option) }, change)
+    }
+
+    /// The same, each entry read by `split` into the app and its value.
+    static func apply<Value>(_ entries: [String], option: String, to manifests: inout [AppManifest],
+                             split: (String) throws -> (String, Value), _ change: (inout AppManifest, Value) throws -> Void) throws {
+        for entry in entries {
+            let (app, value) = try split(entry)
+            guard let index = manifests.firstIndex(where: { $0.bundleID == app }) else {
+                throw ValidationError("\(option) \(entry.prefix(80)) names \(app), which is not one of the --app apps")
+            }
+            try change(&manifests[index], value)
+        }
     }
 
     /// `com.example.app:com.example.app.NotificationService:braze`, or `com.example.app:{JSON manifest}` → the app's

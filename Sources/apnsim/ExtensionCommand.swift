@@ -164,8 +164,8 @@ struct ExtensionCommand: AsyncParsableCommand {
                 if let value { lines.append("\(label.padding(toLength: 12, withPad: " ", startingAt: 0))\(value)") }
             }
             // The device shows the buttons of the category, if the extension registered it (no app categories here).
-            if let category = shown.category, let registered = record.registeredCategories?.first(where: { $0.identifier == category }) {
-                lines.append("buttons     " + registered.actions.map { action in
+            if let buttons = NotificationCategory.buttons(for: shown.category, in: record.registeredCategories ?? []) {
+                lines.append("buttons     " + buttons.map { action in
                     let notes = action.options + (action.textInput.map { ["text input: \($0.placeholder)"] } ?? [])
                     return action.title + (notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))")
                 }.joined(separator: " | "))

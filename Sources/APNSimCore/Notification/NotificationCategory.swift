@@ -101,6 +101,12 @@ public struct NotificationCategory: Sendable, Hashable, Codable {
                   categorySummaryFormat: try container.decodeIfPresent(String.self, forKey: .categorySummaryFormat))
     }
 
+    /// The buttons a notification shows: the actions of the category in `registered` that `identifier` names, up to
+    /// ten (iOS shows up to ten where there is room; a banner the first two); `nil` when it names none of them.
+    public static func buttons(for identifier: String?, in registered: [NotificationCategory]) -> [Action]? {
+        identifier.flatMap { name in registered.first { $0.identifier == name } }.map { Array($0.actions.prefix(10)) }
+    }
+
     /// What is wrong with these categories as an app's, one sentence each naming the category: an empty or
     /// repeated identifier, an action without identifier or title, an option iOS does not have.
     public static func problems(_ categories: [NotificationCategory]) -> [String] {

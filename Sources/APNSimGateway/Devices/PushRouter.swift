@@ -32,13 +32,15 @@ struct PushRouter: Sendable {
 
     /// Apple: after an app is removed, APNs keeps accepting pushes to its token for a while before it answers 410;
     /// none reaches the device.
+    /// One write, the record complete (as a receipt would leave it), rather than an insert and an update.
     private func recordUninstalled(_ plan: PushPlan, apnsID: String, former: TokenOwnership.FormerOwner, now: Date) {
-        let id = UUID().uuidString
-        deliveries.record(.accepted(DeliveryRecord(id: id, apnsId: apnsID, device: former.device, bundleID: plan.bundleID,
-                                                   token: plan.token.hex, pushType: plan.pushType.rawValue, acceptedAt: now)))
-        deliveries.record(.receipt(id: id, outcome: .dropped, content: nil,
-                                   detail: "\(former.bundleID) was removed from device \(former.device) at \(former.removedAt.formatted(ControlJSON.dateStyle)); "
-                                       + "APNs accepted the push within its uninstall delay, and no device shows it", at: now))
+        var record = DeliveryRecord(id: UUID().uuidString, apnsId: apnsID, device: former.device, bundleID: plan.bundleID,
+                                    token: plan.token.hex, pushType: plan.pushType.rawValue, acceptedAt: now)
+        record.outcome = .dropped
+        record.detail = "\(former.bundleID) was removed from device \(former.device) at \(former.removedAt.formatted(ControlJSON.dateStyle)); "
+            + "APNs accepted the push within its uninstall delay, and no device shows it"
+        (record.deliveredAt, record.displayedAt) = (now, now)
+        deliveries.record(.accepted(record))
     }
 
     private func deliver(_ plan: PushPlan, apnsID: String, payload: String, to device: String, now: Date) {
