@@ -309,26 +309,23 @@ public struct SwiftExtensionBuilder: Sendable {
     /// `NSExtension.NSExtensionPrincipalClass` of the `Info.plist` beside a source file or in a source folder, with
     /// the file's path to name it by; `nil` when there is no Info.plist or it names no class.
     static func infoPlistPrincipalClass(of source: String) throws(ExtensionError) -> (String, String)? {
-        let plist = infoPlist(of: source)
-        guard let data = FileManager.default.contents(atPath: plist.path) else { return nil }
-        let root: Any
-        do {
-            root = try PropertyListSerialization.propertyList(from: data, format: nil)
-        } catch {
-            throw ExtensionError("\(plist.path) is not a property list: \(error.localizedDescription)")
-        }
-        guard let name = ((root as? [String: Any])?["NSExtension"] as? [String: Any])?["NSExtensionPrincipalClass"] as? String else {
-            return nil
-        }
-        return (name, "\(plist.path)'s NSExtensionPrincipalClass \(name)")
+        guard let (plist, path) = try teamInfoPlist(of: source),
+              let name = (plist["NSExtension"] as? [String: Any])?["NSExtensionPrincipalClass"] as? String else { return nil }
+        return (name, "\(path)'s NSExtensionPrincipalClass \(name)")
     }
 
-    /// Where the team's `Info.plist` is, if it has one: beside a source file, or in a source folder.
-    static func infoPlist(of source: String) -> URL {
+    /// The team's `Info.plist` (beside a source file, or in a source folder) and its path; `nil` when it has none.
+    static func teamInfoPlist(of source: String) throws(ExtensionError) -> ([String: Any], String)? {
         var isFolder: ObjCBool = false
         _ = FileManager.default.fileExists(atPath: source, isDirectory: &isFolder)
         let folder = isFolder.boolValue ? URL(fileURLWithPath: source) : URL(fileURLWithPath: source).deletingLastPathComponent()
-        return folder.appendingPathComponent("Info.plist")
+        let path = folder.appendingPathComponent("Info.plist").path
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        do {
+            return ((try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]) ?? [:], path)
+        } catch {
+            throw ExtensionError("\(path) is not a property list: \(error.localizedDescription)")
+        }
     }
 
     static func key(of files: [URL], extra: String) -> String {

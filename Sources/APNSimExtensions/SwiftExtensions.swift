@@ -83,10 +83,9 @@ actor SwiftExtensions {
         let settings = ["PRODUCT_MODULE_NAME": "NotificationServiceExtension", "PRODUCT_BUNDLE_IDENTIFIER": manifest.bundleID,
                         "EXECUTABLE_NAME": principalClass, "PRODUCT_NAME": principalClass, "DEVELOPMENT_LANGUAGE": "en",
                         "PRODUCT_BUNDLE_PACKAGE_TYPE": "XPC!", "MARKETING_VERSION": "1.0", "CURRENT_PROJECT_VERSION": "1"]
-        let team = manifest.source.map(SwiftExtensionBuilder.infoPlist(of:))
-            .flatMap { FileManager.default.contents(atPath: $0.path) }
-            .flatMap { try? PropertyListSerialization.propertyList(from: $0, format: nil) as? [String: Any] }
-            .map { substituting(settings, in: $0) as? [String: Any] ?? [:] } ?? [:]
+        // A broken Info.plist already stopped the build (the principal class is read from it), so none is read here.
+        let team = manifest.source.flatMap { try? SwiftExtensionBuilder.teamInfoPlist(of: $0) }
+            .map { substituting(settings, in: $0.0) as? [String: Any] ?? [:] } ?? [:]
         var attributes = ((team["NSExtension"] as? [String: Any])?["NSExtensionAttributes"] as? [String: Any]) ?? [:]
         if !manifest.categories.isEmpty { attributes["UNNotificationExtensionCategory"] = manifest.categories }
         var ext = (team["NSExtension"] as? [String: Any]) ?? [:]
