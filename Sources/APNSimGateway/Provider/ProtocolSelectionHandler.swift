@@ -84,7 +84,7 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
         var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
         connectionConfiguration.initialSettings = connection.initialSettings
         // Content-length checks stay on; header validation stays on (RFC 9113 §8.2). No stream multiplexer:
-        // PushStreamsHandler answers streams from their frames.
+        // ProviderConnectionHandler answers streams from their frames.
         do {
             let sync = context.pipeline.syncOperations
             let watch = ProtocolErrorWatch(connection: connection)
@@ -92,7 +92,6 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
             try sync.addHandler(NIOHTTP2Handler(mode: .server, frameDelegate: watch, connectionConfiguration: connectionConfiguration),
                                 position: .last)
             try sync.addHandler(ProviderConnectionHandler(connection: connection, watch: watch), position: .last)
-            try sync.addHandler(PushStreamsHandler(connection: connection), position: .last)
         } catch {
             context.close(promise: nil)
             return

@@ -12,8 +12,10 @@ final class ProviderConnection {
     var auth: ConnectionAuth
     /// Generated `apns-id` and `apns-unique-id` values.
     var responseIDs = ResponseIDGenerator()
-    /// The highest stream the client opened, for GOAWAY's last-stream-id.
-    private(set) var lastStreamID: HTTP2StreamID = .rootStream
+    /// What the connection is doing: open or going away, its streams, the answers it has in flight.
+    var state = ProviderConnectionStateMachine()
+    /// The highest stream processed, for GOAWAY's last-stream-id.
+    var lastStreamID: HTTP2StreamID { state.lastStreamID }
     private var streamLimitRaised = false
     /// The connection channel, set when HTTP/2 is configured.
     var channel: (any Channel)?
@@ -23,10 +25,6 @@ final class ProviderConnection {
         self.services = services
         self.remoteAddress = remoteAddress
         self.auth = .token(ProviderTokenSession(configuration: services.tokenSession))
-    }
-
-    func noteStream(_ id: HTTP2StreamID) {
-        if id > lastStreamID { lastStreamID = id }
     }
 
     /// Streams allowed by the SETTINGS the connection starts with (Apple, "Establishing a connection to APNs": one

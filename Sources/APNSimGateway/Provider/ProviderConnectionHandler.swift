@@ -1,32 +1,44 @@
 import APNSimCore
+import APNSimStore
 import Logging
 import NIOCore
 import NIOExtras
 import NIOHTTP2
 
-/// Connection-level policy on the parent channel, behind `NIOHTTP2Handler`: GOAWAY for a certificate of the wrong
-/// environment, for idleness and for shutdown (Apple, "Establishing a connection to APNs"), and what a protocol error
-/// ends. PING and SETTINGS ACKs are answered by NIOHTTP2 itself.
+/// The one handler of a provider connection, behind `NIOHTTP2Handler`: it hands what happens (frames, idleness,
+/// shutdown, injected faults, protocol errors, commits) to the connection's ``ProviderConnectionStateMachine`` and
+/// carries out what that decides. Push requests are answered from their frames directly, one per HTTP/2 stream,
+/// rather than through a channel per stream: the per-stream channels cost more than the whole of validation and
+/// recording in `Benchmarks/provider.sh` profiles (the push work is in `ProviderConnectionHandler+Push.swift`).
 ///
-/// - A stream error (NIOHTTP2 reset the stream) ends that stream only; every other push on the connection
-///   goes on (RFC 9113 §5.4.2).
-/// - A connection error (NIOHTTP2 sent GOAWAY, with the last stream apnsim acted on, ``ProtocolErrorWatch``)
-///   closes the connection at once (RFC 9113 §5.4.1).
-/// - Shutdown sends GOAWAY `{"reason":"Shutdown"}` and lets the requests already in flight be answered before
-///   closing, for at most ``GatewayConfiguration/ConnectionPolicy/shutdownGrace``.
+/// - Headers are validated as soon as they arrive; the body is kept only up to the push type's limit. A body that
+///   crosses the limit is answered at once (413, or the head's rejection if there was one) and the stream is reset,
+///   so a 10 MB body costs at most one flow-control window of reading. Answers written while a batch of frames is
+///   read go out with one flush when the batch ends.
+/// - With a store file, a push is durable before its 200 goes out: the 200s of a read batch wait, unwritten, until
+///   the store has committed everything recorded so far (``CommitPoint``), so a gateway killed at any moment has
+///   recorded every push it accepted. Rejections go out at once: there is nothing of theirs to lose.
+/// - GOAWAY for a certificate of the wrong environment, for idleness and for shutdown (Apple, "Establishing a
+///   connection to APNs"); shutdown lets the requests in flight be answered before closing, for at most
+///   ``GatewayConfiguration/ConnectionPolicy/shutdownGrace``. PING and SETTINGS ACKs are answered by NIOHTTP2.
+/// - A stream error (NIOHTTP2 reset the stream) ends that stream only (RFC 9113 §5.4.2); a connection error
+///   (NIOHTTP2 sent GOAWAY, ``ProtocolErrorWatch``) closes the connection at once (§5.4.1).
 final class ProviderConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
-    /// Sent down the pipeline after a graceful GOAWAY: answer what is in flight up to `lastStreamID`, then close.
-    struct DrainThenClose {
-        var lastStreamID: HTTP2StreamID
-    }
-
-    private let connection: ProviderConnection
+    let connection: ProviderConnection
     private let watch: ProtocolErrorWatch
-    private var closing = false
+    /// Whether frames were written since the last flush.
+    var needsFlush = false
+    /// 200s of the current read batch, waiting for the store to commit (store files only).
+    var awaitingCommit: [(frame: HTTP2Frame, written: EventLoopPromise<Void>?)] = []
+    /// Closes a draining connection whose drain takes longer than the policy's grace.
+    private var graceTimer: Scheduled<Void>?
+    /// The connection-level receive window (RFC 9113 §6.9.2: 65,535 at the start, and apnsim keeps it there).
+    /// Without a stream multiplexer nothing else replenishes it; see ``replenish(_:context:)``.
+    private static let connectionWindow = 65_535
 
     init(connection: ProviderConnection, watch: ProtocolErrorWatch) {
         self.connection = connection
@@ -34,34 +46,138 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if case .certificate(let certificate) = connection.auth, !certificate.environments.contains(connection.environment) {
-            // Observed from APNs: GOAWAY, last stream 0, NO_ERROR, {"reason":"BadCertificateEnvironment"}, then close.
-            goAway(context: context, reason: .badCertificateEnvironment, drain: false)
+        if case .certificate(let certificate) = connection.auth {
+            let matches = certificate.environments.contains(connection.environment)
+            perform(connection.state.connectionStarted(certificateMatchesEnvironment: matches), context: context)
+            flushIfNeeded(context: context)
         }
     }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        graceTimer?.cancel()
+    }
+
+    // MARK: - Frames
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        let streamID = frame.streamID
+        switch frame.payload {
+        case .headers(let headers):
+            headersReceived(headers, streamID: streamID, context: context)
+        case .data(let data):
+            let chunk: ByteBuffer? = if case .byteBuffer(let bytes) = data.data { bytes } else { nil }
+            switch connection.state.dataReceived(streamID: streamID, chunk: chunk, endStream: data.endStream) {
+            case .none:
+                break
+            case .finish(let exchange):
+                finish(exchange, streamID: streamID, context: context)
+            case .answerEarly(let exchange, let clientStillSending):
+                answerOversized(exchange, streamID: streamID, clientStillSending: clientStillSending, context: context)
+            case .goAway(let goAway):
+                perform(.goAway(goAway), context: context)
+            }
+        case .rstStream:
+            connection.state.streamClosed(streamID)
+        default:
+            break  // PRIORITY and the like carry nothing apnsim reads; connection frames are NIOHTTP2's.
+        }
+    }
+
+    private func headersReceived(_ headers: HTTP2Frame.FramePayload.Headers, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
+        let services = connection.services, environment = connection.environment
+        let action = connection.state.headersReceived(streamID: streamID, endStream: headers.endStream) {
+            services.faults.connectionFault(environment: environment, now: services.clock.now())
+        }
+        switch action {
+        case .ignore:
+            return
+        case .process:
+            break
+        case .goAwayThenProcess(let goAway):
+            perform(.goAway(goAway), context: context)
+        case .refuse(let lastStreamID, let fault, let then):
+            refuse(headers.headers, streamID: streamID, lastStreamID: lastStreamID, fault: fault)
+            switch then {
+            case .nothing: break
+            case .goAway(let goAway): perform(.goAway(goAway), context: context)
+            case .drop(let fault): perform(.close(dropped: fault), context: context, at: streamID)
+            }
+            return
+        }
+        let exchange = begin(headers.headers, streamID: streamID, context: context)
+        if let complete = connection.state.streamOpened(streamID, exchange: exchange, endStream: headers.endStream) {
+            finish(complete, streamID: streamID, context: context)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushBatch(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    /// Hands the batch's 200s to the store's commit (store files), flushes what was written, and closes a draining
+    /// connection that has nothing left in flight.
+    func flushBatch(context: ChannelHandlerContext) {
+        let (handToStore, next) = connection.state.readBatchEnded()
+        if handToStore, let commits = connection.services.commits {
+            let answers = awaitingCommit
+            awaitingCommit.removeAll()
+            let loopBound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+            commits.afterCommit { result in
+                loopBound.eventLoop.execute {
+                    let (handler, context) = loopBound.value
+                    handler.committed(answers, result: result, context: context)
+                }
+            }
+        }
+        flushIfNeeded(context: context)
+        perform(next, context: context)
+    }
+
+    /// The store holds every push of `answers`: their 200s go out now.
+    private func committed(_ answers: [(frame: HTTP2Frame, written: EventLoopPromise<Void>?)], result: Result<Void, any Error>,
+                           context: ChannelHandlerContext) {
+        if case .failure(let error) = result {
+            // The pushes were accepted and routed; only their record is missing. Say so loudly, answer as decided.
+            connection.services.logger.error("the store could not commit accepted pushes", metadata: ["error": "\(error)"])
+        }
+        for answer in answers { context.write(wrapOutboundOut(answer.frame), promise: answer.written) }
+        context.flush()
+        perform(connection.state.batchCommitted(), context: context)
+    }
+
+    // MARK: - Events and errors
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case let idle as IdleStateHandler.IdleStateEvent where idle == .read:
-            goAway(context: context, reason: .idleTimeout, drain: false)
+            perform(connection.state.idleTimeout(), context: context)
         case is ChannelShouldQuiesceEvent:
-            goAway(context: context, reason: .shutdown, drain: true)
+            perform(connection.state.shutdownRequested(), context: context)
         case let injected as InjectedFault:
-            act(on: injected.fault, context: context)
+            perform(connection.state.faultInjected(injected.fault), context: context)
+        case let closed as StreamClosedEvent:
+            connection.state.streamClosed(closed.streamID)
+            context.fireUserInboundEventTriggered(event)
+        case let window as NIOHTTP2WindowUpdatedEvent where window.streamID == .rootStream:
+            replenish(window, context: context)
+            context.fireUserInboundEventTriggered(event)
         default:
             context.fireUserInboundEventTriggered(event)
         }
+        flushIfNeeded(context: context)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let code = watch.connectionError {
             // NIOHTTP2 has written GOAWAY with this code; nothing more can be read from this connection.
-            guard !closing else { return }
-            closing = true
+            let action = connection.state.connectionErrorSent()
+            guard action != .none else { return }
             connection.services.logger.debug("provider connection error; closing",
                                              metadata: ["peer": "\(connection.remoteAddress)", "code": "\(code)", "error": "\(error)"])
             context.flush()
-            context.close(promise: nil)
+            perform(action, context: context)
             return
         }
         if watch.takeStreamError() || error is NIOHTTP2Errors.StreamError || error is NIOHTTP2Errors.StreamClosed
@@ -77,51 +193,70 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         context.close(promise: nil)
     }
 
-    /// A fault acting on the whole connection at once: GOAWAY (then the requests in flight are answered and the
-    /// connection closes), a drop without a word, or new SETTINGS.
-    private func act(on fault: Fault, context: ChannelHandlerContext) {
-        switch fault.resolvedKind {
-        case .goAway:
-            guard !closing else { return }
-            let last = fault.lastStreamId.map { HTTP2StreamID($0) } ?? connection.lastStreamID
-            connection.recordFault(fault, event: "GOAWAY",
-                                   explanation: "GOAWAY {\"reason\":\"\(fault.reason ?? "Shutdown")\"} with last stream \(Int(last))")
-            goAway(context: context, reason: RejectionReason(fault.reason ?? "Shutdown", status: 0), drain: true, lastStreamID: last,
-                   errorCode: HTTP2ErrorCode(networkCode: fault.errorCode ?? 0))
-        case .drop:
-            guard !closing else { return }
-            closing = true
-            connection.recordFault(fault, event: "DROP", explanation: "the connection was closed without GOAWAY")
-            context.close(promise: nil)
-        case .settings:
-            guard let streams = fault.maxConcurrentStreams else { return }
-            connection.recordFault(fault, event: "SETTINGS", explanation: "SETTINGS MAX_CONCURRENT_STREAMS \(streams)")
-            context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
-                HTTP2Setting(parameter: .maxConcurrentStreams, value: streams),
-            ])))), promise: nil)
-        default:
+    // MARK: - Carrying out what the state machine decided
+
+    /// Writes, records and closes as `action` says; `streamID` is the push a fault fell due on, if one did.
+    private func perform(_ action: ProviderConnectionStateMachine.ConnectionAction, context: ChannelHandlerContext,
+                         at streamID: HTTP2StreamID? = nil) {
+        switch action {
+        case .none:
             break
+        case .goAway(let goAway):
+            if let fault = goAway.fault {
+                connection.recordFault(fault, event: "GOAWAY",
+                                       explanation: "GOAWAY {\"reason\":\"\(goAway.reason)\"} with last stream \(Int(goAway.lastStreamID))")
+            }
+            let frame = HTTP2Frame.goAway(lastStreamID: goAway.lastStreamID, reason: RejectionReason(goAway.reason, status: 0),
+                                          allocator: context.channel.allocator, errorCode: goAway.errorCode)
+            // Written now, flushed when the current read or event ends: a stream this GOAWAY lets through is
+            // processed first, so the connection is not taken for drained before it is.
+            let written = context.eventLoop.makePromise(of: Void.self)
+            write(frame, context: context, promise: written)
+            let loopBound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+            written.futureResult.whenComplete { _ in
+                let (handler, context) = loopBound.value
+                handler.perform(handler.connection.state.goAwayWritten(goAway), context: context)
+            }
+            if goAway.drains {
+                graceTimer = context.eventLoop.scheduleTask(in: TimeAmount(connection.services.policy.shutdownGrace)) {
+                    let (handler, context) = loopBound.value
+                    handler.perform(handler.connection.state.drainGraceExpired(), context: context)
+                }
+            }
+        case .close(let fault):
+            if let fault {
+                let at = streamID.map { " at stream \(Int($0))" } ?? ""
+                connection.recordFault(fault, event: "DROP", explanation: "the connection was closed without GOAWAY\(at)")
+            }
+            graceTimer?.cancel()
+            context.close(promise: nil)
+        case .settings(let streams, let fault):
+            connection.recordFault(fault, event: "SETTINGS", explanation: "SETTINGS MAX_CONCURRENT_STREAMS \(streams)")
+            write(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
+                HTTP2Setting(parameter: .maxConcurrentStreams, value: streams),
+            ]))), context: context)
         }
     }
 
-    private func goAway(context: ChannelHandlerContext, reason: RejectionReason, drain: Bool, lastStreamID: HTTP2StreamID? = nil,
-                        errorCode: HTTP2ErrorCode = .noError) {
-        guard !closing else { return }
-        closing = true
-        let frame = HTTP2Frame.goAway(lastStreamID: lastStreamID ?? connection.lastStreamID, reason: reason,
-                                      allocator: context.channel.allocator, errorCode: errorCode)
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        guard drain else {
-            context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in
-                loopBound.value.close(promise: nil)
-            }
-            return
-        }
-        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
-        context.eventLoop.scheduleTask(in: TimeAmount(connection.services.policy.shutdownGrace)) {
-            loopBound.value.close(promise: nil)
-        }
-        context.fireUserInboundEventTriggered(DrainThenClose(lastStreamID: lastStreamID ?? connection.lastStreamID))
+    /// Tops the connection window back up once it is half spent. NIOHTTP2 reports every change, including the
+    /// bytes of DATA frames it drops for streams already reset (RFC 9113 §6.9: those count too); counting only the
+    /// frames this handler sees would leak window until the connection stalls.
+    private func replenish(_ window: NIOHTTP2WindowUpdatedEvent, context: ChannelHandlerContext) {
+        guard let inbound = window.inboundWindowSize, inbound <= Self.connectionWindow / 2 else { return }
+        write(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: Self.connectionWindow - inbound)),
+              context: context)
+    }
+
+    /// Writes a frame now; it is flushed when the current read batch or event ends.
+    func write(_ frame: HTTP2Frame, context: ChannelHandlerContext, promise: EventLoopPromise<Void>? = nil) {
+        context.write(wrapOutboundOut(frame), promise: promise)
+        needsFlush = true
+    }
+
+    private func flushIfNeeded(context: ChannelHandlerContext) {
+        guard needsFlush else { return }
+        needsFlush = false
+        context.flush()
     }
 }
 

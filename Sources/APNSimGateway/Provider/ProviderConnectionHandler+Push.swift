@@ -1,0 +1,193 @@
+import APNSimCore
+import Logging
+import APNSimStore
+import Foundation
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+
+/// The push work of ``ProviderConnectionHandler``: validate a request's head, wait for its body, answer, record.
+extension ProviderConnectionHandler {
+    // MARK: - Refused
+
+    /// Records a stream above a GOAWAY's last stream, which the gateway does not process: the provider must send
+    /// it again on a new connection.
+    func refuse(_ headers: HPACKHeaders, streamID: HTTP2StreamID, lastStreamID: HTTP2StreamID, fault: Fault?) {
+        let head = PushRequestHead(headers: headers.map { ($0.name, $0.value) })
+        let exchange = PushExchange(head: head, verdict: .failure(Rejection(.shutdown, "not processed")),
+                                    body: ByteBuffer(), receivedAt: connection.services.clock.now(), started: .now(), fault: fault)
+        record(exchange, apnsID: head["apns-id"] ?? "", payload: "", status: 0, reason: nil,
+               explanation: "not processed: stream \(Int(streamID)) is above the last stream \(Int(lastStreamID)) of the connection's GOAWAY; send it again on a new connection")
+    }
+
+    // MARK: - Stages
+
+    func begin(_ headers: HPACKHeaders, streamID: HTTP2StreamID, context: ChannelHandlerContext) -> PushExchange {
+        let services = connection.services
+        let head = PushRequestHead(headers: headers.map { ($0.name, $0.value) })
+        let now = services.clock.now()
+        let environment = connection.environment
+        var auth = connection.auth
+        // A clockSkew fault moves the clock the checks read (provider tokens' iat above all).
+        let checkedAt = now.addingTimeInterval(services.faults.skew(now: now))
+        var verdict = services.world.read { world in
+            services.validator.validateHead(head, environment: environment, auth: &auth, world: world, now: checkedAt)
+        }
+        var fault: Fault?
+        var resetCode: Int?
+        if case .success(let plan) = verdict, let effect = services.faults.pushEffect(token: plan.token, environment: environment,
+                                                                                           streamID: Int(streamID), now: now) {
+            switch effect {
+            case .reject(let rejection, let cause):
+                verdict = .failure(rejection)
+                fault = cause
+            case .reset(let code, let cause):
+                resetCode = code
+                fault = cause
+            }
+        }
+        connection.auth = auth
+        connection.raiseStreamLimitIfAuthenticated()
+        var grant: ProviderTokenSession.Grant?
+        if case .token(let session) = auth { grant = session.currentGrant }
+        return PushExchange(head: head, verdict: verdict, body: context.channel.allocator.buffer(capacity: 0),
+                            receivedAt: now, started: .now(), grant: grant, fault: fault, resetCode: resetCode)
+    }
+
+    func finish(_ exchange: PushExchange, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
+        var exchange = exchange
+        let services = connection.services
+        if let code = exchange.resetCode {
+            record(exchange, apnsID: exchange.head["apns-id"] ?? "", payload: exchange.bodyText, status: 0, reason: nil,
+                   explanation: "the stream was reset with RST_STREAM \(HTTP2ErrorCode(networkCode: code)) instead of answered")
+            write(HTTP2Frame(streamID: streamID, payload: .rstStream(HTTP2ErrorCode(networkCode: code))), context: context)
+            return
+        }
+        if let (delay, fault) = services.faults.latency(token: try? exchange.verdict.get().token, environment: connection.environment,
+                                                        now: services.clock.now()) {
+            // The answer waits; the connection goes on serving other streams meanwhile.
+            exchange.fault = exchange.fault ?? fault
+            connection.state.answerHeld()
+            let held = exchange
+            let loopBound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: TimeAmount(delay)) {
+                let (handler, context) = loopBound.value
+                handler.decide(held, streamID: streamID, context: context)
+                handler.connection.state.heldAnswerReleased()
+                handler.flushBatch(context: context)
+            }
+            return
+        }
+        decide(exchange, streamID: streamID, context: context)
+    }
+
+    private func decide(_ exchange: PushExchange, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
+        switch exchange.verdict {
+        case .failure(let rejection):
+            answer(exchange, rejection: rejection, streamID: streamID, context: context)
+        case .success(let plan):
+            let rejection = connection.services.validator.validateBody(exchange.body.readableBytesView, plan: plan)
+            answer(exchange, rejection: rejection, streamID: streamID, context: context)
+        }
+    }
+
+    func answerOversized(_ exchange: PushExchange, streamID: HTTP2StreamID, clientStillSending: Bool,
+                                 context: ChannelHandlerContext) {
+        let rejection: Rejection
+        switch exchange.verdict {
+        case .failure(let headRejection): rejection = headRejection
+        case .success(let plan): rejection = connection.services.validator.oversizedBody(plan: plan)
+        }
+        guard clientStillSending else {
+            answer(exchange, rejection: rejection, streamID: streamID, context: context)
+            return
+        }
+        // Stop the rest of the body (RFC 9113 §8.1: a complete response, then RST_STREAM NO_ERROR). The reset
+        // waits for the answer's write: a reset discards DATA still queued behind flow control.
+        let answered = context.eventLoop.makePromise(of: Void.self)
+        answer(exchange, rejection: rejection, streamID: streamID, context: context, written: answered)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        answered.futureResult.whenComplete { _ in
+            loopBound.value.writeAndFlush(NIOAny(HTTP2Frame(streamID: streamID, payload: .rstStream(.noError))), promise: nil)
+        }
+    }
+
+    // MARK: - Answer
+
+    /// Writes the response; `written` completes when its last frame is written.
+    private func answer(_ exchange: PushExchange, rejection: Rejection?, streamID: HTTP2StreamID,
+                        context: ChannelHandlerContext, written: EventLoopPromise<Void>? = nil) {
+        let apnsID = exchange.head["apns-id"] ?? connection.responseIDs.upperCaseUUID()
+        let payload = exchange.bodyText
+        record(exchange, apnsID: apnsID, payload: payload, status: rejection?.reason.status ?? 200, reason: rejection?.reason.rawValue,
+               explanation: rejection?.explanation)
+        // IDs are unique per response, so they stay out of the HPACK dynamic table: indexing them would only
+        // evict useful entries and cost a table search per response.
+        var headers = HPACKHeaders()
+        guard let rejection else {
+            if case .success(let plan) = exchange.verdict {
+                connection.services.router.route(plan, apnsID: apnsID, payload: payload, now: exchange.receivedAt)
+            }
+            headers.add(name: ":status", value: "200")
+            headers.add(name: "apns-id", value: apnsID, indexing: .nonIndexable)
+            if connection.environment == .development {
+                // Development only, lower case, as in Apple's traces (Apple, "Handling notification responses from
+                // APNs").
+                headers.add(name: "apns-unique-id", value: connection.responseIDs.lowerCaseUUID(), indexing: .nonIndexable)
+            }
+            let frame = HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))
+            if connection.services.commits != nil {
+                awaitingCommit.append((frame, written))
+                connection.state.answerAwaitsCommit()
+            } else {
+                write(frame, context: context, promise: written)
+            }
+            return
+        }
+        headers.add(name: ":status", value: String(rejection.reason.status))
+        headers.add(name: "content-type", value: "application/json")
+        headers.add(name: "apns-id", value: apnsID, indexing: .nonIndexable)
+        write(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers))), context: context)
+        let body = context.channel.allocator.buffer(string: rejection.responseBody)
+        write(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(body), endStream: true))),
+              context: context, promise: written)
+    }
+
+    private func record(_ exchange: PushExchange, apnsID: String, payload: String, status: Int, reason: String?,
+                        explanation: String?) {
+        let plan = try? exchange.verdict.get()
+        var headers = [String: String](minimumCapacity: exchange.head.headers.count)
+        for (name, value) in exchange.head.headers where headers[name] == nil {
+            headers[name] = name == "authorization" ? Self.redacted(value) : value
+        }
+        let tokenText = plan?.token.hex ?? PushValidator.tokenText(inPath: exchange.head.path).map { $0.lowercased() }
+        let elapsed = NIODeadline.now() - exchange.started
+        connection.services.recorder.record(SendRecord(
+            receivedAt: exchange.receivedAt,
+            environment: connection.environment.rawValue,
+            authMode: connection.auth.modeName,
+            method: exchange.head.method,
+            path: exchange.head.path,
+            token: tokenText,
+            topic: plan?.topic ?? exchange.head["apns-topic"],
+            pushType: plan?.pushType.rawValue ?? exchange.head["apns-push-type"],
+            apnsID: apnsID,
+            headers: headers,
+            payload: payload,
+            payloadBytes: exchange.bodyBytes,
+            status: status,
+            reason: reason,
+            explanation: explanation,
+            durationMicros: Int(elapsed.nanoseconds / 1000),
+            teamID: exchange.grant?.teamID,
+            keyID: exchange.grant?.keyID,
+            fault: exchange.fault?.summary
+        ))
+    }
+
+    /// Keeps a JWT's header and claims (useful when debugging) and drops its signature.
+    private static func redacted(_ authorization: String) -> String {
+        guard let lastDot = authorization.utf8.lastIndex(of: UInt8(ascii: ".")) else { return authorization }
+        return authorization[..<lastDot] + ".<signature>"
+    }
+}

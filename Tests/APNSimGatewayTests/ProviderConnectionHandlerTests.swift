@@ -1,0 +1,170 @@
+import APNSimCore
+@testable import APNSimGateway
+import APNSimProvider
+import APNSimStore
+import Foundation
+import Logging
+import NIOCore
+import NIOEmbedded
+import NIOHPACK
+import NIOHTTP2
+import Testing
+
+/// The provider connection's handler in an `EmbeddedChannel`: HTTP/2 frames in, frames and a close out, time moved by
+/// hand. What the state machine decides, carried out by the real handler with the real validator and recorder; the
+/// same rules over real TLS are in ConnectionTests, ConnectionFaultTests and FaultInjectionTests.
+@Suite("Provider connection handler")
+struct ProviderConnectionHandlerTests {
+    /// One connection's handler on an embedded channel, with the services a gateway gives it.
+    struct Connection {
+        let channel: EmbeddedChannel
+        let loop: EmbeddedEventLoop
+        let faults: FaultInjector
+        let recorder: SendRecorder
+        let store: Store
+        let clock: ManualClock
+
+        init(policy: GatewayConfiguration.ConnectionPolicy = .init()) throws {
+            let clock = ManualClock(Date())
+            let store = try Store()
+            let recorder = try SendRecorder(store: store, clock: .manual(clock))
+            let faults = FaultInjector()
+            let services = GatewayServices(
+                validator: PushValidator(), world: WorldRegistry(TestWorld.make()), recorder: recorder, clock: .manual(clock),
+                policy: policy, tokenSession: .init(), faults: faults, connections: ProviderConnections(),
+                router: PushRouter(directory: DeviceDirectory(), deliveries: try DeliveryRecorder(store: store), faults: faults,
+                                   clock: .manual(clock)),
+                commits: nil, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            let connection = ProviderConnection(environment: .development, services: services, remoteAddress: "test")
+            loop = EmbeddedEventLoop()
+            channel = EmbeddedChannel(loop: loop)
+            try channel.pipeline.syncOperations.addHandler(
+                ProviderConnectionHandler(connection: connection, watch: ProtocolErrorWatch(connection: connection)))
+            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 2197)).wait()
+            self.faults = faults
+            self.recorder = recorder
+            self.store = store
+            self.clock = clock
+        }
+
+        /// A valid alert push to the test world's development token, HEADERS then DATA in one read.
+        func push(stream: HTTP2StreamID, body: String = #"{"aps":{"alert":"hi"}}"#) throws {
+            var headers = HPACKHeaders()
+            headers.add(name: ":method", value: "POST")
+            headers.add(name: ":scheme", value: "https")
+            headers.add(name: ":path", value: "/3/device/\(TestWorld.devToken)")
+            headers.add(name: "authorization", value: "bearer \(TestWorld.signer(TestWorld.teamKey).token(issuedAt: clock.now))")
+            headers.add(name: "apns-topic", value: "com.example.app")
+            headers.add(name: "apns-push-type", value: "alert")
+            channel.pipeline.fireChannelRead(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers))))
+            channel.pipeline.fireChannelRead(HTTP2Frame(streamID: stream,
+                                                        payload: .data(.init(data: .byteBuffer(ByteBuffer(string: body)), endStream: true))))
+            channel.pipeline.fireChannelReadComplete()
+        }
+
+        /// Every frame written since the last call, as short words: `200@1`, `GOAWAY(1,IdleTimeout)`, `SETTINGS`.
+        func written() throws -> [String] {
+            var words: [String] = []
+            while let frame = try channel.readOutbound(as: HTTP2Frame.self) {
+                switch frame.payload {
+                case .headers(let headers): words.append("\(headers.headers.first(name: ":status") ?? "?")@\(Int(frame.streamID))")
+                case .data: break
+                case .goAway(let last, _, let data):
+                    let reason = data.map { String(buffer: $0) }.flatMap { $0.split(separator: "\"").dropFirst(3).first } ?? ""
+                    words.append("GOAWAY(\(Int(last)),\(reason))")
+                case .settings: words.append("SETTINGS")
+                default: words.append("\(frame.payload)")
+                }
+            }
+            return words
+        }
+
+        var isOpen: Bool { channel.isActive }
+
+        /// Adds a fault of `kind`, as `POST /v1/faults` does.
+        func inject(_ kind: Fault.Kind, _ configure: (inout Fault) -> Void) throws {
+            var fault = Fault(kind: kind)
+            configure(&fault)
+            _ = try faults.add([fault], now: clock.now)
+        }
+
+        func sends() throws -> [SendRecord] {
+            try recorder.flush()
+            return try store.sends(matching: .init())
+        }
+    }
+
+    @Test("A push is answered 200 from its frames and recorded; a push without a topic 400 MissingTopic")
+    func answers() throws {
+        let connection = try Connection()
+        try connection.push(stream: 1)
+        #expect(try connection.written() == ["200@1"])
+        var headers = HPACKHeaders()
+        headers.add(name: ":method", value: "POST")
+        headers.add(name: ":path", value: "/3/device/\(TestWorld.devToken)")
+        connection.channel.pipeline.fireChannelRead(HTTP2Frame(streamID: 3, payload: .headers(.init(headers: headers, endStream: true))))
+        connection.channel.pipeline.fireChannelReadComplete()
+        #expect(try connection.written() == ["400@3"])
+        let sends = try connection.sends()
+        #expect(sends.map(\.status).sorted() == [200, 400])
+        #expect(sends.first { $0.status == 400 }?.reason == "MissingTopic")
+    }
+
+    @Test("A goAway fault after one push: the second push is refused (recorded status 0), GOAWAY names stream 1, then close")
+    func goAwayFault() throws {
+        let connection = try Connection()
+        try connection.inject(.goAway) { $0.after = 1 }
+        try connection.push(stream: 1)
+        try connection.push(stream: 3)
+        #expect(try connection.written() == ["200@1", "GOAWAY(1,Shutdown)"])
+        #expect(!connection.isOpen, "nothing in flight: closed once drained")
+        let sends = try connection.sends()
+        #expect(sends.filter { $0.method == "POST" }.map(\.status).sorted() == [0, 200])
+        #expect(sends.contains { $0.method == "GOAWAY" })
+    }
+
+    @Test("Shutdown while a latency fault holds an answer: GOAWAY at once, the answer when its time comes, then close")
+    func drainWaitsForHeldAnswer() throws {
+        let connection = try Connection()
+        try connection.inject(.latency) { $0.latencyMs = 100 }
+        try connection.push(stream: 1)
+        #expect(try connection.written() == [])
+        connection.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        #expect(try connection.written() == ["GOAWAY(1,Shutdown)"])
+        #expect(connection.isOpen, "the held answer is still in flight")
+        connection.loop.advanceTime(by: .milliseconds(99))
+        #expect(connection.isOpen)
+        connection.loop.advanceTime(by: .milliseconds(1))
+        #expect(try connection.written() == ["200@1"])
+        #expect(!connection.isOpen)
+    }
+
+    @Test("A drain that never ends is closed after the shutdown grace")
+    func drainGrace() throws {
+        var policy = GatewayConfiguration.ConnectionPolicy()
+        policy.shutdownGrace = .seconds(5)
+        let connection = try Connection(policy: policy)
+        var headers = HPACKHeaders()
+        headers.add(name: ":method", value: "POST")
+        headers.add(name: ":path", value: "/3/device/\(TestWorld.devToken)")
+        connection.channel.pipeline.fireChannelRead(HTTP2Frame(streamID: 1, payload: .headers(.init(headers: headers))))
+        connection.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        #expect(try connection.written() == ["GOAWAY(1,Shutdown)"])
+        connection.loop.advanceTime(by: .seconds(4))
+        #expect(connection.isOpen, "the body of stream 1 may still come")
+        connection.loop.advanceTime(by: .seconds(1))
+        #expect(!connection.isOpen)
+    }
+
+    @Test("Idle: GOAWAY IdleTimeout naming the last stream served, then close; a later shutdown sends nothing more")
+    func idle() throws {
+        let connection = try Connection()
+        try connection.push(stream: 1)
+        #expect(try connection.written() == ["200@1"])
+        connection.channel.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.read)
+        #expect(try connection.written() == ["GOAWAY(1,IdleTimeout)"])
+        #expect(!connection.isOpen)
+        connection.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        #expect(try connection.written() == [])
+    }
+}
