@@ -274,7 +274,7 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSimStoreTests",
-            dependencies: ["APNSimCore", "APNSimStore"],
+            dependencies: ["APNSimCore", "APNSimStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
     ]

@@ -102,6 +102,11 @@ def braze_image():
     assert source.startswith("/v1/attachments/"), f"the image came from {source}, not the device's copy"
     badge = wait.until(lambda d: text("article[data-device='iphone-dev'] .badge"))
     assert badge == "2", f"the app's badge shows {badge!r}, not 2"
+    # Its group is the one the device's receipt named (presentation: the app and thread "sale").
+    group = driver.execute_script(
+        "return arguments[0] && arguments[0].closest('li.group').querySelector('.group-head').textContent;",
+        driver.find_element(By.CSS_SELECTOR, selector(apns_id, "li.banner")))
+    assert group.startswith("com.example.app · sale"), f"the Braze banner is in the group {group!r}"
     shot("inbox-braze.png")
 
     banner = driver.find_element(By.CSS_SELECTOR, selector(apns_id, "li.banner"))

@@ -16,6 +16,8 @@ public struct NotificationList: Sendable {
         public var identifier: String
         public var bundleID: String
         public var content: NotificationContent
+        /// Its group and thread, banner and list, as its receipt said.
+        public var presentation: Presentation
     }
 
     /// Newest first.
@@ -162,18 +164,24 @@ public struct NotificationList: Sendable {
             return [.init(id: delivery.id, outcome: .suppressed, content: content,
                           detail: "the app is in the foreground and its willPresent handler returned no banner or list option")]
         }
+        // In the background iOS shows a banner and keeps it in the list; in the foreground, what willPresent returned.
+        let options = foreground[delivery.bundleID] ?? [.banner, .list]
+        let presentation = Presentation(bundleID: delivery.bundleID, thread: content.threadID.flatMap { $0.isEmpty ? nil : $0 },
+                                        banner: options.contains(.banner), list: options.contains(.list))
         var receipts: [DeviceLinkMessage.Receipt] = []
         let identifier = delivery.collapseID ?? delivery.apnsID
         if let index = shown.lastIndex(where: { $0.bundleID == delivery.bundleID && $0.identifier == identifier }) {
             let old = shown.remove(at: index)
             receipts.append(.init(id: old.deliveryID, outcome: .replaced, content: old.content,
-                                  detail: "replaced by a newer notification with apns-collapse-id \(identifier)"))
+                                  detail: "replaced by a newer notification with apns-collapse-id \(identifier)",
+                                  presentation: old.presentation))
         }
-        shown.append(Displayed(deliveryID: delivery.id, identifier: identifier, bundleID: delivery.bundleID, content: content))
+        shown.append(Displayed(deliveryID: delivery.id, identifier: identifier, bundleID: delivery.bundleID, content: content,
+                               presentation: presentation))
         if shown.count > displayedLimit + displayedLimit / 4 {
             shown.removeFirst(shown.count - displayedLimit)  // a quarter of the limit at a time
         }
-        receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content), at: 0)
+        receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content, presentation: presentation), at: 0)
         return receipts
     }
 }

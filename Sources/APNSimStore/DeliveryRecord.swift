@@ -26,9 +26,12 @@ public struct DeliveryRecord: Codable, Sendable, Hashable, FetchableRecord, Pers
     public var displayedAt: Date?
     /// What the app's notification service extension did, for a mutable-content push.
     public var extensionRun: ExtensionRun?
+    /// Where the device shows it (group and thread, banner, list), from its receipt; `nil` when nothing shows.
+    public var presentation: Presentation?
 
     enum CodingKeys: String, CodingKey {
         case id, apnsId, device, bundleID, token, pushType, outcome, content, detail, acceptedAt, deliveredAt, displayedAt
+        case presentation
         case extensionRun = "extension"
     }
 
@@ -86,7 +89,7 @@ public enum DeliveryEvent: Sendable {
     case accepted(DeliveryRecord)
     case acknowledged(id: String, at: Date)
     case receipt(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String?, at: Date,
-                 extensionRun: ExtensionRun? = nil)
+                 extensionRun: ExtensionRun? = nil, presentation: Presentation? = nil)
     /// A device's app got a token.
     case registered(DeviceRegistration)
     /// The app was removed; its token answers 410 from `at` on.

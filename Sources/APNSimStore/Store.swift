@@ -100,6 +100,20 @@ public final class Store: Sendable {
                 table.add(column: "fault", .text)
             }
         }
+        migrator.registerMigration("v7-presentation") { db in
+            try db.alter(table: "deliveries") { table in
+                table.add(column: "presentation", .jsonText)  // group, thread, banner, list: where the device shows it
+            }
+            // Records written before devices said where a notification shows: what a device in the background says.
+            try db.execute(sql: """
+                UPDATE deliveries SET presentation = json_object(
+                    'bundleID', bundleID, 'thread', nullif(json_extract(content, '$.threadID'), ''),
+                    'banner', json('true'), 'list', json('true'))
+                WHERE outcome IN ('displayed', 'replaced')
+                  AND coalesce(json_extract(content, '$.title'), json_extract(content, '$.subtitle'),
+                               json_extract(content, '$.body'), '') != ''
+                """)
+        }
         return migrator
     }
 
@@ -195,13 +209,14 @@ public final class Store: Sendable {
                     _ = try HeldPush.deleteOne(db, key: id)
                 case .releasedAll:
                     _ = try HeldPush.deleteAll(db)
-                case .receipt(let id, let outcome, let content, let detail, let at, let extensionRun):
+                case .receipt(let id, let outcome, let content, let detail, let at, let extensionRun, let presentation):
                     let json = try content.map(Self.jsonText)
                     let run = try extensionRun.map(Self.jsonText)
+                    let shown = try presentation.map(Self.jsonText)
                     try db.execute(sql: "UPDATE deliveries SET outcome = ?, content = ?, detail = ?, displayedAt = ?, "
-                                       + "deliveredAt = coalesce(deliveredAt, ?), extension = ? WHERE id = ?",
+                                       + "deliveredAt = coalesce(deliveredAt, ?), extension = ?, presentation = ? WHERE id = ?",
                                    arguments: [outcome.rawValue, json, detail, at.timeIntervalSince1970,
-                                               at.timeIntervalSince1970, run, id])
+                                               at.timeIntervalSince1970, run, shown, id])
                 }
             }
         }

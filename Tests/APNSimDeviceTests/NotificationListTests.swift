@@ -24,6 +24,27 @@ struct NotificationListTests {
         #expect(center.thread("t1", of: "com.example.app").count == 1)
     }
 
+    @Test("Each receipt says where its notification shows: app and thread, banner and list; a badge-only push shows nowhere")
+    func presentation() {
+        var center = NotificationList()
+        let threaded = center.receive(NotificationListTests.push(#"{"aps":{"alert":"a","thread-id":"match-7"}}"#, id: "1"))
+        #expect(threaded.first?.presentation == Presentation(bundleID: "com.example.app", thread: "match-7", banner: true, list: true))
+        let plain = center.receive(NotificationListTests.push(#"{"aps":{"alert":"b","thread-id":""}}"#, id: "2"))
+        #expect(plain.first?.presentation?.thread == nil, "an empty thread-id is no thread: grouped with the app's others")
+        let badgeOnly = center.receive(NotificationListTests.push(#"{"aps":{"badge":2}}"#, id: "3"))
+        #expect(badgeOnly.first?.outcome == .displayed)
+        #expect(badgeOnly.first?.presentation == nil)
+        center.foreground["com.example.app"] = [.list]
+        let listOnly = center.receive(NotificationListTests.push(#"{"aps":{"alert":"c","thread-id":"match-7"}}"#, collapseID: "x", id: "4"))
+        #expect(listOnly.first?.presentation == Presentation(bundleID: "com.example.app", thread: "match-7", banner: false, list: true),
+                "in the foreground, what willPresent returned")
+        center.foreground["com.example.app"] = nil
+        let replacing = center.receive(NotificationListTests.push(#"{"aps":{"alert":"d"}}"#, collapseID: "x", id: "5"))
+        #expect(replacing.map(\.outcome) == [.displayed, .replaced])
+        #expect(replacing.last?.presentation?.thread == "match-7", "the replaced one keeps where it was shown")
+        #expect(replacing.first?.presentation?.thread == nil)
+    }
+
     @Test("The registered category a push names decides its buttons; one the app did not register shows none")
     func categoryButtons() {
         var center = NotificationList()

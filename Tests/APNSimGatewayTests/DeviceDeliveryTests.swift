@@ -50,6 +50,10 @@ struct DeviceDeliveryTests {
                 #expect(content["threadID"] as? String == "orders")
                 #expect((content["userInfo"] as? [String: Any])?["orderID"] as? Double == 42)
                 #expect(record["deliveredAt"] != nil && record["displayedAt"] != nil)
+                let presentation = try #require(record["presentation"] as? [String: Any], "the device says where it shows")
+                #expect(presentation["bundleID"] as? String == "com.example.app")
+                #expect(presentation["thread"] as? String == "orders")
+                #expect(presentation["banner"] as? Bool == true && presentation["list"] as? Bool == true)
                 #expect(device.displayed.first?.content.title == "Order shipped")
             }
         }

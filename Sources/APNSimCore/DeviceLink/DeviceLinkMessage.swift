@@ -175,20 +175,24 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         public var extensionRun: ExtensionRun?
         /// The app's icon badge after this push, when the push set it.
         public var badge: AppBadge?
+        /// Where a displayed (or replaced) notification appears: its group and thread, banner and list. `nil` when
+        /// nothing shows (a badge-only push, a background push).
+        public var presentation: Presentation?
 
         enum CodingKeys: String, CodingKey {
-            case id, outcome, content, detail, badge
+            case id, outcome, content, detail, badge, presentation
             case extensionRun = "extension"
         }
 
         public init(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String? = nil,
-                    extensionRun: ExtensionRun? = nil, badge: AppBadge? = nil) {
+                    extensionRun: ExtensionRun? = nil, badge: AppBadge? = nil, presentation: Presentation? = nil) {
             self.id = id
             self.outcome = outcome
             self.content = content
             self.detail = detail
             self.extensionRun = extensionRun
             self.badge = badge
+            self.presentation = presentation
         }
     }
 

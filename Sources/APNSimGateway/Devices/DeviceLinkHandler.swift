@@ -90,7 +90,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         case .receipt(let receipt):
             services.deliveries.record(.receipt(id: receipt.id, outcome: receipt.outcome, content: receipt.content,
                                                 detail: receipt.detail, at: services.clock.now(),
-                                                extensionRun: receipt.extensionRun))
+                                                extensionRun: receipt.extensionRun, presentation: receipt.presentation))
             services.directory.acknowledge(receipt.id)
             if let badge = receipt.badge {
                 services.directory.setBadge(badge.count, bundleID: badge.bundleID, device: session.descriptor.id)

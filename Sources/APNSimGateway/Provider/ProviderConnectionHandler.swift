@@ -85,9 +85,9 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     }
 
     private func headersReceived(_ headers: HTTP2Frame.FramePayload.Headers, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
-        let services = connection.services, environment = connection.environment
+        let faults = connection.services.faults, clock = connection.services.clock, environment = connection.environment
         let action = connection.state.headersReceived(streamID: streamID, endStream: headers.endStream) {
-            services.faults.connectionFault(environment: environment, now: services.clock.now())
+            faults.connectionFault(environment: environment, now: clock.now())
         }
         switch action {
         case .ignore:
@@ -153,11 +153,15 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         switch event {
         case let idle as IdleStateHandler.IdleStateEvent where idle == .read:
             perform(connection.state.idleTimeout(), context: context)
+            flushIfNeeded(context: context)
         case is ChannelShouldQuiesceEvent:
             perform(connection.state.shutdownRequested(), context: context)
+            flushIfNeeded(context: context)
         case let injected as InjectedFault:
             perform(connection.state.faultInjected(injected.fault), context: context)
+            flushIfNeeded(context: context)
         case let closed as StreamClosedEvent:
+            // Comes as each answer is written, mid-batch: no flush here, the batch's one flush comes at its end.
             connection.state.streamClosed(closed.streamID)
             context.fireUserInboundEventTriggered(event)
         case let window as NIOHTTP2WindowUpdatedEvent where window.streamID == .rootStream:
@@ -166,7 +170,6 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         default:
             context.fireUserInboundEventTriggered(event)
         }
-        flushIfNeeded(context: context)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -245,6 +248,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         guard let inbound = window.inboundWindowSize, inbound <= Self.connectionWindow / 2 else { return }
         write(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: Self.connectionWindow - inbound)),
               context: context)
+        flushIfNeeded(context: context)  // at once: the client may be waiting for window to send the rest of a body
     }
 
     /// Writes a frame now; it is flushed when the current read batch or event ends.

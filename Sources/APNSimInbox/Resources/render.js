@@ -160,9 +160,10 @@ const systemText = {
 };
 
 /**
- * A device's notifications the way its Notification Center groups them: by app, then by thread-id, the group with
- * the newest notification first. Every notification shows; a group can be stacked as iOS stacks it (its newest one
- * on top) with its button.
+ * A device's notifications the way its Notification Center groups them, as the device said in each receipt
+ * (`presentation`: its app and thread), the group with the newest notification first. Every notification shows; a
+ * group can be stacked as iOS stacks it (its newest one on top) with its button. A displayed push with no
+ * presentation showed nothing (only its badge or sound changed).
  */
 function notificationGroups(deliveries, device) {
   const groups = new Map();
@@ -177,13 +178,13 @@ function notificationGroups(deliveries, device) {
       continue;
     }
     if (delivery.outcome === "displayed" || delivery.outcome === "replaced") {
-      const content = delivery.content || {};
-      if (delivery.outcome === "displayed" && !(content.title || content.subtitle || content.body)) {
+      const shown = delivery.presentation;
+      if (!shown) {
         system.push(systemRow(delivery, "badge-only", `${delivery.bundleID}: ${delivery.detail || "nothing to show"}`));
         continue;
       }
-      const key = `${delivery.bundleID}\u0000${content.threadID || ""}`;
-      if (!groups.has(key)) groups.set(key, { bundleID: delivery.bundleID, thread: content.threadID, items: [] });
+      const key = `${shown.bundleID}\u0000${shown.thread || ""}`;
+      if (!groups.has(key)) groups.set(key, { bundleID: shown.bundleID, thread: shown.thread, items: [] });
       groups.get(key).items.push(delivery);
       continue;
     }

@@ -1,0 +1,22 @@
+/// Where a notification the device displays appears, as the device decided it, so that a page or a test shows what the
+/// device shows instead of working it out again: its group in Notification Center, and whether it came as a banner
+/// and stays in the list (Apple, "UNNotificationPresentationOptions",
+/// https://developer.apple.com/documentation/usernotifications/unnotificationpresentationoptions).
+public struct Presentation: Sendable, Hashable, Codable {
+    /// The app it is grouped under.
+    public var bundleID: String
+    /// The thread it is grouped in within the app (its `thread-id`, or the extension's `threadIdentifier`); `nil` when
+    /// it has none: iOS's automatic grouping then puts it with the app's other notifications without a thread.
+    public var thread: String?
+    /// Shown as a banner: the app was in the background, or its `willPresent` handler returned `.banner`.
+    public var banner: Bool
+    /// Kept in Notification Center's list: the app was in the background, or its handler returned `.list`.
+    public var list: Bool
+
+    public init(bundleID: String, thread: String?, banner: Bool, list: Bool) {
+        self.bundleID = bundleID
+        self.thread = thread
+        self.banner = banner
+        self.list = list
+    }
+}
