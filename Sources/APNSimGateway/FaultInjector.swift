@@ -229,6 +229,9 @@ public final class FaultInjector: Sendable {
         }
     }
 
+    /// Whether any fault is in force (an atomic load: the router asks before looking up a push's device for one).
+    public var anyInForce: Bool { inForce.load(ordering: .relaxed) > 0 }
+
     /// The `deviceLink` fault on `device`, if one is in force.
     public func deviceLink(_ device: String, now: Date) -> Fault? {
         ifAny(nil) { state in

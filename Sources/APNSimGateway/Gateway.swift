@@ -54,10 +54,9 @@ public final class Gateway: Service, Sendable {
         let deliveries = try DeliveryRecorder(store: store, limits: configuration.records, clock: configuration.clock,
                                               changes: changes)
         self.deliveries = deliveries
-        self.devices = DeviceDirectory(persist: { deliveries.record($0) }, changes: changes)
+        self.devices = DeviceDirectory(registry: world, persist: { deliveries.record($0) }, changes: changes)
         // What a previous run left in a store file: registrations (and so their tokens) and held pushes.
-        let saved = try store.deviceState()
-        devices.restore(saved, world: world)
+        devices.restore(try store.deviceState())
         self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,
                                       deliveries: deliveries, clock: configuration.clock)
         self.tls = try TLSMaterial(configuration.tls)
@@ -82,7 +81,7 @@ public final class Gateway: Service, Sendable {
             validator: PushValidator(configuration: configuration.validator), world: world, recorder: recorder,
             clock: configuration.clock, policy: configuration.connection, tokenSession: configuration.tokenSession,
             faults: faults, connections: connections,
-            router: PushRouter(directory: devices, deliveries: deliveries, faults: faults, clock: configuration.clock),
+            router: PushRouter(directory: devices, faults: faults, clock: configuration.clock),
             commits: commits, logger: logger)
         let certificateCheck = ProviderCertificateCheck(roots: tls.providerRoots, clock: configuration.clock)
 
@@ -103,8 +102,8 @@ public final class Gateway: Service, Sendable {
 
         var devicePort: Int?
         if let port = configuration.devicePort {
-            let deviceServices = DeviceServices(directory: devices, world: world, tokens: TokenIssuer(secret: configuration.tokenSecret),
-                                                deliveries: deliveries, clock: configuration.clock,
+            let deviceServices = DeviceServices(directory: devices, tokens: TokenIssuer(secret: configuration.tokenSecret),
+                                                clock: configuration.clock,
                                                 heartbeatInterval: configuration.heartbeatInterval,
                                                 uninstallDelay: configuration.uninstallDelay, installs: installs, additions: configuration.additions,
                                                 logger: logger)

@@ -37,9 +37,7 @@ struct GatewayActions: Sendable {
     func reset() throws {
         faults.clear()
         try recorder.deleteAll()
-        devices.releaseAll()
+        devices.reset()
         try deliveries.deleteAll()
-        world.reset()
-        devices.restoreTokens(in: world)
     }
 }

@@ -29,11 +29,11 @@ struct ProviderConnectionHandlerTests {
             let store = try Store()
             let recorder = try SendRecorder(store: store, clock: .manual(clock))
             let faults = FaultInjector()
+            let world = WorldRegistry(TestWorld.make())
             let services = GatewayServices(
-                validator: PushValidator(), world: WorldRegistry(TestWorld.make()), recorder: recorder, clock: .manual(clock),
+                validator: PushValidator(), world: world, recorder: recorder, clock: .manual(clock),
                 policy: policy, tokenSession: .init(), faults: faults, connections: ProviderConnections(),
-                router: PushRouter(directory: DeviceDirectory(), deliveries: try DeliveryRecorder(store: store), faults: faults,
-                                   clock: .manual(clock)),
+                router: PushRouter(directory: DeviceDirectory(registry: world), faults: faults, clock: .manual(clock)),
                 commits: nil, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
             let connection = ProviderConnection(environment: .development, services: services, remoteAddress: "test")
             loop = EmbeddedEventLoop()

@@ -153,7 +153,7 @@ extension ControlAPI {
             return ControlJSON.error("device \(device) has no registered \(bundleID)", status: .notFound)
         }
         let at = clock.now().addingTimeInterval(uninstallDelay)
-        devices.unregister(registration.token, device: device, at: at, in: world)
+        devices.unregister(registration.token, device: device, at: at)
         devices.link(of: device)?.send(.uninstall(.init(bundleID: bundleID)))
         struct Removed: Encodable { var token: String; var unregisteredFrom: Date }
         return try ControlJSON.response(Removed(token: registration.token.hex, unregisteredFrom: at))

@@ -77,24 +77,14 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             register(registration, session: session)
         case .unregister(let unregistration):
             services.directory.unregister(unregistration.token, device: session.descriptor.id,
-                                          at: services.clock.now() + services.uninstallDelay, in: services.world)
+                                          at: services.clock.now() + services.uninstallDelay)
         case .installRefused(let refused):
             services.directory.refuse(refused, device: session.descriptor.id)
             services.installs.resolve(device: session.descriptor.id, bundleID: refused.bundleID, .refused(refused))
-        // What the device said is recorded before the push stops being held: a gateway killed between the two then
-        // sends the push again (the device answers with the same receipt) instead of losing its outcome.
         case .ack(let ack):
-            services.deliveries.record(.acknowledged(id: ack.id, at: services.clock.now()))
-            // A pending ack says the push arrived; it is held until its receipt (docs/device-link.md).
-            if ack.pending != true { services.directory.acknowledge(ack.id) }
+            services.directory.acknowledged(ack, at: services.clock.now())
         case .receipt(let receipt):
-            services.deliveries.record(.receipt(id: receipt.id, outcome: receipt.outcome, content: receipt.content,
-                                                detail: receipt.detail, at: services.clock.now(),
-                                                extensionRun: receipt.extensionRun, presentation: receipt.presentation))
-            services.directory.acknowledge(receipt.id)
-            if let badge = receipt.badge {
-                services.directory.setBadge(badge.count, bundleID: badge.bundleID, device: session.descriptor.id)
-            }
+            services.directory.receipt(receipt, device: session.descriptor.id, at: services.clock.now())
         case .attachmentCopy(let copy):
             // Written here, on the link's event loop, so the parts stay in order; a part is at most 32 KiB.
             do {
@@ -120,8 +110,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
                                           environment: registration.environment, installation: registration.installation)
         let registered = DeviceLinkMessage.Registered(bundleID: registration.bundleID, environment: registration.environment,
                                                       token: token)
-        services.directory.register(registered, device: device, team: registration.team, in: services.world)
-        services.directory.setBadge(registration.badge ?? 0, bundleID: registration.bundleID, device: device)
+        services.directory.register(registered, device: device, team: registration.team, badge: registration.badge)
         session.send(.registered(registered))
         services.installs.resolve(device: device, bundleID: registration.bundleID, .installed(token))
     }
@@ -138,9 +127,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
 /// What every device link shares.
 struct DeviceServices: Sendable {
     var directory: DeviceDirectory
-    var world: WorldRegistry
     var tokens: TokenIssuer
-    var deliveries: DeliveryRecorder
     var clock: WallClock
     var heartbeatInterval: Double
     /// How long after an app is removed its token starts answering 410 Unregistered.

@@ -1,0 +1,279 @@
+import APNSimCore
+import APNSimStore
+import Foundation
+
+/// The one owner of apps, tokens and devices, as a value: the world the validator reads (apps, keys, teams, and
+/// every token, the world file's and those devices registered), which devices exist and are online, which device
+/// owns each token or last did, and the pushes held for devices (``HeldPushes``).
+///
+/// Every change is an event (a device attached, an app registered or removed, a push routed or acknowledged, a
+/// reset) that returns what to do about it (``Actions``): messages for device links, records to persist in order,
+/// whether `GET /v1/devices` changed. It does no I/O; ``WorldRegistry`` keeps it under one lock and
+/// ``DeviceDirectory`` carries out its actions, so the validator and the router can never disagree about a token.
+/// Unit tests drive it with plain values.
+struct DeviceRegistry: Sendable {
+    struct Device: Sendable {
+        var descriptor: DeviceDescriptor
+        var session: DeviceSession?
+        /// Offline on request (`POST /v1/devices/{id}/offline`): the link stays up but is parked, and pushes
+        /// are stored as for a device out of reach.
+        var forcedOffline = false
+        var parked: DeviceSession?
+        var registrations: [DeviceToken: DeviceLinkMessage.Registered] = [:]
+        /// Apps the device would not install, by bundle ID, with iOS's reason; gone once the app registers.
+        var refusals: [String: DeviceLinkMessage.InstallRefused] = [:]
+        /// Each app's icon badge as the device last reported it, by bundle ID; absent: none.
+        var badges: [String: Int] = [:]
+    }
+
+    /// What an event asks for.
+    struct Actions: Sendable {
+        /// Messages for device links, sent after the event (outside the lock).
+        var send: [(session: DeviceSession, message: DeviceLinkMessage)] = []
+        /// Records for the store, in the order they happened (persisted under the lock, so no other event's records
+        /// come between them).
+        var persist: [DeliveryEvent] = []
+        /// Whether what `GET /v1/devices` shows changed (online, apps, refusals, badges).
+        var devicesChanged = false
+    }
+
+    /// Where an accepted push goes.
+    enum Destination: Sendable, Equatable {
+        case device(String)
+        /// No device owns the token now; its app was removed from this one.
+        case removed(TokenOwnership.FormerOwner)
+        /// No device ever owned it here: a token the world file declares, accepted and shown nowhere.
+        case none
+    }
+
+    /// What the validator reads.
+    private(set) var world: World
+    /// The world as it was loaded, for a reset.
+    private let loaded: World
+    private(set) var devices: [String: Device] = [:]
+    private var ownership = TokenOwnership()
+    private var held = HeldPushes()
+
+    init(world: World) {
+        self.world = world
+        self.loaded = world
+    }
+
+    // MARK: - The world
+
+    /// Changes the world's apps, keys, teams or declared tokens (the control API's world routes).
+    mutating func changeWorld<T>(_ body: (inout World) throws -> T) rethrows -> sending T {
+        try body(&world)
+    }
+
+    /// Puts the world back as it was loaded and drops every held push. Devices still registered keep their tokens:
+    /// a reset forgets what happened, not who is there.
+    mutating func reset() -> Actions {
+        resetWorld()
+        return Actions(persist: held.releaseAll())
+    }
+
+    /// Puts the world back as it was loaded, the tokens of devices still registered kept.
+    mutating func resetWorld() {
+        world = loaded
+        for registration in devices.values.flatMap({ $0.registrations.values }) {
+            world.tokens[registration.token] = .init(registration)
+        }
+    }
+
+    /// Takes back what a previous run of the gateway left in the store: registrations (their tokens, a removed app's
+    /// answering 410 from when it was removed) and held pushes.
+    mutating func restore(_ saved: (registrations: [DeviceRegistration], held: [HeldPush])) {
+        for saved in saved.registrations {
+            let registered = DeviceLinkMessage.Registered(bundleID: saved.bundleID, environment: saved.environment, token: saved.token)
+            world.tokens[saved.token] = .init(registered, unregisteredFrom: saved.unregisteredFrom)
+            if saved.unregisteredFrom == nil {
+                devices[saved.device.id, default: Device(descriptor: saved.device)].registrations[saved.token] = registered
+            }
+        }
+        ownership.restore(saved.registrations)
+        held.restore(saved.held)
+    }
+
+    // MARK: - Devices and their apps
+
+    /// A device said hello on `session`. It is online unless it was taken offline on request; coming online, it gets
+    /// what waits for it.
+    mutating func attach(_ session: DeviceSession, now: Date) -> Actions {
+        let id = session.descriptor.id
+        devices[id, default: Device(descriptor: session.descriptor)].descriptor = session.descriptor
+        var actions = Actions(devicesChanged: true)
+        if devices[id]?.forcedOffline == true {
+            devices[id]?.parked = session
+            return actions
+        }
+        devices[id]?.session = session
+        arrive(id, over: session, now: now, into: &actions)
+        return actions
+    }
+
+    /// The link of `session` ended; its device is offline unless a newer link already replaced it.
+    mutating func detach(_ session: DeviceSession) -> Actions {
+        let id = session.descriptor.id
+        if devices[id]?.session?.isSameLink == session.isSameLink { devices[id]?.session = nil }
+        if devices[id]?.parked?.isSameLink == session.isSameLink { devices[id]?.parked = nil }
+        return Actions(devicesChanged: true)
+    }
+
+    /// Takes a device offline (its link is parked) or back online (and it gets what waits for it); `nil` when no
+    /// such device exists.
+    mutating func setOffline(_ id: String, _ offline: Bool, now: Date) -> Actions? {
+        guard var device = devices[id] else { return nil }
+        device.forcedOffline = offline
+        if offline {
+            device.parked = device.session ?? device.parked
+            device.session = nil
+        } else {
+            device.session = device.parked ?? device.session
+            device.parked = nil
+        }
+        devices[id] = device
+        var actions = Actions(devicesChanged: true)
+        if !offline, let session = device.session { arrive(id, over: session, now: now, into: &actions) }
+        return actions
+    }
+
+    /// What device `id` gets on coming online (``HeldPushes/arrive(_:now:)``), its record persisted.
+    private mutating func arrive(_ id: String, over session: DeviceSession, now: Date, into actions: inout Actions) {
+        let (waiting, events) = held.arrive(id, now: now)
+        actions.persist += events
+        actions.send += waiting.map { (session, .push($0)) }
+    }
+
+    /// Device `device` registered an app: it owns the token from now on, and the world has it, with the app (of
+    /// `team`, when the world does not know the app yet); `badge` is the app's icon badge as the device has it.
+    mutating func register(_ registered: DeviceLinkMessage.Registered, device: String, team: String?, badge: Int? = nil) -> Actions {
+        if world.apps[registered.bundleID] == nil, let team {
+            world.apps[registered.bundleID] = .init(bundleID: registered.bundleID, team: team)
+        }
+        world.tokens[registered.token] = .init(registered)
+        devices[device]?.registrations[registered.token] = registered
+        devices[device]?.refusals[registered.bundleID] = nil
+        devices[device]?.badges[registered.bundleID] = badge == 0 ? nil : badge
+        ownership.registered(registered.token, device: device)
+        var actions = Actions(devicesChanged: true)
+        if let descriptor = devices[device]?.descriptor {
+            actions.persist.append(.registered(DeviceRegistration(token: registered.token, device: descriptor,
+                                                                  bundleID: registered.bundleID, environment: registered.environment)))
+        }
+        return actions
+    }
+
+    /// The app of `token` was removed from `device`: the device no longer owns it, and it answers 410 from `date` on.
+    mutating func unregister(_ token: DeviceToken, device: String, at date: Date) -> Actions {
+        guard let removed = devices[device]?.registrations.removeValue(forKey: token) else { return Actions() }
+        ownership.removed(token, bundleID: removed.bundleID, from: device, at: date)
+        if world.tokens[token]?.state == .active {
+            // A token already unregistered keeps its date.
+            world.tokens[token]?.state = .unregistered
+            world.tokens[token]?.invalidSince = date
+        }
+        return Actions(persist: [.unregistered(token: token, at: date)], devicesChanged: true)
+    }
+
+    /// The device would not install an app (its profile, entitlement or extension was refused).
+    mutating func refuse(_ refused: DeviceLinkMessage.InstallRefused, device: String) -> Actions {
+        devices[device]?.refusals[refused.bundleID] = refused
+        return Actions(devicesChanged: true)
+    }
+
+    /// The session of a device that is online, or parked offline, for messages that are not pushes.
+    func link(of id: String) -> DeviceSession? {
+        devices[id].flatMap { $0.session ?? $0.parked }
+    }
+
+    func registration(of device: String, bundleID: String) -> DeviceLinkMessage.Registered? {
+        devices[device]?.registrations.values.first { $0.bundleID == bundleID }
+    }
+
+    // MARK: - Pushes
+
+    /// Where a push to `token` goes now.
+    func destination(of token: DeviceToken) -> Destination {
+        if let device = ownership.owner(of: token) { return .device(device) }
+        if let former = ownership.formerOwner(of: token) { return .removed(former) }
+        return .none
+    }
+
+    /// An accepted push: recorded and sent to the device that owns its token, or held for it, or recorded dropped
+    /// (an app removed from its device within the uninstall delay, an offline device and `apns-expiration: 0`).
+    /// A token no device owned (the world file's) is accepted and goes nowhere, with no record: apnsim keeps no
+    /// delivery record where there is no device to deliver to.
+    /// `newID` gives the delivery its ID, asked only when there is a record to write.
+    mutating func route(_ plan: PushPlan, apnsID: String, payload: String, newID: () -> String, now: Date) -> Actions {
+        switch destination(of: plan.token) {
+        case .none:
+            return Actions()
+        case .removed(let former):
+            return Actions(persist: [.accepted(Self.uninstalled(plan, apnsID: apnsID, deliveryID: newID(), former: former, now: now))])
+        case .device(let device):
+            let deliveryID = newID()
+            let delivery = DeviceLinkMessage.Delivery(id: deliveryID, apnsID: apnsID, token: plan.token, bundleID: plan.bundleID,
+                                                      pushType: plan.pushType, priority: plan.priority, collapseID: plan.collapseID,
+                                                      payload: payload)
+            var actions = Actions(persist: [.accepted(DeliveryRecord(id: deliveryID, apnsId: apnsID, device: device,
+                                                                     bundleID: plan.bundleID, token: plan.token.hex,
+                                                                     pushType: plan.pushType.rawValue, acceptedAt: now))])
+            let session = devices[device]?.session
+            let (routing, events) = held.route(delivery, to: device, online: session != nil, expiration: plan.expiration, now: now)
+            actions.persist += events
+            switch routing {
+            case .sent:
+                if let session { actions.send.append((session, .push(delivery))) }
+            case .stored(let replaced?):
+                actions.persist.append(.receipt(id: replaced, outcome: .dropped, content: nil,
+                                                detail: "replaced by a newer push for the same app while the device was offline (APNs keeps one)",
+                                                at: now))
+            case .stored:
+                break
+            case .dropped:
+                actions.persist.append(.receipt(id: deliveryID, outcome: .dropped, content: nil,
+                                                detail: "the device was offline and apns-expiration was 0, so APNs does not store it",
+                                                at: now))
+            }
+            return actions
+        }
+    }
+
+    /// The device has the push. What it said is recorded before the push stops being held: a gateway killed between
+    /// the two then sends the push again (the device answers with the same receipt) instead of losing its outcome. A
+    /// pending ack says the push arrived and its receipt comes later (a service extension runs): it stays held
+    /// until then (docs/device-link.md).
+    mutating func acknowledged(_ ack: DeviceLinkMessage.Ack, at date: Date) -> Actions {
+        var actions = Actions(persist: [.acknowledged(id: ack.id, at: date)])
+        if ack.pending != true { actions.persist += held.acknowledge(ack.id) }
+        return actions
+    }
+
+    /// What device `device` did with a push: its record gets the outcome, the push is no longer held, and the app's
+    /// badge is what the receipt says.
+    mutating func receipt(_ receipt: DeviceLinkMessage.Receipt, device: String, at date: Date) -> Actions {
+        var actions = Actions(persist: [.receipt(id: receipt.id, outcome: receipt.outcome, content: receipt.content,
+                                                 detail: receipt.detail, at: date, extensionRun: receipt.extensionRun,
+                                                 presentation: receipt.presentation)])
+        actions.persist += held.acknowledge(receipt.id)
+        if let badge = receipt.badge {
+            devices[device]?.badges[badge.bundleID] = badge.count == 0 ? nil : badge.count
+            actions.devicesChanged = true
+        }
+        return actions
+    }
+
+    /// Apple: after an app is removed, APNs keeps accepting pushes to its token for a while before it answers 410;
+    /// none reaches the device. One record, complete (as a receipt would leave it), rather than an insert and an update.
+    private static func uninstalled(_ plan: PushPlan, apnsID: String, deliveryID: String, former: TokenOwnership.FormerOwner,
+                                    now: Date) -> DeliveryRecord {
+        var record = DeliveryRecord(id: deliveryID, apnsId: apnsID, device: former.device, bundleID: plan.bundleID,
+                                    token: plan.token.hex, pushType: plan.pushType.rawValue, acceptedAt: now)
+        record.outcome = .dropped
+        record.detail = "\(former.bundleID) was removed from device \(former.device) at \(former.removedAt.formatted(ControlJSON.dateStyle)); "
+            + "APNs accepted the push within its uninstall delay, and no device shows it"
+        (record.deliveredAt, record.displayedAt) = (now, now)
+        return record
+    }
+}

@@ -1,0 +1,169 @@
+import APNSimCore
+@testable import APNSimGateway
+import APNSimStore
+import Foundation
+import NIOEmbedded
+import Testing
+
+/// The one owner of apps, tokens and devices, driven with plain values and a fixed time: no socket (a device's link
+/// is an `EmbeddedChannel` nothing reads), no clock, delivery IDs given by the test.
+@Suite("Device registry")
+struct DeviceRegistryTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let token = DeviceToken(String(repeating: "cd", count: 32))!
+    static let app = DeviceLinkMessage.Registered(bundleID: "com.example.app", environment: .development, token: token)
+
+    static func session(_ id: String = "d1") -> DeviceSession {
+        DeviceSession(descriptor: DeviceDescriptor(id: id, name: id), channel: EmbeddedChannel())
+    }
+
+    static func plan(_ token: DeviceToken = token, expiration: PushPlan.Expiration = .storeByDefault) -> PushPlan {
+        PushPlan(apnsID: nil, token: token, topic: "com.example.app", bundleID: "com.example.app", pushType: .alert, priority: 10,
+                 expiration: expiration, collapseID: nil, payloadLimit: 4096)
+    }
+
+    /// What the actions say, as short words: `accepted:ID`, `held:ID`, `stored:ID`, `released:ID`, `OUTCOME:ID`,
+    /// `registered`, `unregistered`, `send:ID`, `changed`.
+    static func words(_ actions: DeviceRegistry.Actions?) -> [String] {
+        guard let actions else { return ["no such device"] }
+        var words: [String] = actions.persist.map { event in
+            switch event {
+            case .accepted(let record): record.outcome.map { "\($0.rawValue):\(record.id)" } ?? "accepted:\(record.id)"
+            case .held(let held): "\(held.slot == nil ? "held" : "stored"):\(held.id)"
+            case .released(let id): "released:\(id)"
+            case .receipt(let id, let outcome, _, _, _, _, _): "\(outcome.rawValue):\(id)"
+            case .registered: "registered"
+            case .unregistered: "unregistered"
+            case .acknowledged, .releasedAll: "other"
+            }
+        }
+        for (_, message) in actions.send {
+            if case .push(let delivery) = message { words.append("send:\(delivery.id)") }
+        }
+        if actions.devicesChanged { words.append("changed") }
+        return words
+    }
+
+    /// A registry with device d1 online and com.example.app registered on it.
+    static func withDevice() -> (DeviceRegistry, DeviceSession) {
+        var registry = DeviceRegistry(world: World())
+        let session = session()
+        _ = registry.attach(session, now: now)
+        _ = registry.register(app, device: "d1", team: "TEAM000001")
+        return (registry, session)
+    }
+
+    @Test("A registration puts the token where the validator reads it and the router routes it, in one event")
+    func registration() {
+        let (registry, _) = Self.withDevice()
+        #expect(registry.world.tokens[Self.token]?.state == .active)
+        #expect(registry.world.tokens[Self.token]?.bundleID == "com.example.app")
+        #expect(registry.world.apps["com.example.app"]?.team == "TEAM000001", "an app the world did not know, of the device's team")
+        #expect(registry.destination(of: Self.token) == .device("d1"))
+    }
+
+    @Test("An online device: the push is recorded, held until acknowledged, and sent on its link")
+    func online() {
+        var (registry, _) = Self.withDevice()
+        let routed = registry.route(Self.plan(), apnsID: "A1", payload: "{}", newID: { "p1" }, now: Self.now)
+        #expect(Self.words(routed) == ["accepted:p1", "held:p1", "send:p1"])
+        #expect(Self.words(registry.acknowledged(.init(id: "p1", pending: true), at: Self.now)) == ["other"],
+                "a pending ack is recorded; the push stays held until its receipt")
+        let receipt = DeviceLinkMessage.Receipt(id: "p1", outcome: .displayed, content: nil,
+                                                badge: .init(bundleID: "com.example.app", count: 3))
+        #expect(Self.words(registry.receipt(receipt, device: "d1", at: Self.now)) == ["displayed:p1", "released:p1", "changed"])
+        #expect(registry.devices["d1"]?.badges["com.example.app"] == 3)
+    }
+
+    @Test("The uninstall window: the token answers 410 from the removal, and a push accepted meanwhile is recorded dropped")
+    func uninstallWindow() throws {
+        var (registry, _) = Self.withDevice()
+        let removal = Self.now.addingTimeInterval(60)  // the gateway's uninstall delay after the device said so
+        #expect(Self.words(registry.unregister(Self.token, device: "d1", at: removal)) == ["unregistered", "changed"])
+        #expect(registry.world.tokens[Self.token]?.state == .unregistered)
+        #expect(registry.world.tokens[Self.token]?.invalidSince == removal)
+        let routed = registry.route(Self.plan(), apnsID: "A1", payload: "{}", newID: { "p1" }, now: Self.now)
+        #expect(Self.words(routed) == ["dropped:p1"], "one write: the record complete")
+        guard case .accepted(let record) = routed.persist.first else { return }
+        #expect(record.device == "d1")
+        #expect(try #require(record.detail).contains("com.example.app was removed from device d1"))
+    }
+
+    @Test("A world-file token no device owns is accepted and goes nowhere, with no record and no delivery ID")
+    func worldFileToken() {
+        var registry = DeviceRegistry(world: World())
+        #expect(registry.destination(of: Self.token) == .none)
+        let routed = registry.route(Self.plan(), apnsID: "A1", payload: "{}", newID: { Issue.record("no ID is made"); return "" },
+                                    now: Self.now)
+        #expect(Self.words(routed) == [])
+    }
+
+    @Test("Offline: pushes are stored one per app, expiration 0 is dropped, and coming back sends what waits")
+    func offline() {
+        var (registry, _) = Self.withDevice()
+        #expect(Self.words(registry.setOffline("d1", true, now: Self.now)) == ["changed"])
+        #expect(Self.words(registry.setOffline("nobody", true, now: Self.now)) == ["no such device"])
+        #expect(Self.words(registry.route(Self.plan(), apnsID: "A1", payload: "{}", newID: { "p1" }, now: Self.now))
+                == ["accepted:p1", "stored:p1"])
+        #expect(Self.words(registry.route(Self.plan(), apnsID: "A2", payload: "{}", newID: { "p2" }, now: Self.now))
+                == ["accepted:p2", "stored:p2", "dropped:p1"], "APNs keeps one per app")
+        #expect(Self.words(registry.route(Self.plan(expiration: .once), apnsID: "A3", payload: "{}", newID: { "p3" }, now: Self.now))
+                == ["accepted:p3", "dropped:p3"])
+        let back = Self.words(registry.setOffline("d1", false, now: Self.now))
+        #expect(back.contains("send:p2") && !back.contains("send:p1"))
+        #expect(back.last == "changed")
+    }
+
+    @Test("A link that ended after a newer one replaced it leaves the device online")
+    func staleDetach() {
+        var (registry, old) = Self.withDevice()
+        let newer = Self.session()
+        _ = registry.attach(newer, now: Self.now)
+        _ = registry.detach(old)
+        #expect(registry.devices["d1"]?.session?.isSameLink == newer.isSameLink)
+        _ = registry.detach(newer)
+        #expect(registry.devices["d1"]?.session == nil)
+        #expect(registry.link(of: "d1") == nil)
+    }
+
+    @Test("Reset: the world as loaded, devices keep their tokens, held pushes are released")
+    func reset() {
+        var loaded = World()
+        loaded.apps["com.example.loaded"] = .init(bundleID: "com.example.loaded", team: "TEAM000001")
+        var registry = DeviceRegistry(world: loaded)
+        _ = registry.attach(Self.session(), now: Self.now)
+        _ = registry.register(Self.app, device: "d1", team: "TEAM000001")
+        _ = registry.changeWorld { $0.apps["com.example.added"] = .init(bundleID: "com.example.added", team: "TEAM000001") }
+        _ = registry.route(Self.plan(), apnsID: "A1", payload: "{}", newID: { "p1" }, now: Self.now)
+        let reset = registry.reset()
+        #expect(reset.persist.contains { if case .releasedAll = $0 { true } else { false } })
+        #expect(registry.world.apps["com.example.added"] == nil)
+        #expect(registry.world.apps["com.example.loaded"] != nil)
+        #expect(registry.world.tokens[Self.token]?.state == .active, "the device still holds its token")
+        #expect(Self.words(registry.acknowledged(.init(id: "p1"), at: Self.now)) == ["other"], "nothing held any more")
+    }
+
+    @Test("Restore: registrations come back as tokens (a removed app's answering 410) and owners, held pushes as held")
+    func restore() {
+        var registry = DeviceRegistry(world: World())
+        let device = DeviceDescriptor(id: "d1", name: "d1")
+        let removed = DeviceToken(String(repeating: "ef", count: 32))!
+        let delivery = DeviceLinkMessage.Delivery(id: "p1", apnsID: "A1", token: Self.token, bundleID: "com.example.app",
+                                                  pushType: .alert, priority: 10, collapseID: nil, payload: "{}")
+        registry.restore((registrations: [
+            DeviceRegistration(token: Self.token, device: device, bundleID: "com.example.app", environment: .development),
+            DeviceRegistration(token: removed, device: device, bundleID: "com.example.old", environment: .development,
+                               unregisteredFrom: Self.now),
+        ], held: [HeldPush(id: "p1", device: "d1", slot: nil, expires: nil, delivery: delivery)]))
+        #expect(registry.world.tokens[Self.token]?.state == .active)
+        #expect(registry.world.tokens[removed]?.state == .unregistered)
+        #expect(registry.destination(of: Self.token) == .device("d1"))
+        guard case .removed(let former) = registry.destination(of: removed) else {
+            Issue.record("the removed app's token remembers where it was")
+            return
+        }
+        #expect(former.bundleID == "com.example.old")
+        #expect(Self.words(registry.attach(Self.session(), now: Self.now)) == ["send:p1", "changed"],
+                "the device gets the push it had not acknowledged")
+    }
+}
