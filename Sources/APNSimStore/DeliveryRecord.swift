@@ -100,6 +100,15 @@ public enum DeliveryEvent: Sendable {
     /// The gateway no longer holds the push.
     case released(id: String)
     case releasedAll
+
+    /// Whether the event only keeps what a gateway restarted on the same store file takes back (registrations and
+    /// held pushes, ``Store/deviceState()``): no reader of the record sees it.
+    public var isRestartState: Bool {
+        switch self {
+        case .registered, .unregistered, .held, .released, .releasedAll: true
+        case .accepted, .acknowledged, .receipt: false
+        }
+    }
 }
 
 /// A registration as the store keeps it, so a restarted gateway still knows every token and its device.

@@ -1,3 +1,4 @@
+import APNSimCore
 import APNSimStore
 import Foundation
 import Testing
@@ -86,5 +87,28 @@ struct StoreTests {
         await recorder.run()
         let times = try store.sends(matching: .init(limit: 100)).map(\.receivedAt.timeIntervalSince1970)
         #expect(times == (0..<50).reversed().map(TimeInterval.init))
+    }
+
+    @Test("Held pushes and registrations are kept in a store file for a restart, and not written in memory, where none comes")
+    func restartStateOnlyInFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-restart-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let token = DeviceToken(String(repeating: "ab", count: 32))!
+        let device = DeviceDescriptor(id: "d1", name: "d1")
+        let delivery = DeviceLinkMessage.Delivery(id: "p1", apnsID: "A1", token: token, bundleID: "com.example.app", pushType: .alert,
+                                                  priority: 10, collapseID: nil, payload: "{}")
+        for store in [try Store(), try Store(path: folder.appendingPathComponent("store.sqlite").path)] {
+            let recorder = try DeliveryRecorder(store: store)
+            recorder.record(.registered(DeviceRegistration(token: token, device: device, bundleID: "com.example.app", environment: .development)))
+            recorder.record(.accepted(DeliveryRecord(id: "p1", apnsId: "A1", device: "d1", bundleID: "com.example.app", token: token.hex,
+                                                     pushType: "alert", acceptedAt: Date(timeIntervalSince1970: 1_800_000_000))))
+            recorder.record(.held(HeldPush(id: "p1", device: "d1", slot: nil, expires: nil, delivery: delivery)))
+            try recorder.flush()
+            let state = try store.deviceState()
+            #expect(state.registrations.count == (store.isFile ? 1 : 0))
+            #expect(state.held.map(\.id) == (store.isFile ? ["p1"] : []))
+            #expect(try store.deliveries(matching: .init()).map(\.id) == ["p1"], "the delivery record is kept either way")
+        }
     }
 }
