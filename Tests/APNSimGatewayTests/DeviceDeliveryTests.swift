@@ -31,6 +31,10 @@ struct DeviceDeliveryTests {
                 let devices = try #require(try await control.get("/v1/devices").json as? [[String: Any]])
                 #expect(devices.first?["online"] as? Bool == true)
                 #expect(((devices.first?["apps"] as? [[String: Any]])?.first?["token"] as? String) == token.hex)
+                let tokens = try #require(try await control.get("/v1/tokens").json as? [[String: Any]])
+                #expect(tokens.first { $0["token"] as? String == token.hex }?["device"] as? String == "device-1")
+                #expect(tokens.contains { $0["token"] as? String == TestWorld.devToken && $0["device"] == nil },
+                        "a world-file token has no device")
 
                 let apnsID = UUID().uuidString
                 let response = try await Self.push(harness, token: token, payload:

@@ -37,7 +37,7 @@ extension ControlAPI {
             }
         }
         v1.get("tokens") { _, _ in
-            try ControlJSON.response(self.world.read { $0.tokens.values.sorted { $0.token.hex < $1.token.hex } })
+            try ControlJSON.response(self.devices.tokens())
         }
         v1.post("tokens") { request, _ in
             let now = self.clock.now()
@@ -78,6 +78,22 @@ extension ControlAPI {
             return ControlJSON.error(problems.joined(separator: "; ") + "; nothing was changed")
         }
         return try ControlJSON.response(["status": "ok"])
+    }
+}
+
+/// A token as the control API shows it: the world's record, and the device that holds it now. A token with no device
+/// (the world file's, or one posted to `/v1/tokens`) is accepted and goes nowhere: its pushes have a send record
+/// and no delivery record.
+struct TokenView: Encodable {
+    var record: World.TokenRecord
+    var device: String?
+
+    enum CodingKeys: String, CodingKey { case device }
+
+    func encode(to encoder: any Encoder) throws {
+        try record.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(device, forKey: .device)
     }
 }
 

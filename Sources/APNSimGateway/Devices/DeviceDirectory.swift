@@ -71,6 +71,16 @@ final class DeviceDirectory: Sendable {
         perform { $0.unregister(token, device: device, at: date) }
     }
 
+    /// Every token the validator knows, with the device that holds it (none for the world file's own).
+    func tokens() -> [TokenView] {
+        registry.inspect { registry in
+            registry.world.tokens.values.sorted { $0.token.hex < $1.token.hex }.map { record in
+                guard case .device(let device) = registry.destination(of: record.token) else { return TokenView(record: record) }
+                return TokenView(record: record, device: device)
+            }
+        }
+    }
+
     func link(of id: String) -> DeviceSession? {
         registry.inspect { $0.link(of: id) }
     }
