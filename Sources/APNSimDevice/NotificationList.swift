@@ -24,6 +24,15 @@ public struct NotificationList: Sendable {
     public var displayed: [Displayed] { shown.reversed() }
     /// What is shown, oldest first (appending is cheap), at most ``displayedLimit`` after each push.
     private var shown: [Displayed] = []
+    /// The app and request identifier of each notification in ``shown``, so that a push finds the one its collapse ID
+    /// replaces without comparing itself with every notification shown (a search of the whole list per push was a
+    /// fifth of a device process's time in `Benchmarks/e2e.sh` profiles).
+    private var shownIdentifiers: Set<ShownIdentifier> = []
+
+    private struct ShownIdentifier: Hashable {
+        var bundleID: String
+        var identifier: String
+    }
     /// How many notifications the list keeps; older ones leave it, as a device's Notification Center does not keep
     /// everything forever. Apple publishes no number; apnsim keeps the newest 1,000 per device, so a device under a
     /// long load stays within its memory (the gateway's record keeps each delivery either way).
@@ -170,7 +179,9 @@ public struct NotificationList: Sendable {
                                         banner: options.contains(.banner), list: options.contains(.list))
         var receipts: [DeviceLinkMessage.Receipt] = []
         let identifier = delivery.collapseID ?? delivery.apnsID
-        if let index = shown.lastIndex(where: { $0.bundleID == delivery.bundleID && $0.identifier == identifier }) {
+        let key = ShownIdentifier(bundleID: delivery.bundleID, identifier: identifier)
+        if !shownIdentifiers.insert(key).inserted,
+           let index = shown.lastIndex(where: { $0.bundleID == delivery.bundleID && $0.identifier == identifier }) {
             let old = shown.remove(at: index)
             receipts.append(.init(id: old.deliveryID, outcome: .replaced, content: old.content,
                                   detail: "replaced by a newer notification with apns-collapse-id \(identifier)",
@@ -179,7 +190,11 @@ public struct NotificationList: Sendable {
         shown.append(Displayed(deliveryID: delivery.id, identifier: identifier, bundleID: delivery.bundleID, content: content,
                                presentation: presentation))
         if shown.count > displayedLimit + displayedLimit / 4 {
-            shown.removeFirst(shown.count - displayedLimit)  // a quarter of the limit at a time
+            let leaving = shown.count - displayedLimit  // a quarter of the limit at a time
+            for old in shown[..<leaving] {
+                shownIdentifiers.remove(ShownIdentifier(bundleID: old.bundleID, identifier: old.identifier))
+            }
+            shown.removeFirst(leaving)
         }
         receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content, presentation: presentation), at: 0)
         return receipts

@@ -7,13 +7,20 @@ import Synchronization
 ///
 /// It keeps one ``DeviceRegistry`` (apps, keys, teams, tokens, devices, held pushes) under one lock, so what the
 /// validator reads and what the router reads are one value. A lock, not an actor: the gateway reads it
-/// synchronously on its event loops. A read copies the world under the lock (a few reference-count increments: its
-/// dictionaries are copy-on-write) and runs outside it, so event loops validating pushes never wait for each other.
+/// synchronously on its event loops.
+///
+/// The validator reads a copy of the registry's world, published under a lock of its own by every event that changes
+/// the world, before that event's lock is let go: reads see the world before or after an event, as before, and pushes
+/// being validated do not wait for receipts and routing (with one lock for both they did, at every push). A
+/// read copies the world (a few reference-count increments: its dictionaries are copy-on-write) and runs outside
+/// the lock, so event loops validating pushes never wait for each other.
 public final class WorldRegistry: Sendable {
     private let state: Mutex<DeviceRegistry>
+    private let published: Mutex<World>
 
     public init(_ world: World) {
         self.state = Mutex(DeviceRegistry(world: world))
+        self.published = Mutex(world)
     }
 
     /// Runs `body` with the current world.
@@ -22,22 +29,31 @@ public final class WorldRegistry: Sendable {
         return try body(world)
     }
 
-    public var snapshot: World { state.withLock { $0.world } }
+    public var snapshot: World { published.withLock { $0 } }
 
     /// Changes the world's apps, keys, teams or declared tokens under the lock.
     public func update<T>(_ body: (inout World) throws -> T) rethrows -> T {
-        try state.withLock { registry -> sending T in try registry.changeWorld(body) }
+        try change { registry -> sending T in try registry.changeWorld(body) }
     }
 
     /// Puts the world back as it was loaded; devices still registered keep their tokens. (Held pushes are the
     /// gateway's to drop: `Gateway.reset()` does both.)
     public func reset() {
-        state.withLock { $0.resetWorld() }
+        change { $0.resetWorld() }
     }
 
-    /// Runs one event of the registry under the lock (``DeviceDirectory`` does, and carries out what it returns).
-    func change<T>(_ body: (inout DeviceRegistry) throws -> T) rethrows -> T {
-        try state.withLock { try body(&$0) }
+    /// Runs one event of the registry under the lock (``DeviceDirectory`` does, and carries out what it returns), and
+    /// publishes the world for the validator if the event changed it.
+    func change<T>(_ body: (inout DeviceRegistry) throws -> T) rethrows -> sending T {
+        try state.withLock { registry -> sending T in
+            let revision = registry.worldRevision
+            let result = try body(&registry)
+            if registry.worldRevision != revision {
+                let world = registry.world
+                published.withLock { $0 = world }
+            }
+            return result
+        }
     }
 
     /// Reads the registry under the lock.

@@ -107,7 +107,7 @@ public struct PushPayload: Sendable, Hashable {
 
     /// Reads a payload; throws ``PayloadError`` with a sentence when it is not a JSON object.
     public init(json bytes: some Collection<UInt8>) throws(PayloadError) {
-        guard let root = try? JSONDecoder().decode([String: JSONValue].self, from: Data(bytes)) else {
+        guard let root = JSONObjectSyntax.object(bytes) else {
             throw PayloadError("the payload is not a JSON object")
         }
         guard case .object(let aps)? = root["aps"] ?? .object([:]) else {

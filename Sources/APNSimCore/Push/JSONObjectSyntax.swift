@@ -23,9 +23,28 @@ public enum JSONObjectSyntax {
         return scanner.isAtEnd
     }
 
+    /// The object the bytes hold, read by the same rules as ``isObject(_:)`` (`nil` exactly where it says no), for a
+    /// device reading a payload. Decoding `[String: JSONValue]` through `JSONDecoder` tries each kind of value in turn
+    /// and builds an error for every miss; it was a fifth of a device process's time in `Benchmarks/e2e.sh`
+    /// profiles. A key given twice keeps its last value.
+    public static func object(_ bytes: some Collection<UInt8>) -> [String: JSONValue]? {
+        if let answer = bytes.withContiguousStorageIfAvailable({ object(UnsafeRawBufferPointer($0)) }) {
+            return answer
+        }
+        return Array(bytes).withUnsafeBytes { object($0) }
+    }
+
+    public static func object(_ bytes: UnsafeRawBufferPointer) -> [String: JSONValue]? {
+        var scanner = Scanner(bytes: bytes)
+        scanner.skipWhitespace()
+        guard scanner.peek == UInt8(ascii: "{"), case .object(let object)? = scanner.parse(depth: 0) else { return nil }
+        scanner.skipWhitespace()
+        return scanner.isAtEnd ? object : nil
+    }
+
     static let maximumDepth = 512
 
-    private struct Scanner {
+    fileprivate struct Scanner {
         let bytes: UnsafeRawBufferPointer
         var at = 0
 
@@ -217,5 +236,105 @@ public enum JSONObjectSyntax {
             at += continuations + 1
             return true
         }
+    }
+}
+
+extension JSONObjectSyntax.Scanner {
+    /// The value at the scanner, checked by the same steps as ``value(depth:)``, or `nil` where that says no.
+    mutating func parse(depth: Int) -> JSONValue? {
+        guard let byte = peek else { return nil }
+        switch byte {
+        case UInt8(ascii: "{"):
+            guard depth + 1 <= JSONObjectSyntax.maximumDepth, expect(UInt8(ascii: "{")) else { return nil }
+            var object: [String: JSONValue] = [:]
+            skipWhitespace()
+            if expect(UInt8(ascii: "}")) { return .object(object) }
+            while true {
+                skipWhitespace()
+                guard let key = parseString() else { return nil }
+                skipWhitespace()
+                guard expect(UInt8(ascii: ":")) else { return nil }
+                skipWhitespace()
+                guard let value = parse(depth: depth + 1) else { return nil }
+                object[key] = value
+                skipWhitespace()
+                if expect(UInt8(ascii: "}")) { return .object(object) }
+                guard expect(UInt8(ascii: ",")) else { return nil }
+            }
+        case UInt8(ascii: "["):
+            guard depth + 1 <= JSONObjectSyntax.maximumDepth, expect(UInt8(ascii: "[")) else { return nil }
+            var array: [JSONValue] = []
+            skipWhitespace()
+            if expect(UInt8(ascii: "]")) { return .array(array) }
+            while true {
+                skipWhitespace()
+                guard let value = parse(depth: depth + 1) else { return nil }
+                array.append(value)
+                skipWhitespace()
+                if expect(UInt8(ascii: "]")) { return .array(array) }
+                guard expect(UInt8(ascii: ",")) else { return nil }
+            }
+        case UInt8(ascii: "\""):
+            return parseString().map(JSONValue.string)
+        case UInt8(ascii: "t"):
+            return literal("true") ? .bool(true) : nil
+        case UInt8(ascii: "f"):
+            return literal("false") ? .bool(false) : nil
+        case UInt8(ascii: "n"):
+            return literal("null") ? .null : nil
+        default:
+            let start = at
+            guard number() else { return nil }
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<at]), as: UTF8.self)
+            return Double(text).map(JSONValue.number)
+        }
+    }
+
+    /// A string checked by ``string()``, then read: as it stands when it has no escapes, else unescaped.
+    mutating func parseString() -> String? {
+        let start = at + 1
+        guard string() else { return nil }
+        let body = UnsafeRawBufferPointer(rebasing: bytes[start..<(at - 1)])
+        guard body.contains(UInt8(ascii: "\\")) else { return String(decoding: body, as: UTF8.self) }
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(body.count)
+        var index = 0
+        func hex(_ from: Int) -> UInt32 {
+            body[from..<from + 4].reduce(0) { value, byte in
+                let digit: UInt8 = switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+                default: byte - UInt8(ascii: "A") + 10
+                }
+                return value << 4 | UInt32(digit)
+            }
+        }
+        while index < body.count {
+            let byte = body[index]
+            guard byte == UInt8(ascii: "\\") else {
+                utf8.append(byte)
+                index += 1
+                continue
+            }
+            let escaped = body[index + 1]
+            index += 2
+            switch escaped {
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hex(index)
+                index += 4
+                if (0xD800...0xDBFF).contains(scalar) {  // string() has checked that its low half follows
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (hex(index + 2) - 0xDC00)
+                    index += 6
+                }
+                utf8.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
+            default: utf8.append(escaped)  // " \\ /
+            }
+        }
+        return String(decoding: utf8, as: UTF8.self)
     }
 }

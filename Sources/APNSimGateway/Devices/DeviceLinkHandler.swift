@@ -1,5 +1,4 @@
 import APNSimCore
-import APNSimStore
 import Foundation
 import Logging
 import NIOCore

@@ -47,7 +47,11 @@ struct DeviceRegistry: Sendable {
     }
 
     /// What the validator reads.
-    private(set) var world: World
+    private(set) var world: World {
+        didSet { worldRevision &+= 1 }
+    }
+    /// Counts changes to ``world``, so its holder republishes the validator's copy only when it changed.
+    private(set) var worldRevision = 0
     /// The world as it was loaded, for a reset.
     private let loaded: World
     private(set) var devices: [String: Device] = [:]

@@ -1,5 +1,4 @@
 import APNSimCore
-import Logging
 import APNSimStore
 import Foundation
 import NIOCore

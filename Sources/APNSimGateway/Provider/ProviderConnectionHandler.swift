@@ -2,7 +2,6 @@ import APNSimCore
 import APNSimStore
 import Logging
 import NIOCore
-import NIOExtras
 import NIOHTTP2
 
 /// The one handler of a provider connection, behind `NIOHTTP2Handler`: it hands what happens (frames, idleness,
