@@ -44,8 +44,11 @@ public final class DeliveryRecorder: Sendable {
         erasures.bump()
     }
 
-    /// Queues an event; cheap, callable from any thread.
+    /// Queues an event; cheap, callable from any thread. In memory, the events kept only so that a restarted gateway
+    /// finds its registrations and held pushes again (``Store/deviceState()``) are not queued: nothing restarts from
+    /// memory, and a held push written and deleted again was two of the four writes of every delivered push.
     public func record(_ event: DeliveryEvent) {
+        if !store.isFile, event.isRestartState { return }
         buffer.append(event)
     }
 

@@ -184,14 +184,11 @@ public final class Store: Sendable {
         try database.read { try SendRecord.fetchCount($0) }
     }
 
-    /// Applies delivery events in one transaction, in order. In memory, the events kept only so that a restarted
-    /// gateway finds its registrations and held pushes again (``deviceState()``) are skipped: nothing restarts from
-    /// memory, and a held push written and deleted again was two of the four writes of every delivered push.
+    /// Applies delivery events in one transaction, in order.
     func apply(_ events: [DeliveryEvent]) throws {
         guard !events.isEmpty else { return }
         try database.write { db in
             for event in events {
-                if !isFile, event.isRestartState { continue }
                 switch event {
                 case .accepted(let record):
                     try record.insert(db, onConflict: .replace)

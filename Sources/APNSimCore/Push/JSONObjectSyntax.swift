@@ -290,34 +290,26 @@ extension JSONObjectSyntax.Scanner {
         }
     }
 
-    /// A string checked by ``string()``, then read: as it stands when it has no escapes, else unescaped.
+    /// A string checked by ``string()``, then read: as it stands when it has no escapes, else unescaped (re-reading
+    /// what ``string()`` checked, with the same ``hexUnit()``).
     mutating func parseString() -> String? {
         let start = at + 1
         guard string() else { return nil }
-        let body = UnsafeRawBufferPointer(rebasing: bytes[start..<(at - 1)])
+        let end = at - 1
+        let body = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
         guard body.contains(UInt8(ascii: "\\")) else { return String(decoding: body, as: UTF8.self) }
+        var reader = Self(bytes: bytes, at: start)
         var utf8: [UInt8] = []
         utf8.reserveCapacity(body.count)
-        var index = 0
-        func hex(_ from: Int) -> UInt32 {
-            body[from..<from + 4].reduce(0) { value, byte in
-                let digit: UInt8 = switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-                default: byte - UInt8(ascii: "A") + 10
-                }
-                return value << 4 | UInt32(digit)
-            }
-        }
-        while index < body.count {
-            let byte = body[index]
+        while reader.at < end {
+            let byte = bytes[reader.at]
+            reader.at += 1
             guard byte == UInt8(ascii: "\\") else {
                 utf8.append(byte)
-                index += 1
                 continue
             }
-            let escaped = body[index + 1]
-            index += 2
+            let escaped = bytes[reader.at]
+            reader.at += 1
             switch escaped {
             case UInt8(ascii: "b"): utf8.append(0x08)
             case UInt8(ascii: "f"): utf8.append(0x0C)
@@ -325,11 +317,10 @@ extension JSONObjectSyntax.Scanner {
             case UInt8(ascii: "r"): utf8.append(0x0D)
             case UInt8(ascii: "t"): utf8.append(0x09)
             case UInt8(ascii: "u"):
-                var scalar = hex(index)
-                index += 4
+                var scalar = UInt32(reader.hexUnit() ?? 0)
                 if (0xD800...0xDBFF).contains(scalar) {  // string() has checked that its low half follows
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (hex(index + 2) - 0xDC00)
-                    index += 6
+                    reader.at += 2
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (UInt32(reader.hexUnit() ?? 0xDC00) - 0xDC00)
                 }
                 utf8.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
             default: utf8.append(escaped)  // " \\ /
