@@ -28,10 +28,13 @@ public struct DeliveryRecord: Codable, Sendable, Hashable, FetchableRecord, Pers
     public var extensionRun: ExtensionRun?
     /// Where the device shows it (group and thread, banner, list), from its receipt; `nil` when nothing shows.
     public var presentation: Presentation?
+    /// The parts of the device's receipt that did not read as what they should be (`content`, `extension`,
+    /// `presentation`), each with what it held and why; those parts are then absent. `nil` when all read.
+    public var unreadable: [String]?
 
     enum CodingKeys: String, CodingKey {
         case id, apnsId, device, bundleID, token, pushType, outcome, content, detail, acceptedAt, deliveredAt, displayedAt
-        case presentation
+        case presentation, unreadable
         case extensionRun = "extension"
     }
 
@@ -88,8 +91,10 @@ public struct DeliveryFilter: Sendable, Hashable {
 public enum DeliveryEvent: Sendable {
     case accepted(DeliveryRecord)
     case acknowledged(id: String, at: Date)
-    case receipt(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String?, at: Date,
-                 extensionRun: ExtensionRun? = nil, presentation: Presentation? = nil)
+    /// The device's receipt. Its content, extension run and presentation are the JSON the device wrote
+    /// (``ReceivedReceipt``), recorded as they came.
+    case receipt(id: String, outcome: DeliveryOutcome, content: EncodedJSON<NotificationContent>?, detail: String?, at: Date,
+                 extensionRun: EncodedJSON<ExtensionRun>? = nil, presentation: EncodedJSON<Presentation>? = nil)
     /// A device's app got a token.
     case registered(DeviceRegistration)
     /// The app was removed; its token answers 410 from `at` on.

@@ -1,6 +1,6 @@
+import APNSimCore
 import Foundation
 import GRDB
-import GRDBSQLite
 
 /// How a ``SendRecord`` becomes a row: written by hand, not through Codable, because the gateway records every
 /// push and `Benchmarks/provider.sh` profiles showed GRDB's Codable encoder and Foundation's JSON and date
@@ -37,54 +37,18 @@ extension SendRecord {
         fault = row["fault"] as String?
     }
 
-    /// Runs `statement` (an INSERT of ``insertColumns``) for this record, binding through SQLite's C API:
-    /// GRDB's `StatementArguments` box every value and cost more than SQLite's own work.
+    /// Runs `statement` (an INSERT of ``insertColumns``) for this record.
     func insert(with statement: Statement, in db: Database) throws {
-        let handle = statement.sqliteStatement
-        sqlite3_reset(handle)
-        var column: Int32 = 0
-        func bind(_ text: String?) {
-            column += 1
-            guard var text else { sqlite3_bind_null(handle, column); return }
-            text.withUTF8 { bytes in
-                // The length is explicit: a payload may hold NUL bytes.
-                _ = bytes.withMemoryRebound(to: CChar.self) { chars in
-                    sqlite3_bind_text(handle, column, chars.baseAddress ?? Self.empty, Int32(chars.count), Self.transient)
-                }
-            }
-        }
-        func bind(_ number: Int) {
-            column += 1
-            sqlite3_bind_int64(handle, column, Int64(number))
-        }
-        column += 1
-        sqlite3_bind_double(handle, column, receivedAt.timeIntervalSince1970)
-        bind(environment); bind(authMode); bind(method); bind(path); bind(token); bind(topic); bind(pushType)
-        bind(apnsID); bind(Self.jsonObject(headers))
-        column += 1
-        if var payload {
-            // A BLOB, so a body with NUL bytes comes back whole (TEXT is read as a C string).
-            payload.withUTF8 { bytes in
-                let start = UnsafeRawPointer(bytes.baseAddress) ?? UnsafeRawPointer(Self.empty)
-                _ = sqlite3_bind_blob(handle, column, start, Int32(bytes.count), Self.transient)
-            }
-        } else {
-            sqlite3_bind_null(handle, column)
-        }
-        bind(payloadBytes); bind(status); bind(reason)
-        bind(explanation); bind(durationMicros); bind(teamID); bind(keyID); bind(fault)
-        assert(column == Int32(Self.insertColumns.count))
-        let code = sqlite3_step(handle)
-        sqlite3_reset(handle)
-        guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-        }
+        var row = StatementBinding(statement)
+        row.bind(receivedAt.timeIntervalSince1970)
+        row.bind(environment); row.bind(authMode); row.bind(method); row.bind(path); row.bind(token); row.bind(topic)
+        row.bind(pushType); row.bind(apnsID); row.bind(Self.jsonObject(headers))
+        row.bindBlob(payload)
+        row.bind(payloadBytes); row.bind(status); row.bind(reason)
+        row.bind(explanation); row.bind(durationMicros); row.bind(teamID); row.bind(keyID); row.bind(fault)
+        assert(row.count == Self.insertColumns.count)
+        try row.run(in: db)
     }
-
-    nonisolated(unsafe) private static let empty: UnsafePointer<CChar> = UnsafePointer(strdup("")!)
-
-    /// SQLite's SQLITE_TRANSIENT: copy the bytes before the call returns.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     /// `headers` as the JSON object text GRDB's Codable decoding reads back into `[String: String]`.
     static func jsonObject(_ fields: [String: String]) -> String {
@@ -92,38 +56,11 @@ extension SendRecord {
         json.reserveCapacity(fields.reduce(2) { $0 + $1.key.utf8.count + $1.value.utf8.count + 6 })
         for (name, value) in fields {
             if json.count > 1 { json.append(UInt8(ascii: ",")) }
-            appendJSONString(name, to: &json)
+            JSONWriter.appendString(name, to: &json)
             json.append(UInt8(ascii: ":"))
-            appendJSONString(value, to: &json)
+            JSONWriter.appendString(value, to: &json)
         }
         json.append(UInt8(ascii: "}"))
         return String(decoding: json, as: UTF8.self)
-    }
-
-    /// RFC 8259 §7: quote, backslash and control characters escaped; every other byte of the UTF-8 as it is.
-    private static func appendJSONString(_ text: String, to json: inout [UInt8]) {
-        json.append(UInt8(ascii: "\""))
-        defer { json.append(UInt8(ascii: "\"")) }
-        var text = text
-        let plain = text.withUTF8 { bytes -> Bool in
-            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
-            json.append(contentsOf: bytes)  // the usual case: nothing to escape, one copy
-            return true
-        }
-        if plain { return }
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                json.append(UInt8(ascii: "\\"))
-                json.append(byte)
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                json.append(contentsOf: Array("\\u00".utf8))
-                json.append(hex[Int(byte >> 4)])
-                json.append(hex[Int(byte & 0xF)])
-            default:
-                json.append(byte)
-            }
-        }
     }
 }

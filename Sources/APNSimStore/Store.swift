@@ -136,11 +136,6 @@ public final class Store: Sendable {
         try trim(table: "sends", order: "id", time: "receivedAt", keeping: keeping, before: before)
     }
 
-    /// A value as the JSON text a `.jsonText` column holds.
-    private static func jsonText(_ value: some Encodable) throws -> String {
-        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
-    }
-
     /// Deletes all but the newest `keeping` deliveries, and those accepted before `before`; returns how many went.
     func trimDeliveries(keeping: Int?, before: Date?) throws -> Int {
         try trim(table: "deliveries", order: "rowid", time: "acceptedAt", keeping: keeping, before: before)
@@ -191,11 +186,12 @@ public final class Store: Sendable {
             for event in events {
                 switch event {
                 case .accepted(let record):
-                    try record.insert(db, onConflict: .replace)
+                    try record.insert(with: try db.cachedStatement(sql: DeliveryRecord.insertSQL), in: db)
                 case .acknowledged(let id, let at):
-                    // The updates of every delivered push use cached statements: compiled once, not once per push.
-                    try db.cachedStatement(sql: "UPDATE deliveries SET deliveredAt = ? WHERE id = ? AND deliveredAt IS NULL")
-                        .execute(arguments: [at.timeIntervalSince1970, id])
+                    // The rows of every delivered push use cached statements: compiled once, not once per push.
+                    var row = StatementBinding(try db.cachedStatement(sql: "UPDATE deliveries SET deliveredAt = ? WHERE id = ? AND deliveredAt IS NULL"))
+                    row.bind(at.timeIntervalSince1970); row.bind(id)
+                    try row.run(in: db)
                 case .registered(let registration):
                     try registration.insert(db, onConflict: .replace)
                 case .unregistered(let token, let at):
@@ -211,13 +207,10 @@ public final class Store: Sendable {
                 case .releasedAll:
                     _ = try HeldPush.deleteAll(db)
                 case .receipt(let id, let outcome, let content, let detail, let at, let extensionRun, let presentation):
-                    let json = try content.map(Self.jsonText)
-                    let run = try extensionRun.map(Self.jsonText)
-                    let shown = try presentation.map(Self.jsonText)
-                    try db.cachedStatement(sql: "UPDATE deliveries SET outcome = ?, content = ?, detail = ?, displayedAt = ?, "
-                                               + "deliveredAt = coalesce(deliveredAt, ?), extension = ?, presentation = ? WHERE id = ?")
-                        .execute(arguments: [outcome.rawValue, json, detail, at.timeIntervalSince1970, at.timeIntervalSince1970,
-                                             run, shown, id])
+                    var row = StatementBinding(try db.cachedStatement(sql: DeliveryRecord.receiptSQL))
+                    row.bind(outcome.rawValue); row.bind(content?.text); row.bind(detail); row.bind(at.timeIntervalSince1970)
+                    row.bind(at.timeIntervalSince1970); row.bind(extensionRun?.text); row.bind(presentation?.text); row.bind(id)
+                    try row.run(in: db)
                 }
             }
         }

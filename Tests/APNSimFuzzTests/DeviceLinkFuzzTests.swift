@@ -26,6 +26,12 @@ extension Fuzz {
             .install(.signed(bundleID: "com.example.app", team: "SIMTEAM001", environment: .development, now: FuzzFixtures.now)),
             .uninstall(.init(bundleID: "com.example.app")),
             .ack(.init(id: "d-1")),
+            .ack(.init(id: "d-2", pending: true)),
+            .receipt(.init(id: "d-1", outcome: .displayed, content: NotificationContent(title: "T", body: "B", badge: 2, threadID: "x"),
+                           extensionRun: ExtensionRun(ran: false, kind: .braze, outcome: .notLaunched, diagnostic: "no mutable-content"),
+                           badge: .init(bundleID: "com.example.app", count: 2),
+                           presentation: Presentation(bundleID: "com.example.app", thread: "x", banner: true, list: true))),
+            .receipt(.init(id: "d-3", outcome: .background, content: nil, detail: "woken")),
             .heartbeat(.init(sequence: 7)),
         ]
 
@@ -58,11 +64,29 @@ extension Fuzz {
                     #expect(!error.description.isEmpty)
                     tally.rejected += 1
                 }
+                readAsGateway(bytes)
                 if iteration % 1000 == 0 { list = NotificationList() }
             }
             print(tally)
             #expect(tally.accepted > 0 && tally.rejected > 0)
             #expect(tally.accepted + tally.rejected + tally.incomplete == tally.tried, "every input has one outcome")
+        }
+
+        /// The gateway reads the same bytes its own way (acks and receipts by hand): messages or a sentence.
+        private func readAsGateway(_ bytes: [UInt8]) {
+            var reader = DeviceLinkFraming.Reader()
+            reader.append(bytes)
+            do {
+                while let inbound = try reader.nextInbound() {
+                    // What a receipt keeps as text is an object, as the record's reader expects.
+                    guard case .receipt(let receipt) = inbound else { continue }
+                    for text in [receipt.content?.text, receipt.extensionRun?.text, receipt.presentation?.text] {
+                        #expect(text.map { JSONObjectSyntax.isObject(Array($0.utf8)) } ?? true, "\(text ?? "")")
+                    }
+                }
+            } catch {
+                #expect(!error.description.isEmpty)
+            }
         }
 
         private func frame(_ body: [UInt8]) -> [UInt8] {

@@ -69,8 +69,7 @@ struct DeviceRegistryTests {
         #expect(Self.words(routed) == ["accepted:p1", "held:p1", "send:p1"])
         #expect(Self.words(registry.acknowledged(.init(id: "p1", pending: true), at: Self.now)) == ["other"],
                 "a pending ack is recorded; the push stays held until its receipt")
-        let receipt = DeviceLinkMessage.Receipt(id: "p1", outcome: .displayed, content: nil,
-                                                badge: .init(bundleID: "com.example.app", count: 3))
+        let receipt = ReceivedReceipt(id: "p1", outcome: .displayed, badge: .init(bundleID: "com.example.app", count: 3))
         #expect(Self.words(registry.receipt(receipt, device: "d1", at: Self.now)) == ["displayed:p1", "released:p1", "changed"])
         #expect(registry.devices["d1"]?.badges["com.example.app"] == 3)
     }

@@ -8,9 +8,47 @@ public enum DeviceLinkFraming {
     public static let maximumFrameLength = 64 * 1024
 
     public static func frame(_ message: DeviceLinkMessage) -> [UInt8] {
-        let body = try! JSONEncoder().encode(message)  // every message is plain Codable data
+        let body: [UInt8]
+        switch message {
+        case .push(let delivery): body = written(delivery)
+        case .ack(let ack): body = written(ack)
+        default: body = Array(try! JSONEncoder().encode(message))  // every message is plain Codable data
+        }
         let length = UInt32(body.count)
         return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + body
+    }
+
+    /// A `push`, the message of every push, written by hand (``JSONWriter``) as `Codable` would write it.
+    static func written(_ delivery: DeviceLinkMessage.Delivery) -> [UInt8] {
+        var json = JSONWriter(capacity: delivery.payload.utf8.count + 256)
+        json.field("type", "push")
+        json.field("id", delivery.id)
+        json.field("apnsID", delivery.apnsID)
+        json.field("token", delivery.token.hex)
+        json.field("bundleID", delivery.bundleID)
+        json.field("pushType", delivery.pushType.rawValue)
+        json.field("priority", delivery.priority)
+        json.field("collapseID", delivery.collapseID)
+        json.field("payload", delivery.payload)
+        return json.finish()
+    }
+
+    /// An `ack`, which a device sends for every push, written by hand as `Codable` would write it.
+    static func written(_ ack: DeviceLinkMessage.Ack) -> [UInt8] {
+        var json = JSONWriter(capacity: 80)
+        json.field("type", "ack")
+        json.field("id", ack.id)
+        json.field("pending", ack.pending)
+        return json.finish()
+    }
+
+    /// A frame's body as a ``DeviceLinkMessage``; throws with what `JSONDecoder` says is wrong.
+    static func decode(_ body: ArraySlice<UInt8>) throws(FramingError) -> DeviceLinkMessage {
+        do {
+            return try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(body))
+        } catch {
+            throw FramingError(description: "a frame is not a device-link message: \(error)")
+        }
     }
 
     public struct FramingError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -30,6 +68,16 @@ public enum DeviceLinkFraming {
         /// The next whole message, `nil` when more bytes are needed; throws when the bytes cannot be a message
         /// (the link then ends with an `error` message).
         public mutating func next() throws(FramingError) -> DeviceLinkMessage? {
+            try nextFrame().map { body throws(FramingError) in try DeviceLinkFraming.decode(body) }
+        }
+
+        /// The next whole message as the gateway reads a device's (``DeviceLinkInbound``).
+        public mutating func nextInbound() throws(FramingError) -> DeviceLinkInbound? {
+            try nextFrame().map { body throws(FramingError) in try DeviceLinkInbound(frame: body) }
+        }
+
+        /// The next whole frame's body, `nil` when more bytes are needed.
+        private mutating func nextFrame() throws(FramingError) -> ArraySlice<UInt8>? {
             guard buffer.count - start >= 4 else { return nil }
             let length = buffer[start..<start + 4].reduce(0) { $0 << 8 | Int($1) }
             guard length <= DeviceLinkFraming.maximumFrameLength else {
@@ -42,11 +90,7 @@ public enum DeviceLinkFraming {
                 buffer.removeAll(keepingCapacity: true)
                 start = 0
             }
-            do {
-                return try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(body))
-            } catch {
-                throw FramingError(description: "a frame is not a device-link message: \(error)")
-            }
+            return body
         }
     }
 }

@@ -44,7 +44,7 @@ public enum JSONObjectSyntax {
 
     static let maximumDepth = 512
 
-    fileprivate struct Scanner {
+    struct Scanner {
         let bytes: UnsafeRawBufferPointer
         var at = 0
 

@@ -102,7 +102,7 @@ final class DeviceDirectory: Sendable {
         perform { $0.acknowledged(ack, at: date) }
     }
 
-    func receipt(_ receipt: DeviceLinkMessage.Receipt, device: String, at date: Date) {
+    func receipt(_ receipt: ReceivedReceipt, device: String, at date: Date) {
         perform { $0.receipt(receipt, device: device, at: date) }
     }
 }

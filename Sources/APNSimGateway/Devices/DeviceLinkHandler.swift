@@ -22,8 +22,8 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         let bytes = unwrapInboundIn(data)
         reader.append(bytes.readableBytesView)
         do {
-            while let message = try reader.next() {
-                handle(message, context: context)
+            while let inbound = try reader.nextInbound() {
+                handle(inbound, context: context)
             }
         } catch {
             fail(reason: "BadFrame", error.description, context: context)
@@ -55,9 +55,9 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
-    private func handle(_ message: DeviceLinkMessage, context: ChannelHandlerContext) {
+    private func handle(_ inbound: DeviceLinkInbound, context: ChannelHandlerContext) {
         guard let session else {
-            guard case .hello(let hello) = message else {
+            guard case .message(.hello(let hello)) = inbound else {
                 return fail(reason: "HelloFirst", "the first message on a device link is hello", context: context)
             }
             guard hello.version == DeviceLinkMessage.protocolVersion else {
@@ -71,34 +71,36 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             services.directory.attach(session, now: services.clock.now())
             return
         }
-        switch message {
-        case .register(let registration):
-            register(registration, session: session)
-        case .unregister(let unregistration):
-            services.directory.unregister(unregistration.token, device: session.descriptor.id,
-                                          at: services.clock.now() + services.uninstallDelay)
-        case .installRefused(let refused):
-            services.directory.refuse(refused, device: session.descriptor.id)
-            services.installs.resolve(device: session.descriptor.id, bundleID: refused.bundleID, .refused(refused))
-        case .ack(let ack):
+        switch inbound {
+        case .ack(let ack), .message(.ack(let ack)):
             services.directory.acknowledged(ack, at: services.clock.now())
         case .receipt(let receipt):
             services.directory.receipt(receipt, device: session.descriptor.id, at: services.clock.now())
-        case .attachmentCopy(let copy):
+        case .message(.receipt(let receipt)):  // DeviceLinkInbound reads receipts by hand; this is never reached
+            services.directory.receipt(ReceivedReceipt(receipt), device: session.descriptor.id, at: services.clock.now())
+        case .message(.register(let registration)):
+            register(registration, session: session)
+        case .message(.unregister(let unregistration)):
+            services.directory.unregister(unregistration.token, device: session.descriptor.id,
+                                          at: services.clock.now() + services.uninstallDelay)
+        case .message(.installRefused(let refused)):
+            services.directory.refuse(refused, device: session.descriptor.id)
+            services.installs.resolve(device: session.descriptor.id, bundleID: refused.bundleID, .refused(refused))
+        case .message(.attachmentCopy(let copy)):
             // Written here, on the link's event loop, so the parts stay in order; a part is at most 32 KiB.
             do {
                 for addition in services.additions { try addition.received(copy) }
             } catch {
                 services.logger.warning("attachment copy dropped", metadata: ["device": "\(session.descriptor.id)", "why": "\(error)"])
             }
-        case .heartbeat(let beat):
+        case .message(.heartbeat(let beat)):
             session.send(.heartbeatAck(beat))
-        case .heartbeatAck:
+        case .message(.heartbeatAck):
             break
-        case .error(let error):
+        case .message(.error(let error)):
             services.logger.info("device closed its link", metadata: ["device": "\(session.descriptor.id)", "reason": "\(error.reason)"])
             context.close(promise: nil)
-        case .hello, .welcome, .registered, .push, .install, .uninstall, .foreground, .restart:
+        case .message(let message):  // hello, welcome, registered, push, install, uninstall, foreground, restart
             fail(reason: "UnexpectedMessage", "a device does not send \(message.type) after hello", context: context)
         }
     }

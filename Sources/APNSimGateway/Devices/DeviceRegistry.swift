@@ -256,7 +256,7 @@ struct DeviceRegistry: Sendable {
 
     /// What device `device` did with a push: its record gets the outcome, the push is no longer held, and the app's
     /// badge is what the receipt says.
-    mutating func receipt(_ receipt: DeviceLinkMessage.Receipt, device: String, at date: Date) -> Actions {
+    mutating func receipt(_ receipt: ReceivedReceipt, device: String, at date: Date) -> Actions {
         var actions = Actions(persist: [.receipt(id: receipt.id, outcome: receipt.outcome, content: receipt.content,
                                                  detail: receipt.detail, at: date, extensionRun: receipt.extensionRun,
                                                  presentation: receipt.presentation)])

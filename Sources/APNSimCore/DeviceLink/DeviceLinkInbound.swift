@@ -1,0 +1,155 @@
+import Foundation
+
+/// A message from a device as the gateway reads it. The two that every push brings back, `ack` and `receipt`, are
+/// read by hand from the frame's members (``JSONObjectSyntax/members(_:)``): `JSONDecoder` was an eighth of the
+/// gateway's time in `Benchmarks/e2e.sh` profiles. Every other message is decoded as a ``DeviceLinkMessage``.
+public enum DeviceLinkInbound: Sendable, Hashable {
+    case ack(DeviceLinkMessage.Ack)
+    case receipt(ReceivedReceipt)
+    case message(DeviceLinkMessage)
+}
+
+/// A receipt as the gateway keeps it. What the gateway acts on is read: the push it answers, the outcome, the detail
+/// and the badge. What it only records, the content, the extension's run and the presentation, stays the JSON object
+/// the device wrote, and goes to the record as it came: the gateway neither decodes nor encodes it on the way.
+/// Checked here: each is a JSON object (or null). Not checked here: that it reads as its type; a record whose text
+/// does not says so when it is read (``EncodedJSON``, docs/records.md).
+public struct ReceivedReceipt: Sendable, Hashable {
+    public var id: String
+    public var outcome: DeliveryOutcome
+    public var detail: String?
+    public var badge: DeviceLinkMessage.AppBadge?
+    public var content: EncodedJSON<NotificationContent>?
+    public var extensionRun: EncodedJSON<ExtensionRun>?
+    public var presentation: EncodedJSON<Presentation>?
+
+    public init(id: String, outcome: DeliveryOutcome, detail: String? = nil, badge: DeviceLinkMessage.AppBadge? = nil,
+                content: EncodedJSON<NotificationContent>? = nil, extensionRun: EncodedJSON<ExtensionRun>? = nil,
+                presentation: EncodedJSON<Presentation>? = nil) {
+        self.id = id
+        self.outcome = outcome
+        self.detail = detail
+        self.badge = badge
+        self.content = content
+        self.extensionRun = extensionRun
+        self.presentation = presentation
+    }
+
+    /// What the gateway makes of `receipt` when a device sends it.
+    public init(_ receipt: DeviceLinkMessage.Receipt) {
+        self.init(id: receipt.id, outcome: receipt.outcome, detail: receipt.detail, badge: receipt.badge,
+                  content: receipt.content.map(EncodedJSON.init), extensionRun: receipt.extensionRun.map(EncodedJSON.init),
+                  presentation: receipt.presentation.map(EncodedJSON.init))
+    }
+}
+
+extension DeviceLinkInbound {
+    /// Reads one frame's body; throws with a sentence naming what is wrong when it is no message a device sends.
+    public init(frame: ArraySlice<UInt8>) throws(DeviceLinkFraming.FramingError) {
+        let read = frame.withUnsafeBytes { bytes -> Result<DeviceLinkInbound?, DeviceLinkFraming.FramingError> in
+            guard let members = JSONObjectSyntax.members(bytes) else { return .success(nil) }
+            let fields = Fields(bytes: bytes, members: members)
+            do throws(DeviceLinkFraming.FramingError) {
+                switch fields.text("type") {
+                case "\"ack\"": return .success(.ack(try fields.ack()))
+                case "\"receipt\"": return .success(.receipt(try fields.receipt()))
+                default: return .success(nil)
+                }
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch read {
+        case .success(let inbound?): self = inbound
+        case .success(nil): self = .message(try DeviceLinkFraming.decode(frame))
+        case .failure(let error): throw error
+        }
+    }
+
+    /// The members of one frame, read one field at a time. A key given twice counts by its last value, as in
+    /// ``JSONObjectSyntax/object(_:)``; keys the message does not have are ignored, as `Codable` ignores them.
+    private struct Fields {
+        let bytes: UnsafeRawBufferPointer
+        let members: [JSONObjectSyntax.Member]
+
+        private func slice(_ key: String) -> UnsafeRawBufferPointer? {
+            members.last { $0.key == key }.map { UnsafeRawBufferPointer(rebasing: bytes[$0.value]) }
+        }
+
+        /// The value's text as written (`"ack"` with its quotes), to tell a few known values apart.
+        func text(_ key: String) -> String? {
+            slice(key).map { String(decoding: $0, as: UTF8.self) }
+        }
+
+        /// The value's text for an error message: its first 60 characters.
+        private func shown(_ key: String) -> String {
+            guard let text = text(key) else { return "" }
+            return text.count > 60 ? text.prefix(60) + "…" : text
+        }
+
+        private func value(_ key: String) -> JSONValue? {
+            slice(key).flatMap(JSONObjectSyntax.value)
+        }
+
+        private func fail(_ message: String, _ key: String, _ why: String) -> DeviceLinkFraming.FramingError {
+            DeviceLinkFraming.FramingError(description: "a \(message) message's \(key) is \(why)")
+        }
+
+        func string(_ key: String, of message: String) throws(DeviceLinkFraming.FramingError) -> String? {
+            switch value(key) {
+            case nil, .null?: return nil
+            case .string(let string)?: return string
+            default: throw fail(message, key, "\(shown(key)), not a string")
+            }
+        }
+
+        func required(_ key: String, of message: String) throws(DeviceLinkFraming.FramingError) -> String {
+            guard let string = try string(key, of: message) else { throw fail(message, key, "missing") }
+            return string
+        }
+
+        /// An object's text as written, or `nil` for an absent or null member.
+        func object(_ key: String, of message: String) throws(DeviceLinkFraming.FramingError) -> String? {
+            guard let slice = slice(key) else { return nil }
+            switch slice.first {
+            case UInt8(ascii: "{"): return String(decoding: slice, as: UTF8.self)
+            case UInt8(ascii: "n"): return nil  // null: the members' check has read it as a literal
+            default: throw fail(message, key, "\(shown(key)), not an object")
+            }
+        }
+
+        func ack() throws(DeviceLinkFraming.FramingError) -> DeviceLinkMessage.Ack {
+            let pending: Bool?
+            switch value("pending") {
+            case nil, .null?: pending = nil
+            case .bool(let flag)?: pending = flag
+            default: throw fail("ack", "pending", "\(shown("pending")), not true or false")
+            }
+            return DeviceLinkMessage.Ack(id: try required("id", of: "ack"), pending: pending)
+        }
+
+        func receipt() throws(DeviceLinkFraming.FramingError) -> ReceivedReceipt {
+            let outcomeName = try required("outcome", of: "receipt")
+            guard let outcome = DeliveryOutcome(rawValue: outcomeName) else {
+                throw fail("receipt", "outcome", "\"\(outcomeName)\", not one of "
+                           + DeliveryOutcome.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            var badge: DeviceLinkMessage.AppBadge?
+            switch value("badge") {
+            case nil, .null?: break
+            case .object(let fields)?:
+                guard let bundleID = fields["bundleID"]?.string, let count = fields["count"]?.integer else {
+                    throw fail("receipt", "badge", "\(shown("badge")), not {\"bundleID\": string, \"count\": integer}")
+                }
+                badge = DeviceLinkMessage.AppBadge(bundleID: bundleID, count: count)
+            default:
+                throw fail("receipt", "badge", "\(shown("badge")), not an object")
+            }
+            return ReceivedReceipt(id: try required("id", of: "receipt"), outcome: outcome,
+                                   detail: try string("detail", of: "receipt"), badge: badge,
+                                   content: try object("content", of: "receipt").map(EncodedJSON.init(unchecked:)),
+                                   extensionRun: try object("extension", of: "receipt").map(EncodedJSON.init(unchecked:)),
+                                   presentation: try object("presentation", of: "receipt").map(EncodedJSON.init(unchecked:)))
+        }
+    }
+}

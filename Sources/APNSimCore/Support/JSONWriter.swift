@@ -1,0 +1,84 @@
+/// JSON text written by hand, for what goes out on every push's path (the device link's `push` and `ack`, the
+/// record's rows): `JSONEncoder` builds a tree of boxes per value, and its share of the gateway's time in
+/// `Benchmarks/e2e.sh` profiles was a tenth. Everything else stays `Codable`.
+///
+/// An object is written field by field, in the order given; a `nil` field is left out, as `Codable`'s
+/// `encodeIfPresent` leaves it out.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8]
+    private var fields = 0
+
+    /// Starts an object.
+    public init(capacity: Int = 128) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    /// Ends the object and returns its text.
+    public consuming func finish() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    private mutating func key(_ name: StaticString) {
+        if fields > 0 { bytes.append(UInt8(ascii: ",")) }
+        fields += 1
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }  // names are plain ASCII: nothing to escape
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    }
+
+    public mutating func field(_ name: StaticString, _ value: String?) {
+        guard let value else { return }
+        key(name)
+        Self.appendString(value, to: &bytes)
+    }
+
+    public mutating func field(_ name: StaticString, _ value: Int?) {
+        guard let value else { return }
+        key(name)
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    public mutating func field(_ name: StaticString, _ value: Bool?) {
+        guard let value else { return }
+        key(name)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    /// A field whose value is JSON text already (checked by whoever made it).
+    public mutating func field(_ name: StaticString, json: String?) {
+        guard var json else { return }
+        key(name)
+        json.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// `text` as a JSON string (RFC 8259 §7): quote, backslash and control characters escaped; every other byte of
+    /// the UTF-8 as it is (so `/` stays `/`, and non-ASCII text stays readable).
+    public static func appendString(_ text: String, to json: inout [UInt8]) {
+        json.append(UInt8(ascii: "\""))
+        defer { json.append(UInt8(ascii: "\"")) }
+        var text = text
+        let plain = text.withUTF8 { bytes -> Bool in
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            json.append(contentsOf: bytes)  // the usual case: nothing to escape, one copy
+            return true
+        }
+        if plain { return }
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                json.append(UInt8(ascii: "\\"))
+                json.append(byte)
+            case 0..<0x20:
+                json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                         hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
+            default:
+                json.append(byte)
+            }
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+}

@@ -1,0 +1,139 @@
+import APNSimCore
+import Foundation
+import Testing
+
+/// The device link's two hand-written paths: `push` and `ack` frames written by ``JSONWriter``, and `ack` and
+/// `receipt` frames read by ``DeviceLinkInbound``. Each is held to what `Codable` writes and reads.
+@Suite("Device link: the messages of every push, by hand")
+struct DeviceLinkInboundTests {
+    static let token = DeviceToken(String(repeating: "ab", count: 32))!
+
+    /// Text that needs escaping in every way JSON has, and some that does not.
+    static let awkward = [
+        "", "plain", #"quote " and backslash \ and slash /"#, "tab\tnewline\nreturn\rbell\u{7}nul\u{0}", "é 🚀 中文",
+        #"{"aps":{"alert":"Hi \"there\""}}"#, "\u{1F}\u{7F}\u{2028}",
+    ]
+
+    static func decoded(_ frame: [UInt8]) throws -> DeviceLinkMessage {
+        try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(frame.dropFirst(4)))
+    }
+
+    @Test("A push written by hand reads through Codable as the same push, whatever its strings hold")
+    func pushFrames() throws {
+        var random = SplitMix(seed: 0xD1CE)
+        var deliveries: [DeviceLinkMessage.Delivery] = []
+        for text in Self.awkward {
+            deliveries.append(.init(id: text, apnsID: "A-1", token: Self.token, bundleID: "com.example.app", pushType: .alert,
+                                    priority: 10, collapseID: text, payload: text))
+        }
+        for index in 0..<500 {
+            let text = String(decoding: (0..<Int(random.next() % 40)).map { _ in UInt8(truncatingIfNeeded: random.next()) },
+                              as: UTF8.self)  // any bytes, made valid UTF-8 (U+FFFD where they were not)
+            deliveries.append(.init(id: "d-\(index)", apnsID: text, token: Self.token, bundleID: text,
+                                    pushType: PushType.all[index % PushType.all.count], priority: index % 2 == 0 ? 10 : 5,
+                                    collapseID: index % 3 == 0 ? nil : text, payload: text))
+        }
+        for delivery in deliveries {
+            #expect(try Self.decoded(DeviceLinkFraming.frame(.push(delivery))) == .push(delivery))
+        }
+    }
+
+    @Test("An ack written by hand reads through Codable as the same ack", arguments: [
+        DeviceLinkMessage.Ack(id: "P1"), .init(id: "P2", pending: true), .init(id: "P3", pending: false), .init(id: #"odd "id" \"#),
+    ])
+    func ackFrames(_ ack: DeviceLinkMessage.Ack) throws {
+        #expect(try Self.decoded(DeviceLinkFraming.frame(.ack(ack))) == .ack(ack))
+    }
+
+    static let fullReceipt: DeviceLinkMessage.Receipt = {
+        var content = NotificationContent(title: "Sale \"today\"", subtitle: "é 🚀", body: "50%\noff", badge: 3, sound: "default",
+                                          threadID: "sale", category: "OFFER")
+        content.interruptionLevel = "time-sensitive"
+        content.relevanceScore = 0.5
+        content.attachments = [.init(identifier: "image", type: "public.jpeg", size: 1_024, sha256: String(repeating: "c", count: 64),
+                                     url: "http://127.0.0.1/media/sample.jpg")]
+        content.userInfo = ["ab": .object(["att": .object(["url": .string("http://x/y.jpg"), "type": .string("jpg")])]),
+                            "n": .number(1.5), "flags": .array([.bool(true), .null])]
+        content.actions = [.init(identifier: "open", title: "Open", options: ["foreground"])]
+        var run = ExtensionRun(ran: true, kind: .braze, outcome: .completed, diagnostic: "attached 1 of 1", durationMs: 12,
+                               launched: true, log: ["downloading \"sample.jpg\"", "done"],
+                               refusedAttachments: [.init(identifier: "big", type: "public.mpeg-4", size: 60_000_000, sha256: "d",
+                                                          refusal: .init(code: .invalidFileSize, message: "too big"))])
+        run.registeredCategories = [NotificationCategory(identifier: "OFFER", actions: [.init(identifier: "open", title: "Open")])]
+        return .init(id: "P1", outcome: .displayed, content: content, detail: nil, extensionRun: run,
+                     badge: .init(bundleID: "com.example.app", count: 3),
+                     presentation: Presentation(bundleID: "com.example.app", thread: "sale", banner: true, list: false))
+    }()
+
+    @Test("A device's receipt reads as the gateway keeps it: the fields it acts on read, the rest as the device wrote them")
+    func receipts() throws {
+        let receipts: [DeviceLinkMessage.Receipt] = [
+            Self.fullReceipt,
+            .init(id: "P2", outcome: .dropped, content: nil, detail: "the extension crashed"),
+            .init(id: "P3", outcome: .background, content: NotificationContent()),
+        ]
+        var reader = DeviceLinkFraming.Reader()
+        reader.append(receipts.flatMap { DeviceLinkFraming.frame(.receipt($0)) })
+        for receipt in receipts {
+            guard case .receipt(let read)? = try reader.nextInbound() else { Issue.record("not a receipt"); continue }
+            #expect(read.id == receipt.id)
+            #expect(read.outcome == receipt.outcome)
+            #expect(read.detail == receipt.detail)
+            #expect(read.badge == receipt.badge)
+            #expect(try read.content?.decoded() == receipt.content)
+            #expect(try read.extensionRun?.decoded() == receipt.extensionRun)
+            #expect(try read.presentation?.decoded() == receipt.presentation)
+        }
+        #expect(try reader.nextInbound() == nil)
+    }
+
+    @Test("Every other message reads as the DeviceLinkMessage it is; acks by hand")
+    func others() throws {
+        var reader = DeviceLinkFraming.Reader()
+        reader.append(DeviceLinkTests.messages.flatMap(DeviceLinkFraming.frame))
+        for message in DeviceLinkTests.messages {
+            let read = try #require(try reader.nextInbound())
+            switch (message, read) {
+            case (.ack(let ack), .ack(let readAck)): #expect(readAck == ack)
+            case (.receipt(let receipt), .receipt(let readReceipt)): #expect(readReceipt.id == receipt.id)
+            case (_, .message(let readMessage)): #expect(readMessage == message)
+            default: Issue.record("\(message.type) read as \(read)")
+            }
+        }
+    }
+
+    @Test("A bad ack or receipt is an error naming the field and what it held", arguments: [
+        (#"{"type":"ack"}"#, "ack message's id is missing"),
+        (#"{"type":"ack","id":7}"#, "ack message's id is 7, not a string"),
+        (#"{"type":"ack","id":"P1","pending":"yes"}"#, #"pending is "yes", not true or false"#),
+        (#"{"type":"receipt","outcome":"displayed"}"#, "receipt message's id is missing"),
+        (#"{"type":"receipt","id":"P1"}"#, "receipt message's outcome is missing"),
+        (#"{"type":"receipt","id":"P1","outcome":"shown"}"#, #"outcome is "shown", not one of displayed, background"#),
+        (#"{"type":"receipt","id":"P1","outcome":"displayed","content":"hello"}"#, #"content is "hello", not an object"#),
+        (#"{"type":"receipt","id":"P1","outcome":"displayed","extension":[1]}"#, "extension is [1], not an object"),
+        (#"{"type":"receipt","id":"P1","outcome":"displayed","presentation":true}"#, "presentation is true, not an object"),
+        (#"{"type":"receipt","id":"P1","outcome":"displayed","detail":5}"#, "detail is 5, not a string"),
+        (#"{"type":"receipt","id":"P1","outcome":"displayed","badge":{"bundleID":"a","count":"3"}}"#, "badge is {\"bundleID\""),
+        (#"{"type":"receipt","id":"P1","outcome":"displayed","badge":2}"#, "badge is 2, not an object"),
+        (#"{"type":"receipt","id":"P1","outcome":"displayed""#, "not a device-link message"),
+    ])
+    func badFrames(_ body: String, _ says: String) {
+        var reader = DeviceLinkFraming.Reader()
+        let bytes = Array(body.utf8)
+        reader.append([0, 0, UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes)
+        do {
+            let read = try reader.nextInbound()
+            Issue.record("read \(String(describing: read))")
+        } catch {
+            #expect(error.description.contains(says), "\(error.description)")
+        }
+    }
+
+    @Test("A receipt's parts may be null or absent, and keys it does not have are ignored, as Codable reads them")
+    func lenient() throws {
+        let body = #"{"type":"receipt","id":"P1","outcome":"suppressed","content":null,"extension":null,"badge":null,"later":{"x":1}}"#
+        var reader = DeviceLinkFraming.Reader()
+        reader.append([0, 0, 0, UInt8(body.utf8.count)] + Array(body.utf8))
+        #expect(try reader.nextInbound() == .receipt(ReceivedReceipt(id: "P1", outcome: .suppressed)))
+    }
+}
