@@ -1,6 +1,7 @@
 import APNSimCore
 import APNSimStore
 import Foundation
+import Synchronization
 
 /// Carries out what the ``DeviceRegistry`` decides: each event runs under the registry's lock, its records are
 /// persisted there in order (``persist``), and its messages go out on the device links after. A gateway started on a
@@ -10,6 +11,7 @@ final class DeviceDirectory: Sendable {
 
     private let registry: WorldRegistry
     private let persist: @Sendable (DeliveryEvent) -> Void
+    private let deliveryIDs = Mutex(RandomUUIDs())
     /// Counts what changes in `GET /v1/devices` (online, apps, refusals, badges), for the inbox.
     let revisions: ChangeCounter
 
@@ -95,7 +97,7 @@ final class DeviceDirectory: Sendable {
     }
 
     func route(_ plan: PushPlan, apnsID: String, payload: String, now: Date) {
-        perform { $0.route(plan, apnsID: apnsID, payload: payload, newID: { UUID().uuidString }, now: now) }
+        perform { $0.route(plan, apnsID: apnsID, payload: payload, newID: { self.deliveryIDs.withLock { $0.upperCaseUUID() } }, now: now) }
     }
 
     func acknowledged(_ ack: DeviceLinkMessage.Ack, at date: Date) {

@@ -11,7 +11,7 @@ final class ProviderConnection {
     let remoteAddress: String
     var auth: ConnectionAuth
     /// Generated `apns-id` and `apns-unique-id` values.
-    var responseIDs = ResponseIDGenerator()
+    var responseIDs = RandomUUIDs()
     /// What the connection is doing: open or going away, its streams, the answers it has in flight.
     var state = ProviderConnectionStateMachine()
     /// The highest stream processed, for GOAWAY's last-stream-id.

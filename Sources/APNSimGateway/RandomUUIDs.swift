@@ -1,10 +1,11 @@
 import APNSimCore
 
-/// Makes the `apns-id` (when the provider sent none) and `apns-unique-id` values of responses: random version-4
-/// UUIDs in Apple's text form, from a SplitMix64 generator seeded once per connection from the system's random
-/// source. These IDs only need to be unique, not secret, and Foundation's `UUID()` costs a trip to the kernel
-/// per ID, which `Benchmarks/provider.sh` profiles showed.
-struct ResponseIDGenerator {
+/// Makes the IDs of every push: the `apns-id` (when the provider sent none) and `apns-unique-id` values of responses,
+/// and delivery IDs. Random version-4 UUIDs in Apple's text form, from a SplitMix64 generator seeded once (per
+/// provider connection, per gateway) from the system's random source. These IDs only need to be unique, not secret,
+/// and Foundation's `UUID()` opens and reads `/dev/urandom` per ID on Linux, which `Benchmarks/provider.sh` and
+/// `Benchmarks/e2e.sh` profiles showed.
+struct RandomUUIDs {
     private var random: SplitMix
 
     init(seed: UInt64 = .random(in: .min ... .max)) {

@@ -6,7 +6,7 @@ import Testing
 struct ResponseIDTests {
     @Test("Generated IDs are distinct version-4 UUIDs in the case Apple uses")
     func versionFourUUIDs() {
-        var generator = ResponseIDGenerator(seed: 42)
+        var generator = RandomUUIDs(seed: 42)
         var seen = Set<String>()
         for _ in 0..<10_000 {
             let upper = generator.upperCaseUUID()
@@ -20,8 +20,8 @@ struct ResponseIDTests {
                 #expect(seen.insert(id.lowercased()).inserted)
             }
         }
-        var another = ResponseIDGenerator()
-        var third = ResponseIDGenerator()
+        var another = RandomUUIDs()
+        var third = RandomUUIDs()
         #expect(another.upperCaseUUID() != third.upperCaseUUID(), "connections are seeded apart")
     }
 }
