@@ -2,8 +2,9 @@ import APNSimCore
 import Foundation
 import Testing
 
-/// The device link's two hand-written paths: `push` and `ack` frames written by ``JSONWriter``, and `ack` and
-/// `receipt` frames read by ``DeviceLinkInbound``. Each is held to what `Codable` writes and reads.
+/// The device link's hand-written paths: `push` and `ack` frames written by ``JSONWriter``, `push` frames read by
+/// hand on a device, and `ack` and `receipt` frames read by ``DeviceLinkInbound``. Each is held to what `Codable`
+/// writes and reads.
 @Suite("Device link: the messages of every push, by hand")
 struct DeviceLinkInboundTests {
     static let token = DeviceToken(String(repeating: "ab", count: 32))!
@@ -33,8 +34,12 @@ struct DeviceLinkInboundTests {
                                     pushType: PushType.all[index % PushType.all.count], priority: index % 2 == 0 ? 10 : 5,
                                     collapseID: index % 3 == 0 ? nil : text, payload: text))
         }
+        var reader = DeviceLinkFraming.Reader()
         for delivery in deliveries {
-            #expect(try Self.decoded(DeviceLinkFraming.frame(.push(delivery))) == .push(delivery))
+            let frame = DeviceLinkFraming.frame(.push(delivery))
+            #expect(try Self.decoded(frame) == .push(delivery), "Codable reads what the gateway writes")
+            reader.append(frame)
+            #expect(try reader.next() == .push(delivery), "a device reads it by hand the same")
         }
     }
 
@@ -116,6 +121,14 @@ struct DeviceLinkInboundTests {
         (#"{"type":"receipt","id":"P1","outcome":"displayed","badge":{"bundleID":"a","count":"3"}}"#, "badge is {\"bundleID\""),
         (#"{"type":"receipt","id":"P1","outcome":"displayed","badge":2}"#, "badge is 2, not an object"),
         (#"{"type":"receipt","id":"P1","outcome":"displayed""#, "not a device-link message"),
+        (#"{"type":"push","id":"P1","apnsID":"A","token":"zz","bundleID":"b","pushType":"alert","priority":10,"payload":"{}"}"#,
+         #"push message's token is "zz", not a device token"#),
+        (#"{"type":"push","id":"P1","apnsID":"A","token":"abababababababab","bundleID":"b","pushType":"Alert","priority":10,"payload":"{}"}"#,
+         #"pushType is "Alert", not a push type"#),
+        (#"{"type":"push","id":"P1","apnsID":"A","token":"abababababababab","bundleID":"b","pushType":"alert","priority":"10","payload":"{}"}"#,
+         #"priority is "10", not a whole number"#),
+        (#"{"type":"push","id":"P1","apnsID":"A","token":"abababababababab","bundleID":"b","pushType":"alert","priority":10}"#,
+         "push message's payload is missing"),
     ])
     func badFrames(_ body: String, _ says: String) {
         var reader = DeviceLinkFraming.Reader()

@@ -42,8 +42,16 @@ public enum DeviceLinkFraming {
         return json.finish()
     }
 
-    /// A frame's body as a ``DeviceLinkMessage``; throws with what `JSONDecoder` says is wrong.
+    /// A frame's body as a ``DeviceLinkMessage``: a `push` read by hand (``DeviceLinkFields``), every other message
+    /// by `JSONDecoder`; throws with a sentence saying what is wrong.
     static func decode(_ body: ArraySlice<UInt8>) throws(FramingError) -> DeviceLinkMessage {
+        let push = body.withUnsafeBytes { bytes -> Result<DeviceLinkMessage.Delivery, FramingError>? in
+            guard let members = JSONObjectSyntax.members(bytes) else { return nil }
+            let fields = DeviceLinkFields(bytes: bytes, members: members)
+            guard fields.text("type") == "\"push\"" else { return nil }
+            do throws(FramingError) { return .success(try fields.push()) } catch { return .failure(error) }
+        }
+        if let push { return .push(try push.get()) }
         do {
             return try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(body))
         } catch {

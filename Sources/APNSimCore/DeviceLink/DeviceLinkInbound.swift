@@ -48,7 +48,7 @@ extension DeviceLinkInbound {
     public init(frame: ArraySlice<UInt8>) throws(DeviceLinkFraming.FramingError) {
         let read = frame.withUnsafeBytes { bytes -> Result<DeviceLinkInbound?, DeviceLinkFraming.FramingError> in
             guard let members = JSONObjectSyntax.members(bytes) else { return .success(nil) }
-            let fields = Fields(bytes: bytes, members: members)
+            let fields = DeviceLinkFields(bytes: bytes, members: members)
             do throws(DeviceLinkFraming.FramingError) {
                 switch fields.text("type") {
                 case "\"ack\"": return .success(.ack(try fields.ack()))
@@ -65,91 +65,40 @@ extension DeviceLinkInbound {
         case .failure(let error): throw error
         }
     }
+}
 
-    /// The members of one frame, read one field at a time. A key given twice counts by its last value, as in
-    /// ``JSONObjectSyntax/object(_:)``; keys the message does not have are ignored, as `Codable` ignores them.
-    private struct Fields {
-        let bytes: UnsafeRawBufferPointer
-        let members: [JSONObjectSyntax.Member]
-
-        private func slice(_ key: String) -> UnsafeRawBufferPointer? {
-            members.last { $0.key == key }.map { UnsafeRawBufferPointer(rebasing: bytes[$0.value]) }
+extension DeviceLinkFields {
+    func ack() throws(DeviceLinkFraming.FramingError) -> DeviceLinkMessage.Ack {
+        let pending: Bool?
+        switch value("pending") {
+        case nil, .null?: pending = nil
+        case .bool(let flag)?: pending = flag
+        default: throw fail("ack", "pending", "\(shown("pending")), not true or false")
         }
+        return DeviceLinkMessage.Ack(id: try required("id", of: "ack"), pending: pending)
+    }
 
-        /// The value's text as written (`"ack"` with its quotes), to tell a few known values apart.
-        func text(_ key: String) -> String? {
-            slice(key).map { String(decoding: $0, as: UTF8.self) }
+    func receipt() throws(DeviceLinkFraming.FramingError) -> ReceivedReceipt {
+        let outcomeName = try required("outcome", of: "receipt")
+        guard let outcome = DeliveryOutcome(rawValue: outcomeName) else {
+            throw fail("receipt", "outcome", "\"\(outcomeName)\", not one of "
+                       + DeliveryOutcome.allCases.map(\.rawValue).joined(separator: ", "))
         }
-
-        /// The value's text for an error message: its first 60 characters.
-        private func shown(_ key: String) -> String {
-            guard let text = text(key) else { return "" }
-            return text.count > 60 ? text.prefix(60) + "…" : text
-        }
-
-        private func value(_ key: String) -> JSONValue? {
-            slice(key).flatMap(JSONObjectSyntax.value)
-        }
-
-        private func fail(_ message: String, _ key: String, _ why: String) -> DeviceLinkFraming.FramingError {
-            DeviceLinkFraming.FramingError(description: "a \(message) message's \(key) is \(why)")
-        }
-
-        func string(_ key: String, of message: String) throws(DeviceLinkFraming.FramingError) -> String? {
-            switch value(key) {
-            case nil, .null?: return nil
-            case .string(let string)?: return string
-            default: throw fail(message, key, "\(shown(key)), not a string")
+        var badge: DeviceLinkMessage.AppBadge?
+        switch value("badge") {
+        case nil, .null?: break
+        case .object(let fields)?:
+            guard let bundleID = fields["bundleID"]?.string, let count = fields["count"]?.integer else {
+                throw fail("receipt", "badge", "\(shown("badge")), not {\"bundleID\": string, \"count\": integer}")
             }
+            badge = DeviceLinkMessage.AppBadge(bundleID: bundleID, count: count)
+        default:
+            throw fail("receipt", "badge", "\(shown("badge")), not an object")
         }
-
-        func required(_ key: String, of message: String) throws(DeviceLinkFraming.FramingError) -> String {
-            guard let string = try string(key, of: message) else { throw fail(message, key, "missing") }
-            return string
-        }
-
-        /// An object's text as written, or `nil` for an absent or null member.
-        func object(_ key: String, of message: String) throws(DeviceLinkFraming.FramingError) -> String? {
-            guard let slice = slice(key) else { return nil }
-            switch slice.first {
-            case UInt8(ascii: "{"): return String(decoding: slice, as: UTF8.self)
-            case UInt8(ascii: "n"): return nil  // null: the members' check has read it as a literal
-            default: throw fail(message, key, "\(shown(key)), not an object")
-            }
-        }
-
-        func ack() throws(DeviceLinkFraming.FramingError) -> DeviceLinkMessage.Ack {
-            let pending: Bool?
-            switch value("pending") {
-            case nil, .null?: pending = nil
-            case .bool(let flag)?: pending = flag
-            default: throw fail("ack", "pending", "\(shown("pending")), not true or false")
-            }
-            return DeviceLinkMessage.Ack(id: try required("id", of: "ack"), pending: pending)
-        }
-
-        func receipt() throws(DeviceLinkFraming.FramingError) -> ReceivedReceipt {
-            let outcomeName = try required("outcome", of: "receipt")
-            guard let outcome = DeliveryOutcome(rawValue: outcomeName) else {
-                throw fail("receipt", "outcome", "\"\(outcomeName)\", not one of "
-                           + DeliveryOutcome.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            var badge: DeviceLinkMessage.AppBadge?
-            switch value("badge") {
-            case nil, .null?: break
-            case .object(let fields)?:
-                guard let bundleID = fields["bundleID"]?.string, let count = fields["count"]?.integer else {
-                    throw fail("receipt", "badge", "\(shown("badge")), not {\"bundleID\": string, \"count\": integer}")
-                }
-                badge = DeviceLinkMessage.AppBadge(bundleID: bundleID, count: count)
-            default:
-                throw fail("receipt", "badge", "\(shown("badge")), not an object")
-            }
-            return ReceivedReceipt(id: try required("id", of: "receipt"), outcome: outcome,
-                                   detail: try string("detail", of: "receipt"), badge: badge,
-                                   content: try object("content", of: "receipt").map(EncodedJSON.init(unchecked:)),
-                                   extensionRun: try object("extension", of: "receipt").map(EncodedJSON.init(unchecked:)),
-                                   presentation: try object("presentation", of: "receipt").map(EncodedJSON.init(unchecked:)))
-        }
+        return ReceivedReceipt(id: try required("id", of: "receipt"), outcome: outcome,
+                               detail: try string("detail", of: "receipt"), badge: badge,
+                               content: try object("content", of: "receipt").map(EncodedJSON.init(unchecked:)),
+                               extensionRun: try object("extension", of: "receipt").map(EncodedJSON.init(unchecked:)),
+                               presentation: try object("presentation", of: "receipt").map(EncodedJSON.init(unchecked:)))
     }
 }

@@ -1,0 +1,36 @@
+import Foundation
+
+/// How many priority-10 Live Activity updates an app may have applied in an hour before iOS throttles the rest
+/// (Apple, "Starting and updating Live Activities with ActivityKit push notifications": priority 10 counts toward
+/// a budget, priority 5 does not; `NSSupportsLiveActivitiesFrequentUpdates` raises it). Apple publishes no numbers.
+/// apnsim assumes 15 an hour (the figure developers commonly report) and, its own choice, 240 for an app that sets
+/// `NSSupportsLiveActivitiesFrequentUpdates`; both are settings of the device (``ActivityBudget/init(perHour:frequentPerHour:)``).
+public struct ActivityBudget: Sendable, Hashable, Codable {
+    public var perHour: Int
+    public var frequentPerHour: Int
+
+    public init(perHour: Int = 15, frequentPerHour: Int = 240) {
+        self.perHour = perHour
+        self.frequentPerHour = frequentPerHour
+    }
+
+    /// The priority-10 updates one app had applied, oldest first, within the last hour.
+    public struct Spending: Sendable, Hashable, Codable {
+        public private(set) var times: [Date] = []
+        public init() {}
+
+        /// How many more priority-10 updates the app may have at `now`.
+        public func remaining(of budget: ActivityBudget, frequent: Bool, at now: Date) -> Int {
+            let limit = frequent ? budget.frequentPerHour : budget.perHour
+            return max(limit - times.count { now.timeIntervalSince($0) < 3600 }, 0)
+        }
+
+        /// Spends one update at `now` if the budget allows it; `false`: throttled.
+        public mutating func spend(of budget: ActivityBudget, frequent: Bool, at now: Date) -> Bool {
+            times.removeAll { now.timeIntervalSince($0) >= 3600 }
+            guard remaining(of: budget, frequent: frequent, at: now) > 0 else { return false }
+            times.append(now)
+            return true
+        }
+    }
+}

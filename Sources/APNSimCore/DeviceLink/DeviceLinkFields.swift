@@ -1,0 +1,66 @@
+/// The members of one frame, read one field at a time. A key given twice counts by its last value, as in
+/// ``JSONObjectSyntax/object(_:)``; keys the message does not have are ignored, as `Codable` ignores them.
+struct DeviceLinkFields {
+    let bytes: UnsafeRawBufferPointer
+    let members: [JSONObjectSyntax.Member]
+
+    private func slice(_ key: String) -> UnsafeRawBufferPointer? {
+        members.last { $0.key == key }.map { UnsafeRawBufferPointer(rebasing: bytes[$0.value]) }
+    }
+
+    /// The value's text as written (`"ack"` with its quotes), to tell a few known values apart.
+    func text(_ key: String) -> String? {
+        slice(key).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The value's text for an error message: its first 60 characters.
+    func shown(_ key: String) -> String {
+        guard let text = text(key) else { return "" }
+        return text.count > 60 ? text.prefix(60) + "…" : text
+    }
+
+    func value(_ key: String) -> JSONValue? {
+        slice(key).flatMap(JSONObjectSyntax.value)
+    }
+
+    func fail(_ message: String, _ key: String, _ why: String) -> DeviceLinkFraming.FramingError {
+        DeviceLinkFraming.FramingError(description: "a \(message) message's \(key) is \(why)")
+    }
+
+    func string(_ key: String, of message: String) throws(DeviceLinkFraming.FramingError) -> String? {
+        switch value(key) {
+        case nil, .null?: return nil
+        case .string(let string)?: return string
+        default: throw fail(message, key, "\(shown(key)), not a string")
+        }
+    }
+
+    func required(_ key: String, of message: String) throws(DeviceLinkFraming.FramingError) -> String {
+        guard let string = try string(key, of: message) else { throw fail(message, key, "missing") }
+        return string
+    }
+
+    /// An object's text as written, or `nil` for an absent or null member.
+    func object(_ key: String, of message: String) throws(DeviceLinkFraming.FramingError) -> String? {
+        guard let slice = slice(key) else { return nil }
+        switch slice.first {
+        case UInt8(ascii: "{"): return String(decoding: slice, as: UTF8.self)
+        case UInt8(ascii: "n"): return nil  // null: the members' check has read it as a literal
+        default: throw fail(message, key, "\(shown(key)), not an object")
+        }
+    }
+}
+
+extension DeviceLinkFields {
+    /// A `push`, the message a device gets for every push, read by hand as `Codable` reads it.
+    func push() throws(DeviceLinkFraming.FramingError) -> DeviceLinkMessage.Delivery {
+        let tokenText = try required("token", of: "push")
+        guard let token = DeviceToken(tokenText) else { throw fail("push", "token", "\(shown("token")), not a device token") }
+        let typeName = try required("pushType", of: "push")
+        guard let pushType = PushType(headerValue: typeName) else { throw fail("push", "pushType", "\(shown("pushType")), not a push type") }
+        guard let priority = value("priority")?.integer else { throw fail("push", "priority", "\(shown("priority")), not a whole number") }
+        return DeviceLinkMessage.Delivery(id: try required("id", of: "push"), apnsID: try required("apnsID", of: "push"), token: token,
+                                          bundleID: try required("bundleID", of: "push"), pushType: pushType, priority: priority,
+                                          collapseID: try string("collapseID", of: "push"), payload: try required("payload", of: "push"))
+    }
+}
