@@ -76,6 +76,9 @@ public final class DeviceHost: Sendable {
     /// Apps iOS would not install, by bundle ID, with the reason Xcode or iOS gives.
     public var refusals: [String: InstallCheck.Refusal] { state.withLock { $0.refusals } }
 
+    /// One of the device's Live Activities as it is now, by ID.
+    public func state(ofActivity id: String) -> LiveActivity? { state.withLock { $0.center.liveActivities[id] } }
+
     /// What the device shows, newest first.
     public var displayed: [NotificationList.Displayed] { state.withLock { $0.center.displayed } }
 
@@ -285,6 +288,9 @@ public final class DeviceHost: Sendable {
         case .foreground(let foreground):
             let options = foreground.options.map { Set($0.compactMap(PresentationOption.init(rawValue:))) }
             state.withLock { $0.center.foreground[foreground.bundleID] = options }
+            return []
+        case .startActivity(let start):
+            state.withLock { $0.center.start(start.activity) }
             return []
         case .restart:
             // A reboot: the apps' extension processes end and the link drops; the run loop links again at once.

@@ -37,8 +37,11 @@ public struct NotificationList: Sendable {
     /// everything forever. Apple publishes no number; apnsim keeps the newest 1,000 per device, so a device under a
     /// long load stays within its memory (the gateway's record keeps each delivery either way).
     public var displayedLimit = 1_000
-    /// The Live Activity state per app (its latest `content-state`); absent when none is running.
+    /// The Live Activity state per app (its latest `content-state`) for `liveactivity` pushes sent to the app's device
+    /// token, as apnsim took them before activities had tokens of their own; absent when none came.
     public private(set) var activities: [String: JSONValue] = [:]
+    /// The Live Activities on the device, by ID: started by an app, updated and ended by pushes to their tokens.
+    public private(set) var liveActivities: [String: LiveActivity] = [:]
     /// The icon badge per app; absent means no badge.
     public private(set) var badges: [String: Int] = [:]
 
@@ -63,6 +66,33 @@ public struct NotificationList: Sendable {
     }
 
     public init() {}
+
+    /// An app starts a Live Activity (`Activity.request`); it runs until a push or the app ends it.
+    public mutating func start(_ activity: LiveActivity) {
+        liveActivities[activity.id] = activity
+    }
+
+    /// A `liveactivity` push to an activity's token: applied by ActivityKit's rules (``LiveActivity/apply(_:now:)``),
+    /// or refused with the reason; either way the activity is kept and the receipt carries it.
+    private mutating func activityPush(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload, now: Date) -> DeviceLinkMessage.Receipt {
+        guard var activity = liveActivities.values.first(where: { $0.pushToken == delivery.token }) else {
+            return .init(id: delivery.id, outcome: .dropped, content: nil, detail: "no Live Activity has this token")
+        }
+        _ = activity.age(now: now)
+        let detail: String
+        do {
+            let push = try ActivityPush(aps: payload.aps)
+            switch activity.apply(push, now: now) {
+            case .updated: detail = "Live Activity \(activity.id) \(push.event.rawValue): applied"
+            case .ended: detail = "Live Activity \(activity.id) ended"
+            case .ignored(let why): detail = "Live Activity \(activity.id) ignored the \(push.event.rawValue): \(why)"
+            }
+        } catch {
+            detail = "Live Activity \(activity.id) refused the push: \(error)"
+        }
+        liveActivities[activity.id] = activity
+        return .init(id: delivery.id, outcome: .liveactivity, content: nil, detail: detail, activity: activity)
+    }
 
     /// Notifications of one thread of one app, newest first.
     public func thread(_ threadID: String, of bundleID: String) -> [Displayed] {
@@ -124,6 +154,8 @@ public struct NotificationList: Sendable {
         switch delivery.pushType {
         case .voip, .pushtotalk:
             return [.init(id: delivery.id, outcome: .voip, content: content, detail: "delivered to the app's PushKit handler")]
+        case .liveactivity where liveActivities.values.contains { $0.pushToken == delivery.token }:
+            return [activityPush(delivery, payload: payload, now: now)]
         case .liveactivity:
             // The activity's state: `content-state` replaces it on update, `end` ends it (ActivityKit).
             let event = payload.aps["event"]?.string ?? "update"

@@ -6,7 +6,7 @@ import APNSimCore
 /// and Foundation's `UUID()` opens and reads `/dev/urandom` per ID on Linux, which `Benchmarks/provider.sh` and
 /// `Benchmarks/e2e.sh` profiles showed.
 struct RandomUUIDs {
-    private var random: SplitMix
+    fileprivate var random: SplitMix
 
     init(seed: UInt64 = .random(in: .min ... .max)) {
         random = SplitMix(seed: seed)
@@ -19,7 +19,7 @@ struct RandomUUIDs {
     mutating func lowerCaseUUID() -> String { uuid(digits: Self.lowerDigits) }
 
     private static let upperDigits = Array("0123456789ABCDEF".utf8)
-    private static let lowerDigits = Array("0123456789abcdef".utf8)
+    fileprivate static let lowerDigits = Array("0123456789abcdef".utf8)
 
     private mutating func uuid(digits: [UInt8]) -> String {
         // RFC 9562 §5.4: version 4 in the high nibble of byte 6, variant 10 in the top bits of byte 8.
@@ -39,5 +39,23 @@ struct RandomUUIDs {
             }
             return at
         }
+    }
+}
+
+extension RandomUUIDs {
+    /// A random push token of `bytes` bytes, as ActivityKit hands out for each Live Activity (80 bytes today;
+    /// Apple says never to rely on the size).
+    mutating func token(bytes: Int = 80) -> DeviceToken {
+        let digits = Self.lowerDigits
+        var hex: [UInt8] = []
+        hex.reserveCapacity(bytes * 2)
+        var word: UInt64 = 0
+        for index in 0..<bytes {
+            if index % 8 == 0 { word = random.next() }
+            let byte = UInt8(truncatingIfNeeded: word >> UInt64((index % 8) * 8))
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0xF)])
+        }
+        return DeviceToken(String(decoding: hex, as: UTF8.self))!
     }
 }

@@ -183,6 +183,43 @@ struct LiveActivityTests {
         #expect(list.activities["com.example.app"] == nil)
     }
 
+    static let activityToken = DeviceToken(String(repeating: "cd", count: 80))!
+
+    static func activityPush(_ aps: String, id: String) -> DeviceLinkMessage.Delivery {
+        .init(id: id, apnsID: "APNS-\(id)", token: activityToken, bundleID: "com.example.app", pushType: .liveactivity, priority: 10,
+              collapseID: nil, payload: #"{"aps":"# + aps + "}")
+    }
+
+    @Test("A push to an activity's token applies by ActivityKit's rules, and its receipt carries the activity")
+    func activityToken() throws {
+        var list = NotificationList()
+        let started = Date(timeIntervalSince1970: 1_800_000_000)
+        list.start(LiveActivity(id: "A1", bundleID: "com.example.app", attributesType: "DeliveryAttributes",
+                                attributes: ["orderID": .string("42")], contentState: ["status": .string("packed")],
+                                startedAt: started, pushToken: Self.activityToken))
+        let update = list.receive(Self.activityPush(#"{"event":"update","timestamp":1800000060,"content-state":{"status":"on the way"}}"#, id: "1"),
+                                  now: started + 60)
+        #expect(update.first?.outcome == .liveactivity)
+        #expect(update.first?.detail == "Live Activity A1 update: applied")
+        #expect(update.first?.activity?.contentState["status"] == .string("on the way"))
+        #expect(list.liveActivities["A1"]?.contentState["status"] == .string("on the way"))
+        #expect(list.activities.isEmpty, "a push to an activity's own token is not the app-wide fallback")
+
+        let late = list.receive(Self.activityPush(#"{"event":"update","timestamp":1800000030,"content-state":{"status":"packed"}}"#, id: "2"),
+                                now: started + 61)
+        #expect(late.first?.detail?.contains("ignored the update: its timestamp") == true, "\(late.first?.detail ?? "")")
+        #expect(list.liveActivities["A1"]?.contentState["status"] == .string("on the way"))
+
+        let bad = list.receive(Self.activityPush(#"{"event":"update","content-state":{"status":"x"}}"#, id: "3"), now: started + 62)
+        #expect(bad.first?.detail == "Live Activity A1 refused the push: aps has no timestamp")
+        #expect(list.liveActivities["A1"]?.isEnded == false, "a bad push loses nothing")
+
+        let end = list.receive(Self.activityPush(#"{"event":"end","timestamp":1800000100,"dismissal-date":1800000200}"#, id: "4"),
+                               now: started + 100)
+        #expect(end.first?.detail == "Live Activity A1 ended")
+        #expect(end.first?.activity?.dismissalDate == started + 200)
+    }
+
     @Test("The list keeps at most its limit, newest first, and still replaces by collapse ID")
     func bounded() {
         var center = NotificationList()

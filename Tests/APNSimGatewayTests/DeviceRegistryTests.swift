@@ -39,6 +39,7 @@ struct DeviceRegistryTests {
         }
         for (_, message) in actions.send {
             if case .push(let delivery) = message { words.append("send:\(delivery.id)") }
+            if case .startActivity(let start) = message { words.append("start:\(start.activity.id)") }
         }
         if actions.devicesChanged { words.append("changed") }
         return words
@@ -60,6 +61,36 @@ struct DeviceRegistryTests {
         #expect(registry.world.tokens[Self.token]?.bundleID == "com.example.app")
         #expect(registry.world.apps["com.example.app"]?.team == "TEAM000001", "an app the world did not know, of the device's team")
         #expect(registry.destination(of: Self.token) == .device("d1"))
+    }
+
+    static let activityToken = DeviceToken(String(repeating: "ef", count: 80))!
+
+    @Test("An activity's token is the app's, routed to its device; receipts keep its state; removing the app takes it along")
+    func activity() {
+        var (registry, _) = Self.withDevice()
+        let activity = LiveActivity(id: "A1", bundleID: "com.example.app", attributesType: "DeliveryAttributes", attributes: [:],
+                                    contentState: ["status": .string("packed")], startedAt: Self.now, pushToken: Self.activityToken)
+        #expect(Self.words(registry.startActivity(activity, environment: .development, device: "d1")) == ["start:A1", "changed"])
+        #expect(registry.world.tokens[Self.activityToken]?.bundleID == "com.example.app")
+        #expect(registry.world.tokens[Self.activityToken]?.environment == .development)
+        #expect(registry.destination(of: Self.activityToken) == .device("d1"))
+
+        var updated = activity
+        updated.contentState = ["status": .string("on the way")]
+        _ = registry.receipt(ReceivedReceipt(id: "p1", outcome: .liveactivity, activity: updated), device: "d1", at: Self.now)
+        #expect(registry.devices["d1"]?.activities["A1"]?.contentState["status"] == .string("on the way"))
+        var stranger = activity
+        stranger.id = "not-started-here"
+        _ = registry.receipt(ReceivedReceipt(id: "p2", outcome: .liveactivity, activity: stranger), device: "d1", at: Self.now)
+        #expect(registry.devices["d1"]?.activities["not-started-here"] == nil, "a receipt updates activities, it does not start them")
+
+        registry.resetWorld()
+        #expect(registry.world.tokens[Self.activityToken]?.state == .active, "a reset keeps running activities' tokens")
+        _ = registry.unregister(Self.token, device: "d1", at: Self.now + 5)
+        #expect(registry.devices["d1"]?.activities.isEmpty == true)
+        #expect(registry.world.tokens[Self.activityToken]?.state == .unregistered)
+        #expect(registry.world.tokens[Self.activityToken]?.invalidSince == Self.now + 5)
+        if case .removed = registry.destination(of: Self.activityToken) {} else { Issue.record("the activity's token still routes") }
     }
 
     @Test("An online device: the push is recorded, held until acknowledged, and sent on its link")

@@ -9,6 +9,8 @@ public struct LiveActivity: Sendable, Hashable, Codable {
     public var bundleID: String
     public var attributesType: String
     public var attributes: [String: JSONValue]
+    /// The activity's own push token (`Activity.pushToken`), which `liveactivity` pushes for it are sent to.
+    public var pushToken: DeviceToken?
     public var contentState: [String: JSONValue]
     public var startedAt: Date
     /// The `timestamp` of the last push applied (the start's, for one started by push).
@@ -27,8 +29,9 @@ public struct LiveActivity: Sendable, Hashable, Codable {
     public static let defaultDismissal: TimeInterval = 4 * 3600
 
     public init(id: String, bundleID: String, attributesType: String, attributes: [String: JSONValue],
-                contentState: [String: JSONValue], startedAt: Date, timestamp: Date? = nil, staleDate: Date? = nil,
-                relevanceScore: Double? = nil) {
+                contentState: [String: JSONValue], startedAt: Date, pushToken: DeviceToken? = nil, timestamp: Date? = nil,
+                staleDate: Date? = nil, relevanceScore: Double? = nil) {
+        self.pushToken = pushToken
         self.id = id
         self.bundleID = bundleID
         self.attributesType = attributesType

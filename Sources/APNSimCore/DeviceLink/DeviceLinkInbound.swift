@@ -22,10 +22,14 @@ public struct ReceivedReceipt: Sendable, Hashable {
     public var content: EncodedJSON<NotificationContent>?
     public var extensionRun: EncodedJSON<ExtensionRun>?
     public var presentation: EncodedJSON<Presentation>?
+    /// The Live Activity a `liveactivity` push went to, read whole: the gateway keeps each device's activities
+    /// (`GET /v1/activities`).
+    public var activity: LiveActivity?
 
     public init(id: String, outcome: DeliveryOutcome, detail: String? = nil, badge: DeviceLinkMessage.AppBadge? = nil,
                 content: EncodedJSON<NotificationContent>? = nil, extensionRun: EncodedJSON<ExtensionRun>? = nil,
-                presentation: EncodedJSON<Presentation>? = nil) {
+                presentation: EncodedJSON<Presentation>? = nil, activity: LiveActivity? = nil) {
+        self.activity = activity
         self.id = id
         self.outcome = outcome
         self.detail = detail
@@ -39,7 +43,7 @@ public struct ReceivedReceipt: Sendable, Hashable {
     public init(_ receipt: DeviceLinkMessage.Receipt) {
         self.init(id: receipt.id, outcome: receipt.outcome, detail: receipt.detail, badge: receipt.badge,
                   content: receipt.content.map(EncodedJSON.init), extensionRun: receipt.extensionRun.map(EncodedJSON.init),
-                  presentation: receipt.presentation.map(EncodedJSON.init))
+                  presentation: receipt.presentation.map(EncodedJSON.init), activity: receipt.activity)
     }
 }
 
@@ -78,6 +82,16 @@ extension DeviceLinkFields {
         return DeviceLinkMessage.Ack(id: try required("id", of: "ack"), pending: pending)
     }
 
+    /// A receipt's `activity`, decoded: only `liveactivity` pushes carry one.
+    private func activity() throws(DeviceLinkFraming.FramingError) -> LiveActivity? {
+        guard let text = try object("activity", of: "receipt") else { return nil }
+        do {
+            return try JSONDecoder().decode(LiveActivity.self, from: Data(text.utf8))
+        } catch {
+            throw fail("receipt", "activity", "\(shown("activity")), not a Live Activity: \(error)")
+        }
+    }
+
     func receipt() throws(DeviceLinkFraming.FramingError) -> ReceivedReceipt {
         let outcomeName = try required("outcome", of: "receipt")
         guard let outcome = DeliveryOutcome(rawValue: outcomeName) else {
@@ -99,6 +113,7 @@ extension DeviceLinkFields {
                                detail: try string("detail", of: "receipt"), badge: badge,
                                content: try object("content", of: "receipt").map(EncodedJSON.init(unchecked:)),
                                extensionRun: try object("extension", of: "receipt").map(EncodedJSON.init(unchecked:)),
-                               presentation: try object("presentation", of: "receipt").map(EncodedJSON.init(unchecked:)))
+                               presentation: try object("presentation", of: "receipt").map(EncodedJSON.init(unchecked:)),
+                               activity: try activity())
     }
 }

@@ -15,6 +15,7 @@ extension DeviceLinkMessage: Codable {
         case .installRefused: "installRefused"
         case .foreground: "foreground"
         case .restart: "restart"
+        case .startActivity: "startActivity"
         case .ack: "ack"
         case .receipt: "receipt"
         case .attachmentCopy: "attachmentCopy"
@@ -38,6 +39,7 @@ extension DeviceLinkMessage: Codable {
         case "installRefused": self = .installRefused(try InstallRefused(from: decoder))
         case "foreground": self = .foreground(try Foreground(from: decoder))
         case "restart": self = .restart(try Restart(from: decoder))
+        case "startActivity": self = .startActivity(try StartActivity(from: decoder))
         case "ack": self = .ack(try Ack(from: decoder))
         case "receipt": self = .receipt(try Receipt(from: decoder))
         case "attachmentCopy": self = .attachmentCopy(try AttachmentCopy(from: decoder))
@@ -65,6 +67,7 @@ extension DeviceLinkMessage: Codable {
         case .installRefused(let body): try body.encode(to: encoder)
         case .foreground(let body): try body.encode(to: encoder)
         case .restart(let body): try body.encode(to: encoder)
+        case .startActivity(let body): try body.encode(to: encoder)
         case .ack(let body): try body.encode(to: encoder)
         case .receipt(let body): try body.encode(to: encoder)
         case .attachmentCopy(let body): try body.encode(to: encoder)

@@ -25,6 +25,9 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     case foreground(Foreground)
     /// Gateway → device: restart (the link drops, the app extensions' processes end, the device comes back).
     case restart(Restart)
+    /// Gateway → device: an app starts a Live Activity (`Activity.request`), with the ID and push token the gateway
+    /// gave it.
+    case startActivity(StartActivity)
     /// Device → gateway: the push arrived; the gateway may forget it.
     case ack(Ack)
     /// Device → gateway: what the device did with the push.
@@ -141,6 +144,12 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         public init() {}
     }
 
+    public struct StartActivity: Sendable, Hashable, Codable {
+        /// The new activity, its `pushToken` set.
+        public var activity: LiveActivity
+        public init(activity: LiveActivity) { self.activity = activity }
+    }
+
     public struct InstallRefused: Sendable, Hashable, Codable {
         public var bundleID: String
         public var kind: InstallCheck.Refusal.Kind
@@ -178,14 +187,18 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         /// Where a displayed (or replaced) notification appears: its group and thread, banner and list. `nil` when
         /// nothing shows (a badge-only push, a background push).
         public var presentation: Presentation?
+        /// The Live Activity a `liveactivity` push went to, as it is after the push.
+        public var activity: LiveActivity?
 
         enum CodingKeys: String, CodingKey {
-            case id, outcome, content, detail, badge, presentation
+            case id, outcome, content, detail, badge, presentation, activity
             case extensionRun = "extension"
         }
 
         public init(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String? = nil,
-                    extensionRun: ExtensionRun? = nil, badge: AppBadge? = nil, presentation: Presentation? = nil) {
+                    extensionRun: ExtensionRun? = nil, badge: AppBadge? = nil, presentation: Presentation? = nil,
+                    activity: LiveActivity? = nil) {
+            self.activity = activity
             self.id = id
             self.outcome = outcome
             self.content = content

@@ -65,6 +65,24 @@ final class DeviceDirectory: Sendable {
         perform { $0.register(registered, device: device, team: team, badge: badge) }
     }
 
+    /// Starts `activity` on `device` with a new ID and push token (``DeviceRegistry/startActivity(_:environment:device:)``),
+    /// and returns it as started.
+    func startActivity(_ activity: LiveActivity, environment: APNsEnvironment, device: String) -> LiveActivity {
+        var activity = activity
+        (activity.id, activity.pushToken) = deliveryIDs.withLock { ($0.upperCaseUUID(), $0.token()) }
+        perform { $0.startActivity(activity, environment: environment, device: device) }
+        return activity
+    }
+
+    /// Every device's Live Activities, with the device's ID, by device and then start.
+    func activities() -> [(device: String, activity: LiveActivity)] {
+        registry.inspect { registry in
+            registry.devices.values.sorted { $0.descriptor.id < $1.descriptor.id }.flatMap { device in
+                device.activities.values.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }.map { (device.descriptor.id, $0) }
+            }
+        }
+    }
+
     func refuse(_ refused: DeviceLinkMessage.InstallRefused, device: String) {
         perform { $0.refuse(refused, device: device) }
     }

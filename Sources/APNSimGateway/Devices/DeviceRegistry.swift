@@ -24,6 +24,8 @@ struct DeviceRegistry: Sendable {
         var refusals: [String: DeviceLinkMessage.InstallRefused] = [:]
         /// Each app's icon badge as the device last reported it, by bundle ID; absent: none.
         var badges: [String: Int] = [:]
+        /// The device's Live Activities by ID, as it last reported each (`GET /v1/activities`).
+        var activities: [String: LiveActivity] = [:]
     }
 
     /// What an event asks for.
@@ -82,6 +84,13 @@ struct DeviceRegistry: Sendable {
         world = loaded
         for registration in devices.values.flatMap({ $0.registrations.values }) {
             world.tokens[registration.token] = .init(registration)
+        }
+        for device in devices.values {
+            for activity in device.activities.values {
+                guard let token = activity.pushToken, let app = device.registrations.values.first(where: { $0.bundleID == activity.bundleID })
+                else { continue }
+                world.tokens[token] = .init(token: token, bundleID: activity.bundleID, environment: app.environment)
+            }
         }
     }
 
@@ -172,12 +181,32 @@ struct DeviceRegistry: Sendable {
     mutating func unregister(_ token: DeviceToken, device: String, at date: Date) -> Actions {
         guard let removed = devices[device]?.registrations.removeValue(forKey: token) else { return Actions() }
         ownership.removed(token, bundleID: removed.bundleID, from: device, at: date)
+        // The app's activities go with it, and their tokens answer 410 as its own does.
+        for activity in devices[device]?.activities.values.filter({ $0.bundleID == removed.bundleID }) ?? [] {
+            devices[device]?.activities[activity.id] = nil
+            guard let activityToken = activity.pushToken else { continue }
+            ownership.removed(activityToken, bundleID: removed.bundleID, from: device, at: date)
+            world.tokens[activityToken]?.state = .unregistered
+            world.tokens[activityToken]?.invalidSince = date
+        }
         if world.tokens[token]?.state == .active {
             // A token already unregistered keeps its date.
             world.tokens[token]?.state = .unregistered
             world.tokens[token]?.invalidSince = date
         }
         return Actions(persist: [.unregistered(token: token, at: date)], devicesChanged: true)
+    }
+
+    /// An app on `device` starts a Live Activity (the control API's `Activity.request`): its push token is the app's, in
+    /// the app's environment, owned by the device; the device is told to start it.
+    mutating func startActivity(_ activity: LiveActivity, environment: APNsEnvironment, device: String) -> Actions {
+        guard let token = activity.pushToken, devices[device] != nil else { return Actions() }
+        world.tokens[token] = .init(token: token, bundleID: activity.bundleID, environment: environment)
+        devices[device]?.activities[activity.id] = activity
+        ownership.registered(token, device: device)
+        var actions = Actions(devicesChanged: true)
+        if let link = link(of: device) { actions.send.append((link, .startActivity(.init(activity: activity)))) }
+        return actions
     }
 
     /// The device would not install an app (its profile, entitlement or extension was refused).
@@ -261,6 +290,10 @@ struct DeviceRegistry: Sendable {
                                                  detail: receipt.detail, at: date, extensionRun: receipt.extensionRun,
                                                  presentation: receipt.presentation)])
         actions.persist += held.acknowledge(receipt.id)
+        if let activity = receipt.activity, devices[device]?.activities[activity.id] != nil {
+            devices[device]?.activities[activity.id] = activity
+            actions.devicesChanged = true
+        }
         if let badge = receipt.badge {
             devices[device]?.badges[badge.bundleID] = badge.count == 0 ? nil : badge.count
             actions.devicesChanged = true

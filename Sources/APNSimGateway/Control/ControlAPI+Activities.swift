@@ -1,0 +1,96 @@
+import APNSimCore
+import Foundation
+import Hummingbird
+
+/// `POST /v1/devices/{id}/activities` (an app starts a Live Activity, as `Activity.request` does) and
+/// `GET /v1/activities` (every device's activities).
+extension ControlAPI {
+    struct ActivityView: Encodable {
+        var id: String
+        var device: String
+        var bundleID: String
+        var attributesType: String
+        var attributes: [String: JSONValue]
+        var contentState: [String: JSONValue]
+        /// The activity's push token, which `liveactivity` pushes for it go to.
+        var token: String?
+        var startedAt: Date
+        /// The `timestamp` of the last push applied.
+        var timestamp: Date?
+        var staleDate: Date?
+        var stale: Bool
+        var relevanceScore: Double?
+        var ended: Bool
+        var endedAt: Date?
+        var dismissalDate: Date?
+        /// Still on the Lock Screen: running, or ended and not yet dismissed.
+        var visible: Bool
+
+        init(device: String, activity: LiveActivity, now: Date) {
+            id = activity.id
+            self.device = device
+            bundleID = activity.bundleID
+            attributesType = activity.attributesType
+            attributes = activity.attributes
+            contentState = activity.contentState
+            token = activity.pushToken?.hex
+            startedAt = activity.startedAt
+            timestamp = activity.timestamp
+            staleDate = activity.staleDate
+            stale = activity.isStale(at: now)
+            relevanceScore = activity.relevanceScore
+            ended = activity.isEnded
+            endedAt = activity.endedAt
+            dismissalDate = activity.dismissalDate
+            visible = activity.isVisible(at: now)
+        }
+    }
+
+    /// The body of `POST /v1/devices/{id}/activities`.
+    private struct StartRequest: Decodable {
+        var bundleID: String
+        var attributesType: String
+        var attributes: [String: JSONValue]
+        var contentState: [String: JSONValue]
+        var staleDate: Date?
+        var relevanceScore: Double?
+    }
+
+    func addActivityRoutes(to v1: RouterGroup<BasicRequestContext>) {
+        v1.get("activities") { request, _ in
+            let query = request.queryValues
+            let now = self.clock.now()
+            let views = self.devices.activities()
+                .filter { entry in query["device"].map { $0 == entry.device } ?? true }
+                .filter { entry in query["bundle"].map { $0 == entry.activity.bundleID } ?? true }
+                .filter { entry in query["token"].map { $0.lowercased() == entry.activity.pushToken?.hex } ?? true }
+                .map { ActivityView(device: $0.device, activity: $0.activity, now: now) }
+            return try ControlJSON.response(views)
+        }
+        v1.post("devices/:id/activities") { request, context in
+            try await self.startActivity(request, device: context.parameters.get("id") ?? "")
+        }
+    }
+
+    private func startActivity(_ request: Request, device: String) async throws -> Response {
+        let body: StartRequest
+        do {
+            body = try await ControlJSON.decode(StartRequest.self, from: request)
+        } catch let error as ControlAPIError {
+            return ControlJSON.error(error.description
+                                     + #"; give {"bundleID", "attributesType", "attributes": {…}, "contentState": {…}}"#)
+        }
+        guard devices.link(of: device) != nil else {
+            return ControlJSON.error("device \(device) is not connected; start it first (apnsim device --id \(device))", status: .conflict)
+        }
+        guard let app = devices.registration(of: device, bundleID: body.bundleID) else {
+            return ControlJSON.error("device \(device) has no registered \(body.bundleID); install it first", status: .notFound)
+        }
+        let now = clock.now()
+        let requested = LiveActivity(id: "", bundleID: body.bundleID, attributesType: body.attributesType, attributes: body.attributes,
+                                     contentState: body.contentState, startedAt: now, staleDate: body.staleDate,
+                                     relevanceScore: body.relevanceScore)
+        let started = devices.startActivity(requested, environment: app.environment, device: device)
+        return try ControlJSON.response(ActivityView(device: device, activity: started, now: now), status: .created)
+    }
+}

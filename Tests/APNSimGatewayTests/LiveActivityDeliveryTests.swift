@@ -1,0 +1,78 @@
+import APNSimCore
+import APNSimDevice
+import APNSimGateway
+import APNSimProvider
+import Foundation
+import Testing
+
+/// Live Activities through the real gateway and a real device over TLS: an app starts one, a provider updates it by
+/// its own push token.
+@Suite("Live Activities end to end")
+struct LiveActivityDeliveryTests {
+    static func update(_ harness: GatewayHarness, token: String, aps: String) async throws -> (ProviderResponse, String) {
+        let client = try await harness.connect()
+        defer { Task { await client.close() } }
+        let apnsID = UUID().uuidString
+        let response = try await client.send(.push(token: token, payload: #"{"aps":"# + aps + "}",
+                                                   headers: harness.headers(jwt: harness.jwt(), topic: "com.example.app.push-type.liveactivity",
+                                                                            pushType: "liveactivity", extra: [("apns-id", apnsID)])))
+        return (response, apnsID)
+    }
+
+    @Test("An app starts an activity with a token of its own; updates apply in timestamp order; GET /v1/activities shows it")
+    func startAndUpdate() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let started = try await control.post("/v1/devices/device-1/activities", #"""
+                    {"bundleID":"com.example.app","attributesType":"DeliveryAttributes","attributes":{"orderID":"A-1"},
+                     "contentState":{"status":"packed","etaMinutes":40}}
+                    """#)
+                #expect(started.status == 201)
+                let view = try #require(started.json as? [String: Any])
+                let token = try #require(view["token"] as? String)
+                #expect(token.count == 160, "80 bytes, as ActivityKit's tokens are")
+                #expect(token != device.tokens["com.example.app"]?.hex)
+
+                let (response, apnsID) = try await Self.update(harness, token: token,
+                    aps: #"{"event":"update","timestamp":1800000060,"content-state":{"status":"on the way","etaMinutes":20}}"#)
+                #expect(response.status == 200)
+                let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+                #expect(record["outcome"] as? String == "liveactivity")
+                #expect(record["detail"] as? String == "Live Activity \(view["id"] as? String ?? "") update: applied")
+
+                let (_, lateID) = try await Self.update(harness, token: token,
+                    aps: #"{"event":"update","timestamp":1800000030,"content-state":{"status":"packed","etaMinutes":40}}"#)
+                let late = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: lateID))
+                #expect((late["detail"] as? String)?.contains("ignored the update: its timestamp") == true, "\(late)")
+
+                let listed = try #require(try await control.get("/v1/activities?token=\(token)").json as? [[String: Any]])
+                #expect(listed.count == 1)
+                let state = try #require(listed.first?["contentState"] as? [String: Any])
+                #expect(state["status"] as? String == "on the way", "the older update did not apply")
+                #expect(listed.first?["attributesType"] as? String == "DeliveryAttributes")
+                #expect(listed.first?["device"] as? String == "device-1")
+                #expect(listed.first?["ended"] as? Bool == false && listed.first?["visible"] as? Bool == true)
+                #expect(device.state(ofActivity: view["id"] as? String ?? "")?.contentState["etaMinutes"] == .number(20))
+            }
+        }
+    }
+
+    @Test("Starting an activity on a device without the app, or one not connected, is an error naming it")
+    func refusedStarts() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { _ in
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let body = #"{"bundleID":"com.example.other","attributesType":"T","attributes":{},"contentState":{}}"#
+                let noApp = try await control.post("/v1/devices/device-1/activities", body)
+                #expect(noApp.status == 404)
+                #expect((noApp.json as? [String: Any])?["error"] as? String == "device device-1 has no registered com.example.other; install it first")
+                let noDevice = try await control.post("/v1/devices/nobody/activities", body)
+                #expect(noDevice.status == 409)
+                let bad = try await control.post("/v1/devices/device-1/activities", #"{"bundleID":"com.example.app"}"#)
+                #expect(bad.status == 400)
+                #expect(((bad.json as? [String: Any])?["error"] as? String)?.contains("attributesType") == true)
+            }
+        }
+    }
+}
