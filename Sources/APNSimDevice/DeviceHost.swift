@@ -64,6 +64,7 @@ public final class DeviceHost: Sendable {
                                                   logger: logger)
         var center = NotificationList()
         center.backgroundBudget = configuration.backgroundBudget
+        center.activityBudget = configuration.activityBudget
         center.foreground = configuration.foreground
         self.state = Mutex(State(center: center, installations: Installations(directory: configuration.dataDirectory),
                                  categories: RegisteredCategories(directory: configuration.dataDirectory),
@@ -245,7 +246,8 @@ public final class DeviceHost: Sendable {
                 if let receipt = state.center.receipt(for: delivery.id) { return .receipts([receipt]) }
                 switch Self.serviceExtension(for: delivery, apps: state.apps, configuration: configuration) {
                 case .none:
-                    return .receipts(state.center.receive(delivery, now: now, categories: state.categories[delivery.bundleID]))
+                    return .receipts(state.center.receive(delivery, now: now, categories: state.categories[delivery.bundleID],
+                                                          app: state.apps.first { $0.bundleID == delivery.bundleID }))
                 case .launch(let app, let payload):
                     return state.inExtension.insert(delivery.id).inserted ? .launch(app, payload) : .stillInExtension
                 case .notLaunched(let manifest, let payload, let why):

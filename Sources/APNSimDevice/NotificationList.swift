@@ -42,6 +42,10 @@ public struct NotificationList: Sendable {
     public private(set) var activities: [String: JSONValue] = [:]
     /// The Live Activities on the device, by ID: started by an app, updated and ended by pushes to their tokens.
     public private(set) var liveActivities: [String: LiveActivity] = [:]
+    /// How many priority-10 Live Activity updates an app may have an hour (``ActivityBudget``); `nil` turns throttling
+    /// off. A throttled update is recorded as such and not applied (iOS may deliver it later; apnsim does not).
+    public var activityBudget: ActivityBudget? = ActivityBudget()
+    private var activitySpending: [String: ActivityBudget.Spending] = [:]
     /// The icon badge per app; absent means no badge.
     public private(set) var badges: [String: Int] = [:]
 
@@ -73,8 +77,10 @@ public struct NotificationList: Sendable {
     }
 
     /// A `liveactivity` push to an activity's token: applied by ActivityKit's rules (``LiveActivity/apply(_:now:)``),
-    /// or refused with the reason; either way the activity is kept and the receipt carries it.
-    private mutating func activityPush(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload, now: Date) -> DeviceLinkMessage.Receipt {
+    /// or refused with the reason (a payload ActivityKit cannot read, a content state the app's type would not decode,
+    /// a priority-10 update past the app's budget); either way the activity is kept and the receipt carries it.
+    private mutating func activityPush(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload, now: Date,
+                                       app: AppManifest?) -> DeviceLinkMessage.Receipt {
         guard var activity = liveActivities.values.first(where: { $0.pushToken == delivery.token }) else {
             return .init(id: delivery.id, outcome: .dropped, content: nil, detail: "no Live Activity has this token")
         }
@@ -82,6 +88,18 @@ public struct NotificationList: Sendable {
         let detail: String
         do {
             let push = try ActivityPush(aps: payload.aps)
+            if let state = push.contentState, let problem = app?.activityType(activity.attributesType)?.contentStateProblem(state) {
+                throw ActivityPushError(problem)
+            }
+            if let budget = activityBudget, delivery.priority == 10, !activity.isEnded,
+               !activitySpending[delivery.bundleID, default: .init()].spend(of: budget, frequent: app?.supportsFrequentUpdates == true, at: now) {
+                let limit = app?.supportsFrequentUpdates == true ? budget.frequentPerHour : budget.perHour
+                liveActivities[activity.id] = activity
+                return .init(id: delivery.id, outcome: .liveactivity, content: nil,
+                             detail: "Live Activity \(activity.id) throttled the \(push.event.rawValue): \(delivery.bundleID) has had its "
+                                 + "\(limit) priority-10 updates this hour (send priority 5, or set NSSupportsLiveActivitiesFrequentUpdates)",
+                             activity: activity)
+            }
             switch activity.apply(push, now: now) {
             case .updated: detail = "Live Activity \(activity.id) \(push.event.rawValue): applied"
             case .ended: detail = "Live Activity \(activity.id) ended"
@@ -115,12 +133,14 @@ public struct NotificationList: Sendable {
     /// - Parameter processed: what the app's service extension made of the push, when one ran.
     /// - Parameter payload: the delivery's payload when the caller has already read it.
     /// - Parameter categories: the categories the app has registered, which decide the buttons a notification shows.
+    /// - Parameter app: the app the push is for, whose Live Activity types and Info.plist decide what a `liveactivity`
+    ///   push may do.
     public mutating func receive(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload? = nil, now: Date = Date(),
                                  processed: (content: NotificationContent, run: ExtensionRun)? = nil,
-                                 categories: [NotificationCategory] = []) -> [DeviceLinkMessage.Receipt] {
+                                 categories: [NotificationCategory] = [], app: AppManifest? = nil) -> [DeviceLinkMessage.Receipt] {
         if let receipt = answered[delivery.id] { return [receipt] }
         let badgeBefore = badges[delivery.bundleID]
-        var receipts = path(of: delivery, payload: payload, now: now, processed: processed, categories: categories)
+        var receipts = path(of: delivery, payload: payload, now: now, processed: processed, categories: categories, app: app)
         if let index = receipts.firstIndex(where: { $0.id == delivery.id }) {
             if let processed { receipts[index].extensionRun = processed.run }
             // The gateway shows the app's badge from receipts (docs/device-link.md): a push that changed it says so.
@@ -143,7 +163,7 @@ public struct NotificationList: Sendable {
 
     private mutating func path(of delivery: DeviceLinkMessage.Delivery, payload read: PushPayload?, now: Date,
                                processed: (content: NotificationContent, run: ExtensionRun)?,
-                               categories: [NotificationCategory]) -> [DeviceLinkMessage.Receipt] {
+                               categories: [NotificationCategory], app: AppManifest?) -> [DeviceLinkMessage.Receipt] {
         let payload: PushPayload
         do {
             payload = try read ?? PushPayload(json: Array(delivery.payload.utf8))
@@ -155,7 +175,7 @@ public struct NotificationList: Sendable {
         case .voip, .pushtotalk:
             return [.init(id: delivery.id, outcome: .voip, content: content, detail: "delivered to the app's PushKit handler")]
         case .liveactivity where liveActivities.values.contains { $0.pushToken == delivery.token }:
-            return [activityPush(delivery, payload: payload, now: now)]
+            return [activityPush(delivery, payload: payload, now: now, app: app)]
         case .liveactivity:
             // The activity's state: `content-state` replaces it on update, `end` ends it (ActivityKit).
             let event = payload.aps["event"]?.string ?? "update"

@@ -35,6 +35,12 @@ final class DeviceProcesses: Sendable {
                 if let categories = world.apps[app.bundleID]?.categories {
                     arguments += ["--categories", "\(app.bundleID):" + String(decoding: try JSONEncoder().encode(categories), as: UTF8.self)]
                 }
+                if let types = world.apps[app.bundleID]?.activityTypes {
+                    arguments += ["--activity-types", "\(app.bundleID):" + String(decoding: try JSONEncoder().encode(types), as: UTF8.self)]
+                }
+                if let plist = world.apps[app.bundleID]?.infoPlist {
+                    arguments += ["--info-plist", "\(app.bundleID):" + String(decoding: try JSONEncoder().encode(plist), as: UTF8.self)]
+                }
                 if app.alerts == false { arguments += ["--alerts-off", app.bundleID] }
             }
             let process = try await ChildProcess.start([executable] + arguments) { stream, bytes in

@@ -57,10 +57,7 @@ struct SandboxDevices: Sendable {
                 let declared = world.apps[app.bundleID]
                 var manifest = AppManifest.signed(bundleID: app.bundleID, team: declared?.team ?? "SIMTEAM001",
                                                   environment: app.environment, now: Date())
-                manifest.serviceExtension = declared?.serviceExtension
-                manifest.resources = declared?.resources
-                manifest.categories = declared?.categories
-                manifest.appGroups = declared?.appGroups
+                manifest.adopt(declared)
                 return manifest
             }
             var device = DeviceHostConfiguration(

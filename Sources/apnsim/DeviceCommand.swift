@@ -46,6 +46,12 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(name: .customLong("categories"), help: "The notification categories an app registers, APP:[JSON] as a world file's app categories (UNNotificationCategory: identifier, actions…); repeatable.")
     var categories: [String] = []
 
+    @Option(name: .customLong("activity-types"), help: "The ActivityAttributes types an app's Live Activities use, APP:[JSON] as a world file's app activityTypes ({\"name\", \"attributes\": {FIELD: TYPE}, \"contentState\": {FIELD: TYPE}}); repeatable.")
+    var activityTypes: [String] = []
+
+    @Option(name: .customLong("info-plist"), help: "Keys of an app's Info.plist, APP:{JSON} ({\"NSSupportsLiveActivitiesFrequentUpdates\": true}); repeatable.")
+    var infoPlists: [String] = []
+
     @Option(name: .customLong("app-group"), help: "An App Group an app's entitlements list, APP:GROUP (group.com.example.app); its extension shares the group's container when it lists it too; repeatable.")
     var appGroups: [String] = []
 
@@ -75,6 +81,9 @@ struct DeviceCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("background-budget"), help: "Background pushes that may wake an app per hour (Apple: two or three); 0 lifts the limit.")
     var backgroundBudget = 3
+
+    @Option(name: .customLong("activity-budget"), help: "Priority-10 Live Activity updates an app may have per hour, then PER_HOUR_WITH_FREQUENT_UPDATES for an app whose Info.plist sets NSSupportsLiveActivitiesFrequentUpdates (Apple publishes no numbers; 0 turns throttling off).")
+    var activityBudget = "15:240"
 
     @Option(name: .customLong("foreground"), help: "An app in the foreground, BUNDLE or BUNDLE:banner,list,sound,badge (what its willPresent returns; none = show nothing); repeatable.")
     var foreground: [String] = []
@@ -107,12 +116,26 @@ struct DeviceCommand: AsyncParsableCommand {
             }
             manifest.categories = registered
         }
+        try Self.apply(activityTypes, option: "--activity-types", to: &manifests) { manifest, json in
+            do {
+                manifest.activityTypes = try JSONDecoder().decode([ActivityAttributesType].self, from: Data(json.utf8))
+            } catch {
+                throw ValidationError("--activity-types for \(manifest.bundleID) is not a JSON array of types ({\"name\", \"attributes\", \"contentState\"}): \(error)")
+            }
+        }
+        try Self.apply(infoPlists, option: "--info-plist", to: &manifests) { manifest, json in
+            guard let plist = JSONObjectSyntax.object(Array(json.utf8)) else {
+                throw ValidationError("--info-plist for \(manifest.bundleID) is not a JSON object: \(json)")
+            }
+            manifest.infoPlist = plist
+        }
         let tlsContext: NIOSSLContext
         do {
             tlsContext = try DeviceHost.makeTLSContext(.certsDirectory(certs))
         } catch {
             throw ValidationError("\(error)")
         }
+        let budget = try Self.parseActivityBudget(activityBudget)
         let hosts = (1...max(count, 1)).map { number -> DeviceHost in
             let deviceID = count > 1 ? "\(id)-\(number)" : id
             var configuration = DeviceHostConfiguration(
@@ -124,6 +147,7 @@ struct DeviceCommand: AsyncParsableCommand {
             configuration.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
             configuration.dropLinkBeforeAcknowledging = dropLinkBeforeAck
             configuration.backgroundBudget = backgroundBudget > 0 ? .init(count: backgroundBudget, period: 3600) : nil
+            configuration.activityBudget = budget
             configuration.foreground = presentation
             configuration.extensionBudget = .milliseconds(Int64(extensionBudget * 1000))
             configuration.extensionGrace = .milliseconds(Int64(extensionGrace * 1000))
@@ -218,6 +242,16 @@ struct DeviceCommand: AsyncParsableCommand {
             throw ValidationError("--app takes BUNDLE:ENVIRONMENT, such as com.example.app:development; got \(text)")
         }
         return .signed(bundleID: parts[0], team: team, environment: environment, now: Date())
+    }
+
+    /// `--activity-budget N` or `N:FREQUENT`; 0 turns throttling off.
+    static func parseActivityBudget(_ text: String) throws -> ActivityBudget? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
+        guard (1...2).contains(parts.count), let perHour = parts[0], perHour >= 0, parts.allSatisfy({ ($0 ?? -1) >= 0 }) else {
+            throw ValidationError("--activity-budget is PER_HOUR or PER_HOUR:PER_HOUR_WITH_FREQUENT_UPDATES, whole numbers from 0; got \(text)")
+        }
+        guard perHour > 0 else { return nil }
+        return ActivityBudget(perHour: perHour, frequentPerHour: parts.count == 2 ? parts[1]! : max(perHour, ActivityBudget().frequentPerHour))
     }
 }
 

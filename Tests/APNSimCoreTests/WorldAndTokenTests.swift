@@ -35,6 +35,9 @@ struct WorldAndTokenTests {
         let environments = Set(world.tokens.values.filter { $0.state == .active }.map(\.environment))
         #expect(environments == [.development, .production])
         #expect(world.tokens.values.contains { $0.state == .unregistered && $0.invalidSince != nil })
+        let delivery = try #require(world.apps["com.example.app"]?.activityTypes?.first)
+        #expect(delivery == ActivityAttributesType(name: "DeliveryAttributes", attributes: ["orderID": .init(.string)],
+                                                   contentState: ["status": .init(.string), "etaMinutes": .init(.int)]))
     }
 
     @Test("World files with mistakes say where", arguments: [
@@ -43,6 +46,8 @@ struct WorldAndTokenTests {
         ("teams: [{id: T1}]\nkeys: [{id: K1, team: T1}]", "publicKey"),
         ("teams: [{id: T1}]\nkeys: [{id: K1, team: T1, publicKeyFile: k.pem}]", "k.pem is not read here: give the key's PEM in publicKey"),
         ("teams: [{id: T1\n", "<world>:2: not valid YAML"),
+        ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1, activityTypes: [{name: X, attributes: {}, contentState: {at: UUID}}]}]",
+         "UUID is not one of String, Int, Double, Bool, Date, JSON"),
         ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1, categories: [{identifier: X}, {identifier: X}]}]",
          "app a.b: category \"X\" is registered twice"),
         ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1, categories: [{identifier: X, actions: [{identifier: A, title: A, options: [loud]}]}]}]",

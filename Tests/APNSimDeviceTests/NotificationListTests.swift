@@ -220,6 +220,34 @@ struct LiveActivityTests {
         #expect(end.first?.activity?.dismissalDate == started + 200)
     }
 
+    @Test("Priority-10 updates past the app's budget are throttled, priority 5 never; a state the app's type would not decode is refused")
+    func activityBudgetAndType() throws {
+        var list = NotificationList()
+        list.activityBudget = ActivityBudget(perHour: 2, frequentPerHour: 3)
+        let started = Date(timeIntervalSince1970: 1_800_000_000)
+        list.start(LiveActivity(id: "A1", bundleID: "com.example.app", attributesType: "DeliveryAttributes", attributes: [:],
+                                contentState: ["status": .string("packed"), "etaMinutes": .number(40)], startedAt: started,
+                                pushToken: Self.activityToken))
+        var app = AppManifest.signed(bundleID: "com.example.app", team: "SIMTEAM001", environment: .development, now: started)
+        app.activityTypes = [ActivityAttributesType(name: "DeliveryAttributes", attributes: [:],
+                                                    contentState: ["status": .init(.string), "etaMinutes": .init(.int)])]
+        func update(_ id: String, eta: String, priority: Int = 10) -> String {
+            var push = Self.activityPush(#"{"event":"update","timestamp":1800000010,"content-state":{"status":"s","etaMinutes":"# + eta + "}}", id: id)
+            push.priority = priority
+            return list.receive(push, now: started + 10, app: app).first?.detail ?? ""
+        }
+        #expect(update("1", eta: "30") == "Live Activity A1 update: applied")
+        #expect(update("2", eta: "20") == "Live Activity A1 update: applied")
+        #expect(update("3", eta: "10").hasPrefix("Live Activity A1 throttled the update: com.example.app has had its 2 priority-10 updates this hour"))
+        #expect(list.liveActivities["A1"]?.contentState["etaMinutes"] == .number(20), "a throttled update is not applied")
+        #expect(update("4", eta: "5", priority: 5) == "Live Activity A1 update: applied", "priority 5 is never throttled")
+        #expect(update("5", eta: "\"soon\"", priority: 5)
+                == #"Live Activity A1 refused the push: content-state does not decode as DeliveryAttributes.ContentState: etaMinutes is "soon", not an Int"#)
+        app.infoPlist = ["NSSupportsLiveActivitiesFrequentUpdates": .bool(true)]
+        #expect(update("6", eta: "4") == "Live Activity A1 update: applied", "frequent updates: a larger budget")
+        #expect(update("7", eta: "3").contains("has had its 3 priority-10 updates this hour"))
+    }
+
     @Test("The list keeps at most its limit, newest first, and still replaces by collapse ID")
     func bounded() {
         var center = NotificationList()

@@ -75,4 +75,46 @@ struct LiveActivityDeliveryTests {
             }
         }
     }
+
+    static let delivery = ActivityAttributesType(name: "DeliveryAttributes", attributes: ["orderID": .init(.string)],
+                                                 contentState: ["status": .init(.string), "etaMinutes": .init(.int)])
+
+    @Test("Declared types: a start of an unknown type or a bad state is refused; the device checks updates and throttles past the budget")
+    func declaredTypesAndBudget() async throws {
+        var world = TestWorld.make()
+        world.apps["com.example.app"]?.activityTypes = [Self.delivery]
+        try await withGateway(world: world) { harness in
+            var app = AppManifest.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())
+            app.activityTypes = [Self.delivery]
+            try await withDevice(harness, apps: [app], configure: { $0.activityBudget = ActivityBudget(perHour: 1, frequentPerHour: 2) }) { _ in
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let unknown = try await control.post("/v1/devices/device-1/activities",
+                    #"{"bundleID":"com.example.app","attributesType":"ScoreAttributes","attributes":{},"contentState":{}}"#)
+                #expect(unknown.status == 422)
+                #expect((unknown.json as? [String: Any])?["error"] as? String
+                        == "com.example.app has no ActivityAttributes type ScoreAttributes; it declares DeliveryAttributes")
+                let badState = try await control.post("/v1/devices/device-1/activities",
+                    #"{"bundleID":"com.example.app","attributesType":"DeliveryAttributes","attributes":{"orderID":"A-1"},"contentState":{"status":"packed"}}"#)
+                #expect(badState.status == 422)
+                #expect((badState.json as? [String: Any])?["error"] as? String
+                        == "content-state does not decode as DeliveryAttributes.ContentState: etaMinutes is missing")
+
+                let started = try await control.post("/v1/devices/device-1/activities",
+                    #"{"bundleID":"com.example.app","attributesType":"DeliveryAttributes","attributes":{"orderID":"A-1"},"contentState":{"status":"packed","etaMinutes":40}}"#)
+                let token = try #require((started.json as? [String: Any])?["token"] as? String)
+                var details: [String] = []
+                for (eta, at) in [("30", 1800000010), ("\"soon\"", 1800000020), ("20", 1800000030)] {
+                    let (_, apnsID) = try await Self.update(harness, token: token,
+                        aps: #"{"event":"update","timestamp":"# + "\(at)" + #","content-state":{"status":"on the way","etaMinutes":"# + eta + "}}")
+                    let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+                    details.append(record["detail"] as? String ?? "")
+                }
+                #expect(details[0].hasSuffix("update: applied"))
+                #expect(details[1].hasSuffix(#"refused the push: content-state does not decode as DeliveryAttributes.ContentState: etaMinutes is "soon", not an Int"#))
+                #expect(details[2].contains("throttled the update: com.example.app has had its 1 priority-10 updates this hour"), "\(details)")
+                let listed = try #require(try await control.get("/v1/activities?token=\(token)").json as? [[String: Any]])
+                #expect((listed.first?["contentState"] as? [String: Any])?["etaMinutes"] as? Int == 30)
+            }
+        }
+    }
 }

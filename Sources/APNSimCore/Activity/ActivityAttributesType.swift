@@ -56,7 +56,12 @@ public struct ActivityAttributesType: Sendable, Hashable, Codable {
             case .bool: if case .bool = value { true } else { false }
             case .json: true
             }
-            return fits ? nil : "is \(value.jsonText), not \(kind == .date ? "a Date (a number)" : "a \(kind.rawValue)")"
+            let expected = switch kind {
+            case .date: "a Date (a number)"
+            case .int: "an Int"
+            default: "a \(kind.rawValue)"
+            }
+            return fits ? nil : "is \(value.jsonText), not \(expected)"
         }
     }
 

@@ -18,6 +18,33 @@ public struct AppManifest: Sendable, Hashable, Codable {
     public var categories: [NotificationCategory]?
     /// The `com.apple.security.application-groups` entitlement: the App Groups the app shares with its extension.
     public var appGroups: [String]?
+    /// The `ActivityAttributes` types its Live Activities use; `nil`: none declared, and content states go unchecked.
+    public var activityTypes: [ActivityAttributesType]?
+    /// Keys of its Info.plist that change what iOS does (``supportsFrequentUpdates``).
+    public var infoPlist: [String: JSONValue]?
+
+    /// `NSSupportsLiveActivitiesFrequentUpdates` in its Info.plist: a larger budget of priority-10 Live Activity
+    /// updates (``ActivityBudget``).
+    public var supportsFrequentUpdates: Bool {
+        infoPlist?["NSSupportsLiveActivitiesFrequentUpdates"] == .bool(true)
+    }
+
+    /// The declared type named `name`, when the app declares types.
+    public func activityType(_ name: String) -> ActivityAttributesType? {
+        activityTypes?.first { $0.name == name }
+    }
+
+    /// Takes what the world declares about this app on every device: its extension, resources, categories, App Groups,
+    /// Live Activity types and Info.plist keys.
+    public mutating func adopt(_ declared: World.App?) {
+        guard let declared else { return }
+        serviceExtension = declared.serviceExtension
+        resources = declared.resources
+        categories = declared.categories
+        appGroups = declared.appGroups
+        activityTypes = declared.activityTypes
+        infoPlist = declared.infoPlist
+    }
 
     public init(bundleID: String, team: String, apsEnvironment: APNsEnvironment?, profile: ProvisioningProfile) {
         self.bundleID = bundleID

@@ -73,6 +73,10 @@ public struct World: Sendable {
         public var categories: [NotificationCategory]?
         /// The App Groups its entitlements list (`com.apple.security.application-groups`).
         public var appGroups: [String]?
+        /// The `ActivityAttributes` types its Live Activities use (ActivityKit).
+        public var activityTypes: [ActivityAttributesType]?
+        /// Keys of its Info.plist that change what iOS does, such as `NSSupportsLiveActivitiesFrequentUpdates`.
+        public var infoPlist: [String: JSONValue]?
         public init(bundleID: String, team: String, serviceExtension: ServiceExtensionManifest? = nil, resources: String? = nil,
                     categories: [NotificationCategory]? = nil, appGroups: [String]? = nil) {
             self.appGroups = appGroups

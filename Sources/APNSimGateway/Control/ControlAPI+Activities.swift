@@ -86,6 +86,18 @@ extension ControlAPI {
         guard let app = devices.registration(of: device, bundleID: body.bundleID) else {
             return ControlJSON.error("device \(device) has no registered \(body.bundleID); install it first", status: .notFound)
         }
+        // What the app's `ActivityAttributes` types would decode, when the world declares them: an app cannot request an
+        // activity of a type it does not have (Swift's types say so at compile time).
+        if let declared = world.read({ $0.apps[body.bundleID]?.activityTypes }) {
+            guard let type = declared.first(where: { $0.name == body.attributesType }) else {
+                return ControlJSON.error("\(body.bundleID) has no ActivityAttributes type \(body.attributesType); it declares "
+                                         + (declared.isEmpty ? "none" : declared.map(\.name).joined(separator: ", ")),
+                                         status: .unprocessableContent)
+            }
+            if let problem = type.attributesProblem(body.attributes) ?? type.contentStateProblem(body.contentState) {
+                return ControlJSON.error(problem, status: .unprocessableContent)
+            }
+        }
         let now = clock.now()
         let requested = LiveActivity(id: "", bundleID: body.bundleID, attributesType: body.attributesType, attributes: body.attributes,
                                      contentState: body.contentState, startedAt: now, staleDate: body.staleDate,

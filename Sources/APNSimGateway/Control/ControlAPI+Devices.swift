@@ -115,8 +115,12 @@ extension ControlAPI {
             throw ControlAPIError("\(short.bundleID) is not in the world; give its team")
         }
         var manifest = AppManifest.signed(bundleID: short.bundleID, team: team, environment: short.environment ?? .development, now: now)
-        manifest.categories = world.read { $0.apps[short.bundleID]?.categories }  // as the world's app registers them
-        manifest.appGroups = world.read { $0.apps[short.bundleID]?.appGroups }
+        // As the world's app registers them (the short form installs the app without its extension).
+        let declared = world.read { $0.apps[short.bundleID] }
+        manifest.categories = declared?.categories
+        manifest.appGroups = declared?.appGroups
+        manifest.activityTypes = declared?.activityTypes
+        manifest.infoPlist = declared?.infoPlist
         return manifest
     }
 
