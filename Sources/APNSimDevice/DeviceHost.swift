@@ -77,6 +77,9 @@ public final class DeviceHost: Sendable {
     /// Apps iOS would not install, by bundle ID, with the reason Xcode or iOS gives.
     public var refusals: [String: InstallCheck.Refusal] { state.withLock { $0.refusals } }
 
+    /// Each app's push-to-start token per `ActivityAttributes` type, by bundle ID, once the gateway has issued them.
+    public var pushToStartTokens: [String: [String: DeviceToken]] { state.withLock { $0.center.pushToStartTokensByApp } }
+
     /// One of the device's Live Activities as it is now, by ID.
     public func state(ofActivity id: String) -> LiveActivity? { state.withLock { $0.center.liveActivities[id] } }
 
@@ -233,6 +236,7 @@ public final class DeviceHost: Sendable {
         case .registered(let registered):
             let waiters = state.withLock { state -> [@Sendable () -> Void] in
                 state.tokens[registered.bundleID] = registered.token
+                state.center.setPushToStartTokens(registered.pushToStartTokens ?? [:], for: registered.bundleID)
                 return Self.takeWaitersIfRegistered(&state, apps: state.apps)
             }
             for waiter in waiters { waiter() }
@@ -418,7 +422,8 @@ public final class DeviceHost: Sendable {
         if state.launched.insert(app.bundleID).inserted, let categories = app.categories { state.categories.set(categories, for: app.bundleID) }
         let installation = state.installations.id(for: app.bundleID)
         return .register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
-                               installation: installation, team: app.team, badge: state.center.badges[app.bundleID]))
+                               installation: installation, team: app.team, badge: state.center.badges[app.bundleID],
+                               pushToStartTypes: app.activityTypes?.map(\.name)))
     }
 }
 

@@ -46,6 +46,19 @@ public struct NotificationList: Sendable {
     /// off. A throttled update is recorded as such and not applied (iOS may deliver it later; apnsim does not).
     public var activityBudget: ActivityBudget? = ActivityBudget()
     private var activitySpending: [String: ActivityBudget.Spending] = [:]
+    /// The apps' push-to-start tokens: which app and attributes type each starts an activity of.
+    private var pushToStart: [DeviceToken: (bundleID: String, type: String)] = [:]
+
+    /// Each app's push-to-start tokens by attributes type.
+    public var pushToStartTokensByApp: [String: [String: DeviceToken]] {
+        pushToStart.reduce(into: [:]) { apps, entry in apps[entry.value.bundleID, default: [:]][entry.value.type] = entry.key }
+    }
+
+    /// The push-to-start tokens the gateway issued `bundleID` (they replace its earlier ones).
+    public mutating func setPushToStartTokens(_ tokens: [String: DeviceToken], for bundleID: String) {
+        pushToStart = pushToStart.filter { $0.value.bundleID != bundleID }
+        for (type, token) in tokens { pushToStart[token] = (bundleID, type) }
+    }
     /// The icon badge per app; absent means no badge.
     public private(set) var badges: [String: Int] = [:]
 
@@ -74,6 +87,37 @@ public struct NotificationList: Sendable {
     /// An app starts a Live Activity (`Activity.request`); it runs until a push or the app ends it.
     public mutating func start(_ activity: LiveActivity) {
         liveActivities[activity.id] = activity
+    }
+
+    /// A push-to-start push (iOS 17.2): `event: start` to the app's push-to-start token for an attributes type starts a
+    /// new activity of that type, which gets its own push token from the gateway once the receipt is in. Anything else
+    /// starts nothing, and the receipt says why.
+    private mutating func startByPush(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload, now: Date,
+                                      app: AppManifest?) -> DeviceLinkMessage.Receipt {
+        guard let target = pushToStart[delivery.token] else {
+            return .init(id: delivery.id, outcome: .dropped, content: nil, detail: "no app has this push-to-start token")
+        }
+        do {
+            let push = try ActivityPush(aps: payload.aps)
+            guard push.event == .start else {
+                throw ActivityPushError("a push-to-start token takes only event start; this push's event is \(push.event.rawValue)")
+            }
+            guard push.attributesType == target.type else {
+                throw ActivityPushError("aps.attributes-type is \(push.attributesType ?? ""), but this push-to-start token is \(target.type)'s")
+            }
+            let attributes = push.attributes ?? [:], state = push.contentState ?? [:]
+            if let type = app?.activityType(target.type), let problem = type.attributesProblem(attributes) ?? type.contentStateProblem(state) {
+                throw ActivityPushError(problem)
+            }
+            let activity = LiveActivity(id: UUID().uuidString, bundleID: target.bundleID, attributesType: target.type, attributes: attributes,
+                                        contentState: state, startedAt: now, timestamp: push.timestamp, staleDate: push.staleDate,
+                                        relevanceScore: push.relevanceScore)
+            liveActivities[activity.id] = activity
+            return .init(id: delivery.id, outcome: .liveactivity, content: nil,
+                         detail: "Live Activity \(activity.id) started by push (\(target.type))", activity: activity)
+        } catch {
+            return .init(id: delivery.id, outcome: .dropped, content: nil, detail: "no Live Activity started: \(error)")
+        }
     }
 
     /// A `liveactivity` push to an activity's token: applied by ActivityKit's rules (``LiveActivity/apply(_:now:)``),
@@ -174,6 +218,8 @@ public struct NotificationList: Sendable {
         switch delivery.pushType {
         case .voip, .pushtotalk:
             return [.init(id: delivery.id, outcome: .voip, content: content, detail: "delivered to the app's PushKit handler")]
+        case .liveactivity where pushToStart[delivery.token] != nil:
+            return [startByPush(delivery, payload: payload, now: now, app: app)]
         case .liveactivity where liveActivities.values.contains { $0.pushToken == delivery.token }:
             return [activityPush(delivery, payload: payload, now: now, app: app)]
         case .liveactivity:

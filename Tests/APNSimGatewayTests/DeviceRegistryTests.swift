@@ -93,6 +93,21 @@ struct DeviceRegistryTests {
         if case .removed = registry.destination(of: Self.activityToken) {} else { Issue.record("the activity's token still routes") }
     }
 
+    @Test("An app's push-to-start tokens are its own, routed to its device, and go with it when it is removed")
+    func pushToStartTokens() {
+        var registry = DeviceRegistry(world: World())
+        _ = registry.attach(Self.session(), now: Self.now)
+        var app = Self.app
+        app.pushToStartTokens = ["DeliveryAttributes": Self.activityToken]
+        _ = registry.register(app, device: "d1", team: "TEAM000001")
+        #expect(registry.world.tokens[Self.activityToken]?.bundleID == "com.example.app")
+        #expect(registry.destination(of: Self.activityToken) == .device("d1"))
+        registry.resetWorld()
+        #expect(registry.world.tokens[Self.activityToken]?.state == .active, "a reset keeps a registered app's push-to-start tokens")
+        _ = registry.unregister(Self.token, device: "d1", at: Self.now + 5)
+        #expect(registry.world.tokens[Self.activityToken]?.state == .unregistered)
+    }
+
     @Test("An online device: the push is recorded, held until acknowledged, and sent on its link")
     func online() {
         var (registry, _) = Self.withDevice()

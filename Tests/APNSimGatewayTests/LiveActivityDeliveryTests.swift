@@ -117,4 +117,51 @@ struct LiveActivityDeliveryTests {
             }
         }
     }
+
+    @Test("Push-to-start: each declared type has a token; a start push starts an activity that gets its own token; anything else starts nothing")
+    func pushToStart() async throws {
+        try await withGateway { harness in
+            var app = AppManifest.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())
+            app.activityTypes = [Self.delivery]
+            try await withDevice(harness, apps: [app]) { device in
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let devices = try #require(try await control.get("/v1/devices").json as? [[String: Any]])
+                let apps = try #require(devices.first?["apps"] as? [[String: Any]])
+                let startToken = try #require((apps.first?["pushToStartTokens"] as? [String: String])?["DeliveryAttributes"])
+                #expect(startToken == device.pushToStartTokens["com.example.app"]?["DeliveryAttributes"]?.hex)
+                #expect(startToken != apps.first?["token"] as? String)
+
+                let (response, apnsID) = try await Self.update(harness, token: startToken, aps: #"""
+                    {"event":"start","timestamp":1800000000,"attributes-type":"DeliveryAttributes","attributes":{"orderID":"B-7"},
+                     "content-state":{"status":"packed","etaMinutes":45},"alert":{"title":"Order B-7","body":"Packed"},"input-push-token":1}
+                    """#)
+                #expect(response.status == 200)
+                let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+                #expect((record["detail"] as? String)?.hasSuffix("started by push (DeliveryAttributes)") == true, "\(record)")
+                // The registry takes the receipt, and gives the activity its token, before the record is written.
+                let activities = try #require(try await control.get("/v1/activities?device=device-1").json as? [[String: Any]])
+                #expect(activities.count == 1)
+                #expect((activities.first?["attributes"] as? [String: Any])?["orderID"] as? String == "B-7")
+                let token = try #require(activities.first?["token"] as? String, "an activity started by push gets a token of its own")
+                #expect(token != startToken)
+
+                let (_, updateID) = try await Self.update(harness, token: token,
+                    aps: #"{"event":"update","timestamp":1800000100,"content-state":{"status":"on the way","etaMinutes":15}}"#)
+                let updated = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: updateID))
+                #expect((updated["detail"] as? String)?.hasSuffix("update: applied") == true, "\(updated)")
+
+                let (_, wrongTypeID) = try await Self.update(harness, token: startToken, aps: #"""
+                    {"event":"start","timestamp":1800000200,"attributes-type":"ScoreAttributes","attributes":{},"content-state":{},"alert":"x"}
+                    """#)
+                let wrongType = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: wrongTypeID))
+                #expect(wrongType["outcome"] as? String == "dropped")
+                #expect(wrongType["detail"] as? String
+                        == "no Live Activity started: aps.attributes-type is ScoreAttributes, but this push-to-start token is DeliveryAttributes's")
+                let (_, notStartID) = try await Self.update(harness, token: startToken,
+                    aps: #"{"event":"update","timestamp":1800000300,"content-state":{"status":"x","etaMinutes":1}}"#)
+                let notStart = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: notStartID))
+                #expect((notStart["detail"] as? String)?.contains("takes only event start") == true)
+            }
+        }
+    }
 }

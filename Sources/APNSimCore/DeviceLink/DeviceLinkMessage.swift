@@ -71,7 +71,12 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         public var team: String?
         /// The app's icon badge now (absent: none), so a gateway that restarted shows it again.
         public var badge: Int?
-        public init(bundleID: String, environment: APNsEnvironment, installation: String, team: String? = nil, badge: Int? = nil) {
+        /// The `ActivityAttributes` types the app can be started by push for (iOS 17.2): each gets a push-to-start
+        /// token (`Activity<T>.pushToStartToken`).
+        public var pushToStartTypes: [String]?
+        public init(bundleID: String, environment: APNsEnvironment, installation: String, team: String? = nil, badge: Int? = nil,
+                    pushToStartTypes: [String]? = nil) {
+            self.pushToStartTypes = pushToStartTypes
             self.bundleID = bundleID
             self.environment = environment
             self.installation = installation
@@ -84,7 +89,11 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         public var bundleID: String
         public var environment: APNsEnvironment
         public var token: DeviceToken
-        public init(bundleID: String, environment: APNsEnvironment, token: DeviceToken) {
+        /// The app's push-to-start token for each attributes type it asked for: a `liveactivity` push with
+        /// `event: start` sent to one starts an activity of that type.
+        public var pushToStartTokens: [String: DeviceToken]?
+        public init(bundleID: String, environment: APNsEnvironment, token: DeviceToken, pushToStartTokens: [String: DeviceToken]? = nil) {
+            self.pushToStartTokens = pushToStartTokens
             self.bundleID = bundleID
             self.environment = environment
             self.token = token

@@ -28,6 +28,8 @@ extension ControlAPI {
         var token: String
         /// The app's icon badge, as the device last reported it; absent: none.
         var badge: Int?
+        /// Its push-to-start token per `ActivityAttributes` type (`event: start` pushes); absent: none.
+        var pushToStartTokens: [String: String]?
     }
 
     func addDeviceRoutes(to v1: RouterGroup<BasicRequestContext>) {
@@ -37,7 +39,7 @@ extension ControlAPI {
                            os: device.descriptor.os, online: device.session != nil,
                            apps: device.registrations.values.sorted { $0.bundleID < $1.bundleID }.map {
                                AppView(bundleID: $0.bundleID, environment: $0.environment, token: $0.token.hex,
-                                       badge: device.badges[$0.bundleID])
+                                       badge: device.badges[$0.bundleID], pushToStartTokens: $0.pushToStartTokens?.mapValues(\.hex))
                            },
                            refused: device.refusals.values.sorted { $0.bundleID < $1.bundleID }.map {
                                RefusalView(bundleID: $0.bundleID, kind: $0.kind, message: $0.message)

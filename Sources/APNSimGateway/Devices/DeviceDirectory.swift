@@ -122,7 +122,20 @@ final class DeviceDirectory: Sendable {
         perform { $0.acknowledged(ack, at: date) }
     }
 
+    /// What a device did with a push. An activity a push started comes without a push token: it gets one here, as
+    /// iOS gives one to an activity started by push (`Activity.pushTokenUpdates`), and the device is told.
     func receipt(_ receipt: ReceivedReceipt, device: String, at date: Date) {
-        perform { $0.receipt(receipt, device: device, at: date) }
+        guard var started = receipt.activity, started.pushToken == nil else {
+            perform { $0.receipt(receipt, device: device, at: date) }
+            return
+        }
+        started.pushToken = deliveryIDs.withLock { $0.token() }
+        perform { registry in
+            var actions = registry.receipt(receipt, device: device, at: date)
+            if let app = registry.registration(of: device, bundleID: started.bundleID) {
+                actions.append(registry.startActivity(started, environment: app.environment, device: device))
+            }
+            return actions
+        }
     }
 }

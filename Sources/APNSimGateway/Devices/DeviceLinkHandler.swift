@@ -109,8 +109,16 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         let device = session.descriptor.id
         let token = services.tokens.token(device: device, bundleID: registration.bundleID,
                                           environment: registration.environment, installation: registration.installation)
+        // A push-to-start token per attributes type, as stable as the app's own token: the same installation, the same
+        // tokens; a reinstall, new ones.
+        let pushToStart = registration.pushToStartTypes.map { types in
+            Dictionary(types.map { type in
+                (type, services.tokens.token(device: device, bundleID: registration.bundleID, environment: registration.environment,
+                                             installation: registration.installation + "\u{1F}push-to-start\u{1F}" + type))
+            }, uniquingKeysWith: { first, _ in first })
+        }
         let registered = DeviceLinkMessage.Registered(bundleID: registration.bundleID, environment: registration.environment,
-                                                      token: token)
+                                                      token: token, pushToStartTokens: pushToStart)
         services.directory.register(registered, device: device, team: registration.team, badge: registration.badge)
         session.send(.registered(registered))
         services.installs.resolve(device: device, bundleID: registration.bundleID, .installed(token))

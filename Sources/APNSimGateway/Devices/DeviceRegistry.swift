@@ -37,6 +37,13 @@ struct DeviceRegistry: Sendable {
         var persist: [DeliveryEvent] = []
         /// Whether what `GET /v1/devices` shows changed (online, apps, refusals, badges).
         var devicesChanged = false
+
+        /// `other`'s actions after these.
+        mutating func append(_ other: Actions) {
+            send += other.send
+            persist += other.persist
+            devicesChanged = devicesChanged || other.devicesChanged
+        }
     }
 
     /// Where an accepted push goes.
@@ -84,6 +91,9 @@ struct DeviceRegistry: Sendable {
         world = loaded
         for registration in devices.values.flatMap({ $0.registrations.values }) {
             world.tokens[registration.token] = .init(registration)
+            for startToken in registration.pushToStartTokens?.values.sorted(by: { $0.hex < $1.hex }) ?? [] {
+                world.tokens[startToken] = .init(token: startToken, bundleID: registration.bundleID, environment: registration.environment)
+            }
         }
         for device in devices.values {
             for activity in device.activities.values {
@@ -165,6 +175,10 @@ struct DeviceRegistry: Sendable {
             world.apps[registered.bundleID] = .init(bundleID: registered.bundleID, team: team)
         }
         world.tokens[registered.token] = .init(registered)
+        for startToken in registered.pushToStartTokens?.values.sorted(by: { $0.hex < $1.hex }) ?? [] {
+            world.tokens[startToken] = .init(token: startToken, bundleID: registered.bundleID, environment: registered.environment)
+            ownership.registered(startToken, device: device)
+        }
         devices[device]?.registrations[registered.token] = registered
         devices[device]?.refusals[registered.bundleID] = nil
         devices[device]?.badges[registered.bundleID] = badge == 0 ? nil : badge
@@ -181,6 +195,11 @@ struct DeviceRegistry: Sendable {
     mutating func unregister(_ token: DeviceToken, device: String, at date: Date) -> Actions {
         guard let removed = devices[device]?.registrations.removeValue(forKey: token) else { return Actions() }
         ownership.removed(token, bundleID: removed.bundleID, from: device, at: date)
+        for startToken in removed.pushToStartTokens?.values.sorted(by: { $0.hex < $1.hex }) ?? [] {
+            ownership.removed(startToken, bundleID: removed.bundleID, from: device, at: date)
+            world.tokens[startToken]?.state = .unregistered
+            world.tokens[startToken]?.invalidSince = date
+        }
         // The app's activities go with it, and their tokens answer 410 as its own does.
         for activity in devices[device]?.activities.values.filter({ $0.bundleID == removed.bundleID }) ?? [] {
             devices[device]?.activities[activity.id] = nil
