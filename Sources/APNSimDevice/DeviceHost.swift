@@ -298,6 +298,9 @@ public final class DeviceHost: Sendable {
         case .startActivity(let start):
             state.withLock { $0.center.start(start.activity) }
             return []
+        case .endActivity(let end):
+            state.withLock { $0.center.end(end) }
+            return []
         case .restart:
             // A reboot: the apps' extension processes end and the link drops; the run loop links again at once.
             let extensions = extensions

@@ -54,6 +54,11 @@ public struct NotificationList: Sendable {
         pushToStart.reduce(into: [:]) { apps, entry in apps[entry.value.bundleID, default: [:]][entry.value.type] = entry.key }
     }
 
+    /// An app ends one of its activities (``LiveActivity/endByApp(contentState:dismissal:at:)``).
+    public mutating func end(_ end: DeviceLinkMessage.EndActivity) {
+        _ = liveActivities[end.id]?.endByApp(contentState: end.contentState, dismissal: end.dismissalDate, at: end.at)
+    }
+
     /// The push-to-start tokens the gateway issued `bundleID` (they replace its earlier ones).
     public mutating func setPushToStartTokens(_ tokens: [String: DeviceToken], for bundleID: String) {
         pushToStart = pushToStart.filter { $0.value.bundleID != bundleID }

@@ -1,5 +1,6 @@
 import APNSimCore
 import APNSimDevice
+import APNSimExtensions
 import APNSimGateway
 import APNSimProvider
 import Foundation
@@ -54,6 +55,21 @@ struct LiveActivityDeliveryTests {
                 #expect(listed.first?["device"] as? String == "device-1")
                 #expect(listed.first?["ended"] as? Bool == false && listed.first?["visible"] as? Bool == true)
                 #expect(device.state(ofActivity: view["id"] as? String ?? "")?.contentState["etaMinutes"] == .number(20))
+
+                // The app ends it: on the Lock Screen until the dismissal date; pushes after the end change nothing.
+                let id = try #require(view["id"] as? String)
+                let ended = try await control.post("/v1/activities/\(id)/end",
+                                                   #"{"contentState":{"status":"delivered","etaMinutes":0},"dismissalDate":"2100-01-01T00:00:00Z"}"#)
+                #expect(ended.status == 200)
+                let endedView = try #require(ended.json as? [String: Any])
+                #expect(endedView["ended"] as? Bool == true && endedView["visible"] as? Bool == true)
+                #expect(endedView["dismissalDate"] as? String == "2100-01-01T00:00:00.000Z")
+                let (_, afterID) = try await Self.update(harness, token: token,
+                    aps: #"{"event":"update","timestamp":1800000090,"content-state":{"status":"lost","etaMinutes":99}}"#)
+                let after = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: afterID))
+                #expect((after["detail"] as? String)?.contains("iOS ignores pushes to an ended activity") == true, "\(after)")
+                #expect(device.state(ofActivity: id)?.contentState["status"] == .string("delivered"))
+                #expect(try await control.post("/v1/activities/nothing/end").status == 404)
             }
         }
     }
@@ -161,6 +177,31 @@ struct LiveActivityDeliveryTests {
                     aps: #"{"event":"update","timestamp":1800000300,"content-state":{"status":"x","etaMinutes":1}}"#)
                 let notStart = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: notStartID))
                 #expect((notStart["detail"] as? String)?.contains("takes only event start") == true)
+            }
+        }
+    }
+
+    @Test("apnsim activity start, list and end: the app's calls from the command line, errors in one sentence")
+    func commandLine() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { _ in
+                let url = "http://127.0.0.1:\(harness.endpoints.controlPort)"
+                func apnsim(_ arguments: [String]) async throws -> (ChildProcess.ExitStatus, String) {
+                    try await ChildProcess.run([ApnsimProcess.executable.path, "activity"] + arguments + ["--control-url", url])
+                }
+                let (started, startOutput) = try await apnsim(["start", "device-1", "com.example.app", "DeliveryAttributes",
+                                                               "--attributes", #"{"orderID":"C-3"}"#, "--state", #"{"status":"packed"}"#])
+                #expect(started == .exited(0), "\(startOutput)")
+                let id = try #require(startOutput.split(separator: " ").dropFirst().first.map(String.init))
+                #expect(startOutput.contains("push token "))
+                let (_, listed) = try await apnsim(["list", "--device", "device-1"])
+                #expect(listed.contains(id) && listed.contains(#"{"status":"packed"}"#), "\(listed)")
+                let (ended, endOutput) = try await apnsim(["end", id, "--state", #"{"status":"delivered"}"#])
+                #expect(ended == .exited(0))
+                #expect(endOutput.contains(#"{"status":"delivered"}"#) && endOutput.contains("ended, dismissed at"), "\(endOutput)")
+                let (missing, missingOutput) = try await apnsim(["start", "device-1", "com.example.other", "T", "--state", "{}"])
+                #expect(missing == .exited(1))
+                #expect(missingOutput == "apnsim: device device-1 has no registered com.example.other; install it first\n")
             }
         }
     }

@@ -95,6 +95,15 @@ public struct LiveActivity: Sendable, Hashable, Codable {
         dismissalDate = dismissal.map { max($0, now) } ?? now.addingTimeInterval(Self.defaultDismissal)
     }
 
+    /// The app ends it (`Activity.end(_:dismissalPolicy:)`), with a final content state or the last one. Ending an
+    /// activity that has ended changes nothing; returns whether it ended now.
+    public mutating func endByApp(contentState: [String: JSONValue]?, dismissal: Date?, at now: Date) -> Bool {
+        guard !isEnded else { return false }
+        if let contentState { self.contentState = contentState }
+        end(at: now, dismissal: dismissal)
+        return true
+    }
+
     /// What time alone does: an activity still running ``maximumDuration`` after it started ends then. Returns whether
     /// it ended now.
     public mutating func age(now: Date) -> Bool {

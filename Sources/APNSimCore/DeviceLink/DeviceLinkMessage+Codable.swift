@@ -16,6 +16,7 @@ extension DeviceLinkMessage: Codable {
         case .foreground: "foreground"
         case .restart: "restart"
         case .startActivity: "startActivity"
+        case .endActivity: "endActivity"
         case .ack: "ack"
         case .receipt: "receipt"
         case .attachmentCopy: "attachmentCopy"
@@ -40,6 +41,7 @@ extension DeviceLinkMessage: Codable {
         case "foreground": self = .foreground(try Foreground(from: decoder))
         case "restart": self = .restart(try Restart(from: decoder))
         case "startActivity": self = .startActivity(try StartActivity(from: decoder))
+        case "endActivity": self = .endActivity(try EndActivity(from: decoder))
         case "ack": self = .ack(try Ack(from: decoder))
         case "receipt": self = .receipt(try Receipt(from: decoder))
         case "attachmentCopy": self = .attachmentCopy(try AttachmentCopy(from: decoder))
@@ -68,6 +70,7 @@ extension DeviceLinkMessage: Codable {
         case .foreground(let body): try body.encode(to: encoder)
         case .restart(let body): try body.encode(to: encoder)
         case .startActivity(let body): try body.encode(to: encoder)
+        case .endActivity(let body): try body.encode(to: encoder)
         case .ack(let body): try body.encode(to: encoder)
         case .receipt(let body): try body.encode(to: encoder)
         case .attachmentCopy(let body): try body.encode(to: encoder)

@@ -28,6 +28,8 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     /// Gateway → device: an app starts a Live Activity (`Activity.request`), with the ID and push token the gateway
     /// gave it.
     case startActivity(StartActivity)
+    /// Gateway → device: an app ends one of its Live Activities (`Activity.end(_:dismissalPolicy:)`).
+    case endActivity(EndActivity)
     /// Device → gateway: the push arrived; the gateway may forget it.
     case ack(Ack)
     /// Device → gateway: what the device did with the push.
@@ -157,6 +159,22 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         /// The new activity, its `pushToken` set.
         public var activity: LiveActivity
         public init(activity: LiveActivity) { self.activity = activity }
+    }
+
+    public struct EndActivity: Sendable, Hashable, Codable {
+        public var id: String
+        /// The final content state; `nil` keeps the last.
+        public var contentState: [String: JSONValue]?
+        /// When it leaves the Lock Screen; `nil`: ``LiveActivity/defaultDismissal`` from `at`.
+        public var dismissalDate: Date?
+        /// When the app ended it.
+        public var at: Date
+        public init(id: String, contentState: [String: JSONValue]?, dismissalDate: Date?, at: Date) {
+            self.id = id
+            self.contentState = contentState
+            self.dismissalDate = dismissalDate
+            self.at = at
+        }
     }
 
     public struct InstallRefused: Sendable, Hashable, Codable {

@@ -70,6 +70,35 @@ extension ControlAPI {
         v1.post("devices/:id/activities") { request, context in
             try await self.startActivity(request, device: context.parameters.get("id") ?? "")
         }
+        v1.post("activities/:id/end") { request, context in
+            try await self.endActivity(request, id: context.parameters.get("id") ?? "")
+        }
+    }
+
+    /// The body of `POST /v1/activities/{id}/end`, all optional.
+    private struct EndRequest: Decodable {
+        var contentState: [String: JSONValue]?
+        var dismissalDate: Date?
+    }
+
+    /// The app ends the activity (`Activity.end(_:dismissalPolicy:)`): with a final state or the last, on the Lock Screen
+    /// until `dismissalDate` (four hours by default; a past date removes it at once).
+    private func endActivity(_ request: Request, id: String) async throws -> Response {
+        let buffer = try await request.body.collect(upTo: 1 << 20)
+        var body = EndRequest()
+        if buffer.readableBytes > 0 {
+            do {
+                body = try ControlJSON.decode(EndRequest.self, from: Data(buffer.readableBytesView))
+            } catch {
+                return ControlJSON.error(error.description + #"; give {"contentState": {…}, "dismissalDate": TIME}, each optional"#)
+            }
+        }
+        let now = clock.now()
+        guard devices.endActivity(id, contentState: body.contentState, dismissal: body.dismissalDate, at: now),
+              let entry = devices.activities().first(where: { $0.activity.id == id }) else {
+            return ControlJSON.error("no device has a Live Activity \(id)", status: .notFound)
+        }
+        return try ControlJSON.response(ActivityView(device: entry.device, activity: entry.activity, now: now))
     }
 
     private func startActivity(_ request: Request, device: String) async throws -> Response {

@@ -74,6 +74,11 @@ final class DeviceDirectory: Sendable {
         return activity
     }
 
+    /// Ends activity `id` as its app would; `false` when no device has it.
+    func endActivity(_ id: String, contentState: [String: JSONValue]?, dismissal: Date?, at now: Date) -> Bool {
+        perform { $0.endActivity(id, contentState: contentState, dismissal: dismissal, at: now) }
+    }
+
     /// Every device's Live Activities, with the device's ID, by device and then start.
     func activities() -> [(device: String, activity: LiveActivity)] {
         registry.inspect { registry in

@@ -228,6 +228,18 @@ struct DeviceRegistry: Sendable {
         return actions
     }
 
+    /// An app ends its activity `id` (the control API's `Activity.end`): the gateway's view and the device apply the same
+    /// rule. `nil` when no device has that activity; no actions when it had ended already.
+    mutating func endActivity(_ id: String, contentState: [String: JSONValue]?, dismissal: Date?, at now: Date) -> Actions? {
+        guard let device = devices.values.first(where: { $0.activities[id] != nil })?.descriptor.id else { return nil }
+        guard devices[device]?.activities[id]?.endByApp(contentState: contentState, dismissal: dismissal, at: now) == true else { return Actions() }
+        var actions = Actions(devicesChanged: true)
+        if let link = link(of: device) {
+            actions.send.append((link, .endActivity(.init(id: id, contentState: contentState, dismissalDate: dismissal, at: now))))
+        }
+        return actions
+    }
+
     /// The device would not install an app (its profile, entitlement or extension was refused).
     mutating func refuse(_ refused: DeviceLinkMessage.InstallRefused, device: String) -> Actions {
         devices[device]?.refusals[refused.bundleID] = refused
