@@ -57,6 +57,11 @@ public struct Scenario: Codable, Sendable {
         /// With `app`: the token the gateway gave that app on that device.
         public var device: String?
         public var app: String?
+        /// With `device` and `app`: send to the push token of the app's newest Live Activity of this `ActivityAttributes`
+        /// type; the push type is then `liveactivity` and the topic `APP.push-type.liveactivity` unless given.
+        public var activity: String?
+        /// With `device` and `app`: send to the app's push-to-start token for this type (as `activity` for the rest).
+        public var pushToStart: String?
         /// A token as hex, instead of `device` and `app`.
         public var token: String?
         /// The endpoint to send to; the app's environment on the device (or development) when absent.
@@ -144,6 +149,14 @@ public struct Scenario: Codable, Sendable {
         public var team: String?
         /// `foreground`: what the app's willPresent returns (`banner`, `list`, `sound`, `badge`; none unless given).
         public var options: [String]?
+        /// `startActivity`, `endActivity`: the `ActivityAttributes` type (`endActivity` ends the app's newest of it).
+        public var type: String?
+        /// `startActivity`: the static attributes; `startActivity`, `endActivity`: the content state (`endActivity`:
+        /// the final one, the last when absent).
+        public var attributes: JSONValue?
+        public var contentState: JSONValue?
+        /// `endActivity`: when it leaves the Lock Screen (RFC 3339); four hours after the end when absent.
+        public var dismissalDate: String?
 
         public enum Kind: String, Codable, Sendable {
             /// The device drops off the network: pushes are held, as APNs stores them.
@@ -160,6 +173,10 @@ public struct Scenario: Codable, Sendable {
             case background
             /// The device restarts: its link drops, its apps' extension processes end, and it comes back.
             case restart
+            /// The app starts a Live Activity, as `Activity.request` does (`POST /v1/devices/{id}/activities`).
+            case startActivity
+            /// The app ends its newest activity of `type`, as `Activity.end` does.
+            case endActivity
         }
     }
 
@@ -188,6 +205,9 @@ public struct Scenario: Codable, Sendable {
         public var deliveries: Deliveries?
         /// An app's install on a device: its token or iOS's refusal.
         public var install: Install?
+        /// `{device, app, type, …}`: the app's newest Live Activity of that type, as `GET /v1/activities` shows it,
+        /// matches the other keys as a pattern (`contentState`, `ended`, `stale`, `visible`, `dismissalDate`…).
+        public var activity: JSONValue?
         /// How long to wait for the delivery or install; 10 s when absent.
         public var within: ScenarioDuration?
     }
@@ -219,6 +239,7 @@ public struct Scenario: Codable, Sendable {
         "model", "os", "alerts", "extensionBudget", "extensionCategoriesApply", "scope", "publicKey", "publicKeyFile",
         "topics", "relatedKeyID", "state", "invalidSince", "contains", "matches", "categories", "actions", "identifier", "appGroups", "appGroup", "profile", "pushCapability", "package", "product",
         "title", "textInput", "buttonTitle", "placeholder", "icon", "systemImageName", "templateImageName", "intentIdentifiers",
-        "hiddenPreviewsBodyPlaceholder", "categorySummaryFormat",
+        "hiddenPreviewsBodyPlaceholder", "categorySummaryFormat", "activity", "pushToStart", "type", "attributes", "contentState",
+        "dismissalDate", "activityTypes", "infoPlist",
     ]
 }

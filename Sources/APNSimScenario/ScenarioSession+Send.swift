@@ -29,7 +29,7 @@ extension ScenarioSession {
             guard let registered else {
                 throw ScenarioRunError("device \(device) has no token for \(bundleID)" + (refusal.map { ": it refused the app (\($0))" } ?? " (it has not registered)"))
             }
-            token = registered
+            token = try await activityToken(send, device: device, bundleID: bundleID) ?? registered
             knownTokens["\(device)|\(bundleID)"] = registered
             environment = send.environment ?? declared?.environment ?? .development
             app = bundleID
@@ -43,8 +43,9 @@ extension ScenarioSession {
         func add(_ name: String, _ value: String?) {
             if let value, value != "none" { headers.append((name, value)) }
         }
-        add("apns-topic", send.topic ?? app)
-        add("apns-push-type", send.pushType ?? "alert")
+        let toActivity = send.activity != nil || send.pushToStart != nil
+        add("apns-topic", send.topic ?? (toActivity ? app.map { $0 + ".push-type.liveactivity" } : app))
+        add("apns-push-type", send.pushType ?? (toActivity ? "liveactivity" : "alert"))
         add("apns-priority", send.priority.map(String.init))
         let expiration = send.expiration ?? send.expiresIn.map { Int(Date().timeIntervalSince1970 + clockOffset + $0.seconds) }
         add("apns-expiration", expiration.map(String.init))
@@ -74,6 +75,29 @@ extension ScenarioSession {
             }
             return SendOutcome(response: nil, goAway: goAway, settings: client.namedRemoteSettings)
         }
+    }
+
+    /// The token a send to an activity names: its newest activity of the type, or its push-to-start token for it.
+    private func activityToken(_ send: Scenario.Send, device: String, bundleID: String) async throws -> String? {
+        if let type = send.pushToStart {
+            let devices = try await target.control.get("/v1/devices").body?.array ?? []
+            let app = devices.first { $0["id"]?.string == device }?["apps"]?.array?.first { $0["bundleID"]?.string == bundleID }
+            guard let token = app?["pushToStartTokens"]?[type]?.string else {
+                throw ScenarioRunError("\(bundleID) on \(device) has no push-to-start token for \(type) (does the world declare the type in its activityTypes?)")
+            }
+            return token
+        }
+        guard let type = send.activity else { return nil }
+        guard let activity = try await newestActivity(device: device, bundleID: bundleID, type: type), let token = activity["token"]?.string else {
+            throw ScenarioRunError("\(bundleID) on \(device) has no Live Activity of type \(type) to send to")
+        }
+        return token
+    }
+
+    /// The app's newest Live Activity of `type` on `device`, as `GET /v1/activities` shows it.
+    func newestActivity(device: String, bundleID: String, type: String) async throws -> JSONValue? {
+        let activities = try await target.control.get("/v1/activities?device=\(device)&bundle=\(bundleID)").body?.array ?? []
+        return activities.last { $0["attributesType"]?.string == type }
     }
 
     private func payload(_ send: Scenario.Send) throws -> String {

@@ -76,6 +76,9 @@ actor ScenarioSession {
             return "clear faults"
         }
         if let deliveries = step.expect?.deliveries { return "deliveries on \(deliveries.device)" }
+        if let activity = step.expect?.activity {
+            return "activity \(activity["type"]?.string ?? "?") of \(activity["app"]?.string ?? "?") on \(activity["device"]?.string ?? "?")"
+        }
         if let install = step.expect?.install { return "install of \(install.app) on \(install.device)" }
         return "expect"
     }
@@ -115,10 +118,25 @@ actor ScenarioSession {
                                                        body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
             case .restart:
                 answer = try await target.control.post("/v1/devices/\(device.id)/restart")
+            case .startActivity:
+                let body: [String: JSONValue] = ["bundleID": .string(device.app ?? ""), "attributesType": .string(device.type ?? ""),
+                                                 "attributes": device.attributes ?? .object([:]), "contentState": device.contentState ?? .object([:])]
+                answer = try await target.control.post("/v1/devices/\(device.id)/activities",
+                                                       body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
+            case .endActivity:
+                guard let activity = try await newestActivity(device: device.id, bundleID: device.app ?? "", type: device.type ?? ""),
+                      let id = activity["id"]?.string else {
+                    throw ScenarioRunError("\(device.app ?? "") on \(device.id) has no Live Activity of type \(device.type ?? "") to end")
+                }
+                var body: [String: JSONValue] = [:]
+                if let state = device.contentState { body["contentState"] = state }
+                if let dismissal = device.dismissalDate { body["dismissalDate"] = .string(dismissal) }
+                answer = try await target.control.post("/v1/activities/\(id)/end",
+                                                       body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
             }
             let refused = answer.status == 422 && step.expect?.install?.refused != nil
             happened.append(refused ? "install refused" : device.action.rawValue)
-            if answer.status != 200 && !refused {
+            if !(200..<300).contains(answer.status) && !refused {
                 failures.append("device \(device.id) \(device.action.rawValue): the control API answered \(answer.status) \(answer.body?["error"]?.string ?? "")")
             }
         }
@@ -165,6 +183,19 @@ actor ScenarioSession {
             happened.append("\(records.count) deliveries: " + records.map { $0["outcome"]?.string ?? "pending" }.joined(separator: ", "))
             let patterns = expected.records.map { Pattern.substituting($0, media: target.media) }
             failures += Pattern.mismatches(.array(patterns), .array(records), at: "deliveries")
+        }
+        if let expected = step.expect?.activity {
+            guard case .object(var pattern) = expected, let device = pattern.removeValue(forKey: "device")?.string,
+                  let app = pattern.removeValue(forKey: "app")?.string, let type = pattern.removeValue(forKey: "type")?.string else {
+                throw ScenarioRunError("expect.activity names the activity by device, app and type, then what it must match")
+            }
+            let activity = try await newestActivity(device: device, bundleID: app, type: type)
+            happened.append(activity.map { "activity \($0["id"]?.string ?? ""): \($0["contentState"]?.jsonText ?? "{}")" } ?? "no activity")
+            if activity == nil {
+                failures.append("activity: \(app) on \(device) has no Live Activity of type \(type)")
+            } else {
+                failures += Pattern.mismatches(.object(pattern), activity, at: "activity")
+            }
         }
         if let install = step.expect?.install {
             let (token, refusal) = try await self.install(install, within: within)
