@@ -102,8 +102,10 @@ public struct NotificationList: Sendable {
         guard let target = pushToStart[delivery.token] else {
             return .init(id: delivery.id, outcome: .dropped, content: nil, detail: "no app has this push-to-start token")
         }
+        var event: ActivityPush.Event?
         do {
             let push = try ActivityPush(aps: payload.aps)
+            event = push.event
             guard push.event == .start else {
                 throw ActivityPushError("a push-to-start token takes only event start; this push's event is \(push.event.rawValue)")
             }
@@ -119,9 +121,11 @@ public struct NotificationList: Sendable {
                                         relevanceScore: push.relevanceScore)
             liveActivities[activity.id] = activity
             return .init(id: delivery.id, outcome: .liveactivity, content: nil,
-                         detail: "Live Activity \(activity.id) started by push (\(target.type))", activity: activity)
+                         detail: "Live Activity \(activity.id) started by push (\(target.type))", activity: activity,
+                         activityChange: ActivityChange(id: activity.id, event: .start, result: .started, after: state))
         } catch {
-            return .init(id: delivery.id, outcome: .dropped, content: nil, detail: "no Live Activity started: \(error)")
+            return .init(id: delivery.id, outcome: .dropped, content: nil, detail: "no Live Activity started: \(error)",
+                         activityChange: ActivityChange(id: nil, event: event, result: .refused, reason: "\(error)"))
         }
     }
 
@@ -134,31 +138,42 @@ public struct NotificationList: Sendable {
             return .init(id: delivery.id, outcome: .dropped, content: nil, detail: "no Live Activity has this token")
         }
         _ = activity.age(now: now)
+        let before = activity.contentState
+        var change = ActivityChange(id: activity.id, event: nil, result: .refused, before: before)
         let detail: String
         do {
             let push = try ActivityPush(aps: payload.aps)
+            change.event = push.event
             if let state = push.contentState, let problem = app?.activityType(activity.attributesType)?.contentStateProblem(state) {
                 throw ActivityPushError(problem)
             }
             if let budget = activityBudget, delivery.priority == 10, !activity.isEnded,
                !activitySpending[delivery.bundleID, default: .init()].spend(of: budget, frequent: app?.supportsFrequentUpdates == true, at: now) {
                 let limit = app?.supportsFrequentUpdates == true ? budget.frequentPerHour : budget.perHour
-                liveActivities[activity.id] = activity
-                return .init(id: delivery.id, outcome: .liveactivity, content: nil,
-                             detail: "Live Activity \(activity.id) throttled the \(push.event.rawValue): \(delivery.bundleID) has had its "
-                                 + "\(limit) priority-10 updates this hour (send priority 5, or set NSSupportsLiveActivitiesFrequentUpdates)",
-                             activity: activity)
-            }
-            switch activity.apply(push, now: now) {
-            case .updated: detail = "Live Activity \(activity.id) \(push.event.rawValue): applied"
-            case .ended: detail = "Live Activity \(activity.id) ended"
-            case .ignored(let why): detail = "Live Activity \(activity.id) ignored the \(push.event.rawValue): \(why)"
+                change.result = .throttled
+                change.reason = "\(delivery.bundleID) has had its \(limit) priority-10 updates this hour (send priority 5, or set "
+                    + "NSSupportsLiveActivitiesFrequentUpdates)"
+                detail = "Live Activity \(activity.id) throttled the \(push.event.rawValue): \(change.reason!)"
+            } else {
+                switch activity.apply(push, now: now) {
+                case .updated:
+                    change.result = .applied
+                    detail = "Live Activity \(activity.id) \(push.event.rawValue): applied"
+                case .ended:
+                    change.result = .ended
+                    detail = "Live Activity \(activity.id) ended"
+                case .ignored(let why):
+                    (change.result, change.reason) = (.ignored, why)
+                    detail = "Live Activity \(activity.id) ignored the \(push.event.rawValue): \(why)"
+                }
             }
         } catch {
+            change.reason = "\(error)"
             detail = "Live Activity \(activity.id) refused the push: \(error)"
         }
+        change.after = activity.contentState
         liveActivities[activity.id] = activity
-        return .init(id: delivery.id, outcome: .liveactivity, content: nil, detail: detail, activity: activity)
+        return .init(id: delivery.id, outcome: .liveactivity, content: nil, detail: detail, activity: activity, activityChange: change)
     }
 
     /// Notifications of one thread of one app, newest first.

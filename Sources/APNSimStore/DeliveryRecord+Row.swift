@@ -9,7 +9,7 @@ extension DeliveryRecord {
     /// The columns in insert order; `Store` builds its cached statement from them.
     static let insertColumns = [
         "id", "apnsId", "device", "bundleID", "token", "pushType", "outcome", "content", "detail", "acceptedAt",
-        "deliveredAt", "displayedAt", "extension", "presentation",
+        "deliveredAt", "displayedAt", "extension", "presentation", "activity",
     ]
 
     static let insertSQL = "INSERT OR REPLACE INTO deliveries (" + insertColumns.joined(separator: ", ") + ") VALUES ("
@@ -17,7 +17,7 @@ extension DeliveryRecord {
 
     /// The receipt's update: its outcome, content, detail, time, extension run and presentation, by ID.
     static let receiptSQL = "UPDATE deliveries SET outcome = ?, content = ?, detail = ?, displayedAt = ?, "
-        + "deliveredAt = coalesce(deliveredAt, ?), extension = ?, presentation = ? WHERE id = ?"
+        + "deliveredAt = coalesce(deliveredAt, ?), extension = ?, presentation = ?, activity = ? WHERE id = ?"
 
     /// Runs `statement` (``insertSQL``) for this record. A record is inserted with no content, extension run or
     /// presentation (the receipt brings them) except the few the gateway completes itself.
@@ -27,7 +27,7 @@ extension DeliveryRecord {
         row.bind(outcome?.rawValue); row.bind(content.map { EncodedJSON($0).text }); row.bind(detail)
         row.bind(acceptedAt.timeIntervalSince1970); row.bind(deliveredAt?.timeIntervalSince1970)
         row.bind(displayedAt?.timeIntervalSince1970); row.bind(extensionRun.map { EncodedJSON($0).text })
-        row.bind(presentation.map { EncodedJSON($0).text })
+        row.bind(presentation.map { EncodedJSON($0).text }); row.bind(activity.map { EncodedJSON($0).text })
         assert(row.count == Self.insertColumns.count)
         try row.run(in: db)
     }
@@ -52,6 +52,7 @@ extension DeliveryRecord {
         content = Self.read(row["content"], as: "content", unreadable: &unreadable)
         extensionRun = Self.read(row["extension"], as: "extension", unreadable: &unreadable)
         presentation = Self.read(row["presentation"], as: "presentation", unreadable: &unreadable)
+        activity = Self.read(row["activity"], as: "activity", unreadable: &unreadable)
         self.unreadable = unreadable.isEmpty ? nil : unreadable
     }
 

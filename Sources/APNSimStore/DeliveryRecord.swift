@@ -28,13 +28,16 @@ public struct DeliveryRecord: Codable, Sendable, Hashable, FetchableRecord, Pers
     public var extensionRun: ExtensionRun?
     /// Where the device shows it (group and thread, banner, list), from its receipt; `nil` when nothing shows.
     public var presentation: Presentation?
+    /// What a `liveactivity` push did to its Live Activity: which one, the event, what became of it and why, the
+    /// content state before and after.
+    public var activity: ActivityChange?
     /// The parts of the device's receipt that did not read as what they should be (`content`, `extension`,
-    /// `presentation`), each with what it held and why; those parts are then absent. `nil` when all read.
+    /// `presentation`, `activity`), each with what it held and why; those parts are then absent. `nil` when all read.
     public var unreadable: [String]?
 
     enum CodingKeys: String, CodingKey {
         case id, apnsId, device, bundleID, token, pushType, outcome, content, detail, acceptedAt, deliveredAt, displayedAt
-        case presentation, unreadable
+        case presentation, activity, unreadable
         case extensionRun = "extension"
     }
 
@@ -94,7 +97,8 @@ public enum DeliveryEvent: Sendable {
     /// The device's receipt. Its content, extension run and presentation are the JSON the device wrote
     /// (``ReceivedReceipt``), recorded as they came.
     case receipt(id: String, outcome: DeliveryOutcome, content: EncodedJSON<NotificationContent>?, detail: String?, at: Date,
-                 extensionRun: EncodedJSON<ExtensionRun>? = nil, presentation: EncodedJSON<Presentation>? = nil)
+                 extensionRun: EncodedJSON<ExtensionRun>? = nil, presentation: EncodedJSON<Presentation>? = nil,
+                 activity: EncodedJSON<ActivityChange>? = nil)
     /// A device's app got a token.
     case registered(DeviceRegistration)
     /// The app was removed; its token answers 410 from `at` on.

@@ -114,6 +114,11 @@ public final class Store: Sendable {
                                json_extract(content, '$.body'), '') != ''
                 """)
         }
+        migrator.registerMigration("v8-activity-changes") { db in
+            try db.alter(table: "deliveries") { table in
+                table.add(column: "activity", .jsonText)  // what a liveactivity push did to its activity
+            }
+        }
         return migrator
     }
 
@@ -206,10 +211,11 @@ public final class Store: Sendable {
                     _ = try HeldPush.deleteOne(db, key: id)
                 case .releasedAll:
                     _ = try HeldPush.deleteAll(db)
-                case .receipt(let id, let outcome, let content, let detail, let at, let extensionRun, let presentation):
+                case .receipt(let id, let outcome, let content, let detail, let at, let extensionRun, let presentation, let activity):
                     var row = StatementBinding(try db.cachedStatement(sql: DeliveryRecord.receiptSQL))
                     row.bind(outcome.rawValue); row.bind(content?.text); row.bind(detail); row.bind(at.timeIntervalSince1970)
-                    row.bind(at.timeIntervalSince1970); row.bind(extensionRun?.text); row.bind(presentation?.text); row.bind(id)
+                    row.bind(at.timeIntervalSince1970); row.bind(extensionRun?.text); row.bind(presentation?.text)
+                    row.bind(activity?.text); row.bind(id)
                     try row.run(in: db)
                 }
             }

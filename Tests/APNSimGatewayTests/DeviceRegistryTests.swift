@@ -31,7 +31,7 @@ struct DeviceRegistryTests {
             case .accepted(let record): record.outcome.map { "\($0.rawValue):\(record.id)" } ?? "accepted:\(record.id)"
             case .held(let held): "\(held.slot == nil ? "held" : "stored"):\(held.id)"
             case .released(let id): "released:\(id)"
-            case .receipt(let id, let outcome, _, _, _, _, _): "\(outcome.rawValue):\(id)"
+            case .receipt(let id, let outcome, _, _, _, _, _, _): "\(outcome.rawValue):\(id)"
             case .registered: "registered"
             case .unregistered: "unregistered"
             case .acknowledged, .releasedAll: "other"

@@ -21,7 +21,7 @@ struct HeldPushesTests {
             switch event {
             case .held(let held): "\(held.slot == nil ? "held" : "stored"):\(held.id)"
             case .released(let id): "released:\(id)"
-            case .receipt(let id, let outcome, _, _, _, _, _): "\(outcome.rawValue):\(id)"
+            case .receipt(let id, let outcome, _, _, _, _, _, _): "\(outcome.rawValue):\(id)"
             case .releasedAll: "releasedAll"
             default: "other"
             }

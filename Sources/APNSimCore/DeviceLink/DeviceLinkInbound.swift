@@ -25,11 +25,15 @@ public struct ReceivedReceipt: Sendable, Hashable {
     /// The Live Activity a `liveactivity` push went to, read whole: the gateway keeps each device's activities
     /// (`GET /v1/activities`).
     public var activity: LiveActivity?
+    /// What a `liveactivity` push did to its activity, recorded as the device wrote it.
+    public var activityChange: EncodedJSON<ActivityChange>?
 
     public init(id: String, outcome: DeliveryOutcome, detail: String? = nil, badge: DeviceLinkMessage.AppBadge? = nil,
                 content: EncodedJSON<NotificationContent>? = nil, extensionRun: EncodedJSON<ExtensionRun>? = nil,
-                presentation: EncodedJSON<Presentation>? = nil, activity: LiveActivity? = nil) {
+                presentation: EncodedJSON<Presentation>? = nil, activity: LiveActivity? = nil,
+                activityChange: EncodedJSON<ActivityChange>? = nil) {
         self.activity = activity
+        self.activityChange = activityChange
         self.id = id
         self.outcome = outcome
         self.detail = detail
@@ -43,7 +47,8 @@ public struct ReceivedReceipt: Sendable, Hashable {
     public init(_ receipt: DeviceLinkMessage.Receipt) {
         self.init(id: receipt.id, outcome: receipt.outcome, detail: receipt.detail, badge: receipt.badge,
                   content: receipt.content.map(EncodedJSON.init), extensionRun: receipt.extensionRun.map(EncodedJSON.init),
-                  presentation: receipt.presentation.map(EncodedJSON.init), activity: receipt.activity)
+                  presentation: receipt.presentation.map(EncodedJSON.init), activity: receipt.activity,
+                  activityChange: receipt.activityChange.map(EncodedJSON.init))
     }
 }
 
@@ -114,6 +119,7 @@ extension DeviceLinkFields {
                                content: try object("content", of: "receipt").map(EncodedJSON.init(unchecked:)),
                                extensionRun: try object("extension", of: "receipt").map(EncodedJSON.init(unchecked:)),
                                presentation: try object("presentation", of: "receipt").map(EncodedJSON.init(unchecked:)),
-                               activity: try activity())
+                               activity: try activity(),
+                               activityChange: try object("activityChange", of: "receipt").map(EncodedJSON.init(unchecked:)))
     }
 }

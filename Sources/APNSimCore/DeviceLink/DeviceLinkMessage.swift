@@ -216,16 +216,19 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         public var presentation: Presentation?
         /// The Live Activity a `liveactivity` push went to, as it is after the push.
         public var activity: LiveActivity?
+        /// What the push did to it, for the delivery record.
+        public var activityChange: ActivityChange?
 
         enum CodingKeys: String, CodingKey {
-            case id, outcome, content, detail, badge, presentation, activity
+            case id, outcome, content, detail, badge, presentation, activity, activityChange
             case extensionRun = "extension"
         }
 
         public init(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String? = nil,
                     extensionRun: ExtensionRun? = nil, badge: AppBadge? = nil, presentation: Presentation? = nil,
-                    activity: LiveActivity? = nil) {
+                    activity: LiveActivity? = nil, activityChange: ActivityChange? = nil) {
             self.activity = activity
+            self.activityChange = activityChange
             self.id = id
             self.outcome = outcome
             self.content = content

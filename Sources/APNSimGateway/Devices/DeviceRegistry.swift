@@ -319,7 +319,7 @@ struct DeviceRegistry: Sendable {
     mutating func receipt(_ receipt: ReceivedReceipt, device: String, at date: Date) -> Actions {
         var actions = Actions(persist: [.receipt(id: receipt.id, outcome: receipt.outcome, content: receipt.content,
                                                  detail: receipt.detail, at: date, extensionRun: receipt.extensionRun,
-                                                 presentation: receipt.presentation)])
+                                                 presentation: receipt.presentation, activity: receipt.activityChange)])
         actions.persist += held.acknowledge(receipt.id)
         if let activity = receipt.activity, devices[device]?.activities[activity.id] != nil {
             devices[device]?.activities[activity.id] = activity
