@@ -189,3 +189,16 @@ extension Gateway {
         }
     }
 }
+
+extension Gateway {
+    /// Every device's Live Activities, with the device's ID, as `GET /v1/activities` lists them.
+    public var activities: [(device: String, activity: LiveActivity)] { devices.activities() }
+
+    /// An app on `device` starts a Live Activity, as `Activity.request` does (`POST /v1/devices/{id}/activities`):
+    /// returns it with its push token, or throws a sentence saying why not (a device not connected, an app not
+    /// installed, a type or state the world's app does not declare).
+    public func startActivity(device: String, app: String, type: String, attributes: [String: JSONValue],
+                              contentState: [String: JSONValue]) throws -> LiveActivity {
+        try actions.startActivity(device: device, bundleID: app, type: type, attributes: attributes, contentState: contentState).get()
+    }
+}

@@ -40,4 +40,38 @@ struct GatewayActions: Sendable {
         devices.reset()
         try deliveries.deleteAll()
     }
+
+    /// Why an app could not start a Live Activity.
+    struct ActivityRefusal: Error, CustomStringConvertible {
+        enum Kind { case notConnected, notInstalled, undeclared }
+        var kind: Kind
+        var description: String
+    }
+
+    /// An app on `device` starts a Live Activity, as `Activity.request` does (`POST /v1/devices/{id}/activities`,
+    /// ``Gateway/startActivity(device:app:type:attributes:contentState:)``): the device must be connected with the app
+    /// registered, and, when the world declares the app's types, the type and its fields must be among them.
+    func startActivity(device: String, bundleID: String, type: String, attributes: [String: JSONValue], contentState: [String: JSONValue],
+                       staleDate: Date? = nil, relevanceScore: Double? = nil) -> Result<LiveActivity, ActivityRefusal> {
+        guard devices.link(of: device) != nil else {
+            return .failure(.init(kind: .notConnected, description: "device \(device) is not connected; start it first (apnsim device --id \(device))"))
+        }
+        guard let app = devices.registration(of: device, bundleID: bundleID) else {
+            return .failure(.init(kind: .notInstalled, description: "device \(device) has no registered \(bundleID); install it first"))
+        }
+        // What the app's `ActivityAttributes` types would decode, when the world declares them: an app cannot request an
+        // activity of a type it does not have (Swift's types say so at compile time).
+        if let declared = world.read({ $0.apps[bundleID]?.activityTypes }) {
+            guard let declaredType = declared.first(where: { $0.name == type }) else {
+                return .failure(.init(kind: .undeclared, description: "\(bundleID) has no ActivityAttributes type \(type); it declares "
+                                      + (declared.isEmpty ? "none" : declared.map(\.name).joined(separator: ", "))))
+            }
+            if let problem = declaredType.attributesProblem(attributes) ?? declaredType.contentStateProblem(contentState) {
+                return .failure(.init(kind: .undeclared, description: problem))
+            }
+        }
+        let requested = LiveActivity(id: "", bundleID: bundleID, attributesType: type, attributes: attributes, contentState: contentState,
+                                     startedAt: clock.now(), staleDate: staleDate, relevanceScore: relevanceScore)
+        return .success(devices.startActivity(requested, environment: app.environment, device: device))
+    }
 }

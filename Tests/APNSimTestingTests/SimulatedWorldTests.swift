@@ -41,6 +41,27 @@ struct SimulatedWorldTests {
         }
     }
 
+    @Test("A Live Activity the app starts takes an update by its own token; the record and the world show what it did")
+    func liveActivity() async throws {
+        try await SimulatedWorld.run { world in
+            let started = try world.startActivity(device: "iphone-dev", app: "com.example.app", type: "DeliveryAttributes",
+                                                  attributes: ["orderID": .string("A-1")],
+                                                  contentState: ["status": .string("packed"), "etaMinutes": .number(40)])
+            let token = try #require(started.pushToken)
+            let response = try await world.send(#"{"aps":{"event":"update","timestamp":1800000000,"content-state":{"status":"on the way","etaMinutes":20}}}"#,
+                                                 to: token.hex, topic: "com.example.app.push-type.liveactivity", pushType: "liveactivity")
+            #expect(response.status == 200)
+            let delivery = try await world.delivery(apnsID: try #require(response["apns-id"]))
+            #expect(delivery.activity?.result == .applied)
+            #expect(delivery.activity?.before?["status"] == .string("packed"))
+            #expect(world.activity(started.id)?.contentState["etaMinutes"] == .number(20))
+            #expect(world.activities(device: "iphone-dev").map(\.id) == [started.id])
+            #expect(throws: SimulatedWorldError.self) {
+                try world.startActivity(device: "iphone-dev", app: "com.example.app", type: "ScoreAttributes", contentState: [:])
+            }
+        }
+    }
+
     @Test("A Braze rich push downloads from the world's media server and is displayed with its image")
     func richPush() async throws {
         try await SimulatedWorld.run { world in

@@ -109,29 +109,20 @@ extension ControlAPI {
             return ControlJSON.error(error.description
                                      + #"; give {"bundleID", "attributesType", "attributes": {…}, "contentState": {…}}"#)
         }
-        guard devices.link(of: device) != nil else {
-            return ControlJSON.error("device \(device) is not connected; start it first (apnsim device --id \(device))", status: .conflict)
-        }
-        guard let app = devices.registration(of: device, bundleID: body.bundleID) else {
-            return ControlJSON.error("device \(device) has no registered \(body.bundleID); install it first", status: .notFound)
-        }
-        // What the app's `ActivityAttributes` types would decode, when the world declares them: an app cannot request an
-        // activity of a type it does not have (Swift's types say so at compile time).
-        if let declared = world.read({ $0.apps[body.bundleID]?.activityTypes }) {
-            guard let type = declared.first(where: { $0.name == body.attributesType }) else {
-                return ControlJSON.error("\(body.bundleID) has no ActivityAttributes type \(body.attributesType); it declares "
-                                         + (declared.isEmpty ? "none" : declared.map(\.name).joined(separator: ", ")),
-                                         status: .unprocessableContent)
-            }
-            if let problem = type.attributesProblem(body.attributes) ?? type.contentStateProblem(body.contentState) {
-                return ControlJSON.error(problem, status: .unprocessableContent)
-            }
-        }
         let now = clock.now()
-        let requested = LiveActivity(id: "", bundleID: body.bundleID, attributesType: body.attributesType, attributes: body.attributes,
-                                     contentState: body.contentState, startedAt: now, staleDate: body.staleDate,
-                                     relevanceScore: body.relevanceScore)
-        let started = devices.startActivity(requested, environment: app.environment, device: device)
+        let started: LiveActivity
+        switch actions.startActivity(device: device, bundleID: body.bundleID, type: body.attributesType, attributes: body.attributes,
+                                     contentState: body.contentState, staleDate: body.staleDate, relevanceScore: body.relevanceScore) {
+        case .success(let activity):
+            started = activity
+        case .failure(let refusal):
+            let status: HTTPResponse.Status = switch refusal.kind {
+            case .notConnected: .conflict
+            case .notInstalled: .notFound
+            case .undeclared: .unprocessableContent
+            }
+            return ControlJSON.error(refusal.description, status: status)
+        }
         return try ControlJSON.response(ActivityView(device: device, activity: started, now: now), status: .created)
     }
 }
