@@ -7,6 +7,8 @@ selenium with the system's chromedriver (no browser download). Each check saves 
 3. A collapse-id pair shows one notification, and the older one as replaced. A push whose aps.category names one
    the app registered shows that category's buttons, the destructive one marked.
 4. A push to an offline device shows as stored, then as a banner once the device is back online.
+   A Live Activity the app starts shows as a Lock Screen card: its attributes, its state as keys and values, the
+   state a push to its token sets, and, once ended, the countdown to its dismissal.
 5. The composer's push with a bad topic shows DeviceTokenNotForTopic and the gateway's explanation.
 6. axe-core (from PyPI's axe-selenium-python) finds no serious or critical accessibility problem, light or dark,
    at desktop or phone width, and every notification can be reached with Tab.
@@ -178,6 +180,34 @@ def stored_then_delivered():
     shot("inbox-delivered.png")
 
 
+def post_json(path, body):
+    request = urllib.request.Request(control + path, method="POST", data=json.dumps(body).encode(),
+                                     headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.load(answer)
+
+
+def live_activity():
+    """An app starts a delivery-tracking activity, a provider updates it by its own token, the app ends it: the
+    device's Lock Screen card shows the attributes, the state as keys and values, and the countdown to dismissal."""
+    started = post_json("/v1/devices/iphone-dev/activities", {
+        "bundleID": "com.example.app", "attributesType": "DeliveryAttributes", "attributes": {"orderID": "A-1042"},
+        "contentState": {"status": "packed", "etaMinutes": 45}})
+    card = f"li.lock-screen[data-activity-id='{started['id']}']"
+    wait.until(lambda d: "packed" in text(card))
+    update = {"aps": {"event": "update", "timestamp": int(time.time()), "content-state": {"status": "on the way", "etaMinutes": 20}}}
+    subprocess.run([apnsim, "send", "--token", started["token"], "--port", dev_port, "--topic", "com.example.app.push-type.liveactivity",
+                    "--push-type", "liveactivity", "--payload", json.dumps(update)], capture_output=True, text=True, check=True)
+    wait.until(lambda d: "on the way" in text(card))
+    shown = text(card)
+    assert "orderID A-1042" in shown and "etaMinutes" in shown and "20" in shown, f"the activity's card shows {shown!r}"
+    dismissal = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 2 * 3600 + 90))
+    post_json(f"/v1/activities/{started['id']}/end", {"contentState": {"status": "delivered", "etaMinutes": 0}, "dismissalDate": dismissal})
+    wait.until(lambda d: "Ended · dismissed in 2 h" in text(card))
+    print(f"inbox: the Live Activity {started['id']} shows its update and, ended, its countdown: {text(card)!r}")
+    shot("inbox-live-activity.png")
+
+
 def composer_bad_topic():
     Select(driver.find_element(By.ID, "compose-device")).select_by_value("iphone-dev")
     Select(driver.find_element(By.ID, "compose-template")).select_by_visible_text("Plain alert")
@@ -317,6 +347,7 @@ try:
     category_buttons()
     collapse_pair()
     stored_then_delivered()
+    live_activity()
     composer_bad_topic()
     driver.execute_script("window.scrollTo(0, 0)")
     shot("inbox.png")

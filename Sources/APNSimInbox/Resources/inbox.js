@@ -10,6 +10,8 @@ const pageSize = 100;
 
 const inbox = {
   devices: [],
+  /** Every device's Live Activities (GET /v1/activities), for their Lock Screen cards. */
+  activities: [],
   /** Every delivery loaded, by ID. */
   deliveries: new Map(),
   /** The oldest delivery loaded, where the next older page starts; null when there is nothing older. */
@@ -31,7 +33,7 @@ function render() {
     deviceCard(device, deliveries, inbox.stackedGroups, (key) => {
       if (inbox.stackedGroups.has(key)) inbox.stackedGroups.delete(key); else inbox.stackedGroups.add(key);
       render();
-    })));
+    }, inbox.activities)));
   if (focused) devicesSection.querySelector(`[data-id="${CSS.escape(focused)}"]`)?.focus();
   if (group) devicesSection.querySelector(`[data-group="${CSS.escape(group)}"]`)?.focus();
   composer.devicesChanged(inbox.devices);
@@ -48,7 +50,8 @@ async function refreshDeliveries() {
 }
 
 async function refreshDevices() {
-  inbox.devices = await getJSON("/v1/devices");
+  // An activity's change is a change of its device (the event stream's "devices").
+  [inbox.devices, inbox.activities] = await Promise.all([getJSON("/v1/devices"), getJSON("/v1/activities")]);
 }
 
 /** The next page of older deliveries, when the end of the list scrolls into view. */
@@ -104,6 +107,9 @@ function listen() {
   events.addEventListener("reset", startOver);
   events.addEventListener("deliveries", scheduleDeliveries);
   events.addEventListener("devices", scheduleDevices);
+  // Time alone makes an activity stale or dismissed, and counts an ended one's minutes down: look again each 30 s
+  // while there are any.
+  setInterval(() => { if (inbox.activities.length) scheduleDevices(); }, 30000);
   events.addEventListener("sends", () => sendsLog.refresh());
   events.onerror = () => {
     statusLine.textContent = "The gateway is gone; reconnecting…";

@@ -152,6 +152,42 @@ function liveActivityCard(updates) {
   return card;
 }
 
+/** "3 h 59 min", "12 min", "less than a minute": how long until `iso`. */
+function timeUntil(iso, now) {
+  const minutes = Math.floor((Date.parse(iso) - now) / 60000);
+  if (minutes < 1) return "less than a minute";
+  const hours = Math.floor(minutes / 60);
+  return hours ? `${hours} h ${minutes % 60} min` : `${minutes} min`;
+}
+
+/**
+ * One Live Activity as the Lock Screen shows it (GET /v1/activities): its app and type, its attributes, its content
+ * state as keys and values, and its marks: stale, ended with the time left until it is dismissed.
+ */
+function activityCard(activity, now) {
+  const card = element("li", "live-activity lock-screen" + (activity.stale ? " stale" : "") + (activity.ended ? " ended" : ""));
+  card.tabIndex = 0;
+  card.dataset.activityId = activity.id;
+  const head = element("div", "head");
+  head.append(element("span", "app", `${activity.bundleID} · ${activity.attributesType}`), timeElement(activity.startedAt));
+  card.append(head);
+  const attributes = Object.entries(activity.attributes).map(([key, value]) => `${key} ${typeof value === "string" ? value : JSON.stringify(value)}`);
+  if (attributes.length) card.append(element("div", "title", attributes.join(" · ")));
+  const state = element("dl", "state");
+  for (const [key, value] of Object.entries(activity.contentState)) {
+    state.append(element("dt", null, key), element("dd", null, typeof value === "string" ? value : JSON.stringify(value)));
+  }
+  card.append(state);
+  const marks = [];
+  if (activity.stale) marks.push("Stale");
+  if (activity.ended) marks.push(`Ended · dismissed in ${timeUntil(activity.dismissalDate, now)}`);
+  if (marks.length) card.append(element("p", "marks", marks.join(" · ")));
+  card.setAttribute("aria-label", `Live Activity of ${activity.bundleID}, ${activity.attributesType}: `
+    + Object.entries(activity.contentState).map(([key, value]) => `${key} ${value}`).join(", ")
+    + (marks.length ? `. ${marks.join(". ")}` : ""));
+  return card;
+}
+
 const systemText = {
   background: "woken in the background",
   voip: "VoIP push to PushKit",
@@ -173,6 +209,8 @@ function notificationGroups(deliveries, device) {
   for (const delivery of deliveries) {
     if (!delivery.outcome) { waiting.push(pendingRow(delivery, device)); continue; }
     if (delivery.outcome === "liveactivity") {
+      // A push to an activity's own token: the activity's Lock Screen card (GET /v1/activities) shows it.
+      if (delivery.activity) continue;
       if (!activities.has(delivery.bundleID)) activities.set(delivery.bundleID, []);
       activities.get(delivery.bundleID).push(delivery);
       continue;
@@ -221,7 +259,7 @@ function groupElement(group, key, stacked, onToggle) {
 /** Which devices' "Not shown on screen" lists are open, so a refresh keeps them open. */
 const openSystemLists = new Set();
 
-function deviceCard(device, deliveries, stackedGroups, onToggle) {
+function deviceCard(device, deliveries, stackedGroups, onToggle, lockScreen = []) {
   const card = element("article", "device");
   card.dataset.device = device.id;
   card.setAttribute("aria-labelledby", `device-${device.id}`);
@@ -259,10 +297,12 @@ function deviceCard(device, deliveries, stackedGroups, onToggle) {
     list.append(...waiting);
     card.append(list);
   }
-  if (activities.length) {
+  const running = lockScreen.filter((activity) => activity.device === device.id && activity.visible);
+  if (activities.length || running.length) {
     const list = element("ul", "activities");
     list.setAttribute("aria-label", `Live Activities on ${device.name}`);
-    list.append(...activities.map(liveActivityCard));
+    const now = Date.now();
+    list.append(...running.map((activity) => activityCard(activity, now)), ...activities.map(liveActivityCard));
     card.append(list);
   }
   const list = element("ul", "notifications");
@@ -271,7 +311,7 @@ function deviceCard(device, deliveries, stackedGroups, onToggle) {
     const key = `${device.id}|${group.bundleID}|${group.thread || ""}`;
     list.append(groupElement(group, key, stackedGroups.has(key), () => onToggle(key)));
   }
-  if (groups.length === 0 && waiting.length === 0 && activities.length === 0) card.append(element("p", "empty", "No notifications"));
+  if (groups.length === 0 && waiting.length === 0 && activities.length === 0 && running.length === 0) card.append(element("p", "empty", "No notifications"));
   card.append(list);
   if (system.length) {
     const details = element("details", "system-list");
