@@ -120,7 +120,8 @@ public struct NotificationList: Sendable {
                                         contentState: state, startedAt: now, timestamp: push.timestamp, staleDate: push.staleDate,
                                         relevanceScore: push.relevanceScore)
             liveActivities[activity.id] = activity
-            return .init(id: delivery.id, outcome: .liveactivity, content: nil,
+            // The start's alert lights the screen (ActivityKit requires one): the record keeps it as an alert's content.
+            return .init(id: delivery.id, outcome: .liveactivity, content: payload.content,
                          detail: "Live Activity \(activity.id) started by push (\(target.type))", activity: activity,
                          activityChange: ActivityChange(id: activity.id, event: .start, result: .started, after: state))
         } catch {
@@ -173,7 +174,9 @@ public struct NotificationList: Sendable {
         }
         change.after = activity.contentState
         liveActivities[activity.id] = activity
-        return .init(id: delivery.id, outcome: .liveactivity, content: nil, detail: detail, activity: activity, activityChange: change)
+        // An update or end with an alert lights the screen and plays its sound: the record keeps the alert as content.
+        let alert = payload.aps["alert"] != nil && (change.result == .applied || change.result == .ended) ? payload.content : nil
+        return .init(id: delivery.id, outcome: .liveactivity, content: alert, detail: detail, activity: activity, activityChange: change)
     }
 
     /// Notifications of one thread of one app, newest first.

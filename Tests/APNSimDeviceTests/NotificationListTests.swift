@@ -214,6 +214,10 @@ struct LiveActivityTests {
         #expect(bad.first?.detail == "Live Activity A1 refused the push: aps has no timestamp")
         #expect(list.liveActivities["A1"]?.isEnded == false, "a bad push loses nothing")
 
+        let alerting = list.receive(Self.activityPush(#"{"event":"update","timestamp":1800000090,"content-state":{"status":"nearby"},"alert":{"title":"Nearby","body":"5 minutes away"}}"#, id: "3a"),
+                                    now: started + 90)
+        #expect(alerting.first?.content?.title == "Nearby", "an update's alert is recorded like an alert")
+        #expect(update.first?.content == nil, "an update without one shows nothing but the activity")
         let end = list.receive(Self.activityPush(#"{"event":"end","timestamp":1800000100,"dismissal-date":1800000200}"#, id: "4"),
                                now: started + 100)
         #expect(end.first?.detail == "Live Activity A1 ended")

@@ -32,6 +32,16 @@ extension Fuzz {
                            badge: .init(bundleID: "com.example.app", count: 2),
                            presentation: Presentation(bundleID: "com.example.app", thread: "x", banner: true, list: true))),
             .receipt(.init(id: "d-3", outcome: .background, content: nil, detail: "woken")),
+            .receipt(.init(id: "d-4", outcome: .liveactivity, content: nil, detail: "applied",
+                           activity: FuzzFixtures.activity,
+                           activityChange: ActivityChange(id: "act-1", event: .update, result: .applied,
+                                                          before: ["status": .string("packed")], after: ["status": .string("on the way")]))),
+            .startActivity(.init(activity: FuzzFixtures.activity)),
+            .endActivity(.init(id: "act-1", contentState: ["status": .string("delivered")], dismissalDate: FuzzFixtures.now, at: FuzzFixtures.now)),
+            .push(.init(id: "d-6", apnsID: "A-6", token: FuzzFixtures.activityToken, bundleID: "com.example.app", pushType: .liveactivity,
+                        priority: 10, collapseID: nil, payload: #"{"aps":{"event":"update","timestamp":1800000100,"stale-date":1800000200,"content-state":{"status":"nearby"}}}"#)),
+            .push(.init(id: "d-5", apnsID: "A-5", token: FuzzFixtures.pushToStartToken, bundleID: "com.example.app", pushType: .liveactivity, priority: 10,
+                        collapseID: nil, payload: #"{"aps":{"event":"start","timestamp":1800000000,"attributes-type":"DeliveryAttributes","attributes":{"orderID":"A"},"content-state":{"status":"packed"},"alert":"x"}}"#)),
             .heartbeat(.init(sequence: 7)),
         ]
 
@@ -45,6 +55,7 @@ extension Fuzz {
             var mutator = Mutator(seed: 0x5EED_0003, corpus: bodies)
             var tally = FuzzTally(name: "DeviceLinkMessage")
             var list = NotificationList()
+            list.setPushToStartTokens(["DeliveryAttributes": FuzzFixtures.pushToStartToken], for: "com.example.app")
             for iteration in 0..<fuzzIterations {
                 if iteration % 1000 == 0 { await Task.yield() }  // let the other tests run
                 let body = mutator.mutant()
@@ -65,7 +76,10 @@ extension Fuzz {
                     tally.rejected += 1
                 }
                 readAsGateway(bytes)
-                if iteration % 1000 == 0 { list = NotificationList() }
+                if iteration % 1000 == 0 {
+                    list = NotificationList()
+                    list.setPushToStartTokens(["DeliveryAttributes": FuzzFixtures.pushToStartToken], for: "com.example.app")
+                }
             }
             print(tally)
             #expect(tally.accepted > 0 && tally.rejected > 0)
@@ -100,6 +114,10 @@ extension Fuzz {
                 for receipt in list.receive(delivery, now: now) { _ = DeviceLinkFraming.frame(.receipt(receipt)) }
             case .install(let manifest):
                 _ = InstallCheck.refusal(for: manifest, now: now)
+            case .startActivity(let start):
+                list.start(start.activity)
+            case .endActivity(let end):
+                list.end(end)
             default:
                 _ = DeviceLinkFraming.frame(message)
             }

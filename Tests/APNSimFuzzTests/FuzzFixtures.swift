@@ -26,6 +26,17 @@ enum FuzzFixtures {
     /// A fixed time, so every run validates the same inputs against the same clock.
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
+    /// The sandbox app's push-to-start token for DeliveryAttributes.
+    static let pushToStartToken = DeviceToken(String(repeating: "cd", count: 32))!
+
+    /// The activity's push token (80 bytes, as ActivityKit's).
+    static let activityToken = DeviceToken(String(repeating: "ab", count: 80))!
+
+    /// A running delivery-tracking activity with its own token, for device-link messages that carry one.
+    static let activity = LiveActivity(id: "act-1", bundleID: "com.example.app", attributesType: "DeliveryAttributes",
+                                       attributes: ["orderID": .string("A-1")], contentState: ["status": .string("packed")],
+                                       startedAt: now, pushToken: activityToken, timestamp: now)
+
     /// A valid token for ``now``, signed once with `Certs/AuthKey_SIMKEY0001.p8` by Apple's openssl recipe (a DER
     /// signature) and kept as text: ECDSA signatures are randomized, and a fuzz corpus must be the same every run.
     static let jwt = "eyJhbGciOiJFUzI1NiIsImtpZCI6IlNJTUtFWTAwMDEifQ.eyJpc3MiOiJTSU1URUFNMDAxIiwiaWF0IjoxODAwMDAwMDAwfQ."
