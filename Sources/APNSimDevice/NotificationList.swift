@@ -41,29 +41,14 @@ public struct NotificationList: Sendable {
     /// token, as apnsim took them before activities had tokens of their own; absent when none came.
     public private(set) var activities: [String: JSONValue] = [:]
     /// The Live Activities on the device, by ID: started by an app, updated and ended by pushes to their tokens.
-    public private(set) var liveActivities: [String: LiveActivity] = [:]
+    public internal(set) var liveActivities: [String: LiveActivity] = [:]
     /// How many priority-10 Live Activity updates an app may have an hour (``ActivityBudget``); `nil` turns throttling
     /// off. A throttled update is recorded as such and not applied (iOS may deliver it later; apnsim does not).
     public var activityBudget: ActivityBudget? = ActivityBudget()
-    private var activitySpending: [String: ActivityBudget.Spending] = [:]
+    var activitySpending: [String: ActivityBudget.Spending] = [:]
     /// The apps' push-to-start tokens: which app and attributes type each starts an activity of.
-    private var pushToStart: [DeviceToken: (bundleID: String, type: String)] = [:]
+    var pushToStart: [DeviceToken: (bundleID: String, type: String)] = [:]
 
-    /// Each app's push-to-start tokens by attributes type.
-    public var pushToStartTokensByApp: [String: [String: DeviceToken]] {
-        pushToStart.reduce(into: [:]) { apps, entry in apps[entry.value.bundleID, default: [:]][entry.value.type] = entry.key }
-    }
-
-    /// An app ends one of its activities (``LiveActivity/endByApp(contentState:dismissal:at:)``).
-    public mutating func end(_ end: DeviceLinkMessage.EndActivity) {
-        _ = liveActivities[end.id]?.endByApp(contentState: end.contentState, dismissal: end.dismissalDate, at: end.at)
-    }
-
-    /// The push-to-start tokens the gateway issued `bundleID` (they replace its earlier ones).
-    public mutating func setPushToStartTokens(_ tokens: [String: DeviceToken], for bundleID: String) {
-        pushToStart = pushToStart.filter { $0.value.bundleID != bundleID }
-        for (type, token) in tokens { pushToStart[token] = (bundleID, type) }
-    }
     /// The icon badge per app; absent means no badge.
     public private(set) var badges: [String: Int] = [:]
 
@@ -88,96 +73,6 @@ public struct NotificationList: Sendable {
     }
 
     public init() {}
-
-    /// An app starts a Live Activity (`Activity.request`); it runs until a push or the app ends it.
-    public mutating func start(_ activity: LiveActivity) {
-        liveActivities[activity.id] = activity
-    }
-
-    /// A push-to-start push (iOS 17.2): `event: start` to the app's push-to-start token for an attributes type starts a
-    /// new activity of that type, which gets its own push token from the gateway once the receipt is in. Anything else
-    /// starts nothing, and the receipt says why.
-    private mutating func startByPush(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload, now: Date,
-                                      app: AppManifest?) -> DeviceLinkMessage.Receipt {
-        guard let target = pushToStart[delivery.token] else {
-            return .init(id: delivery.id, outcome: .dropped, content: nil, detail: "no app has this push-to-start token")
-        }
-        var event: ActivityPush.Event?
-        do {
-            let push = try ActivityPush(aps: payload.aps)
-            event = push.event
-            guard push.event == .start else {
-                throw ActivityPushError("a push-to-start token takes only event start; this push's event is \(push.event.rawValue)")
-            }
-            guard push.attributesType == target.type else {
-                throw ActivityPushError("aps.attributes-type is \(push.attributesType ?? ""), but this push-to-start token is \(target.type)'s")
-            }
-            let attributes = push.attributes ?? [:], state = push.contentState ?? [:]
-            if let type = app?.activityType(target.type), let problem = type.attributesProblem(attributes) ?? type.contentStateProblem(state) {
-                throw ActivityPushError(problem)
-            }
-            let activity = LiveActivity(id: UUID().uuidString, bundleID: target.bundleID, attributesType: target.type, attributes: attributes,
-                                        contentState: state, startedAt: now, timestamp: push.timestamp, staleDate: push.staleDate,
-                                        relevanceScore: push.relevanceScore)
-            liveActivities[activity.id] = activity
-            // The start's alert lights the screen (ActivityKit requires one): the record keeps it as an alert's content.
-            return .init(id: delivery.id, outcome: .liveactivity, content: payload.content,
-                         detail: "Live Activity \(activity.id) started by push (\(target.type))", activity: activity,
-                         activityChange: ActivityChange(id: activity.id, event: .start, result: .started, after: state))
-        } catch {
-            return .init(id: delivery.id, outcome: .dropped, content: nil, detail: "no Live Activity started: \(error)",
-                         activityChange: ActivityChange(id: nil, event: event, result: .refused, reason: "\(error)"))
-        }
-    }
-
-    /// A `liveactivity` push to an activity's token: applied by ActivityKit's rules (``LiveActivity/apply(_:now:)``),
-    /// or refused with the reason (a payload ActivityKit cannot read, a content state the app's type would not decode,
-    /// a priority-10 update past the app's budget); either way the activity is kept and the receipt carries it.
-    private mutating func activityPush(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload, now: Date,
-                                       app: AppManifest?) -> DeviceLinkMessage.Receipt {
-        guard var activity = liveActivities.values.first(where: { $0.pushToken == delivery.token }) else {
-            return .init(id: delivery.id, outcome: .dropped, content: nil, detail: "no Live Activity has this token")
-        }
-        _ = activity.age(now: now)
-        let before = activity.contentState
-        var change = ActivityChange(id: activity.id, event: nil, result: .refused, before: before)
-        let detail: String
-        do {
-            let push = try ActivityPush(aps: payload.aps)
-            change.event = push.event
-            if let state = push.contentState, let problem = app?.activityType(activity.attributesType)?.contentStateProblem(state) {
-                throw ActivityPushError(problem)
-            }
-            if let budget = activityBudget, delivery.priority == 10, !activity.isEnded,
-               !activitySpending[delivery.bundleID, default: .init()].spend(of: budget, frequent: app?.supportsFrequentUpdates == true, at: now) {
-                let limit = app?.supportsFrequentUpdates == true ? budget.frequentPerHour : budget.perHour
-                change.result = .throttled
-                change.reason = "\(delivery.bundleID) has had its \(limit) priority-10 updates this hour (send priority 5, or set "
-                    + "NSSupportsLiveActivitiesFrequentUpdates)"
-                detail = "Live Activity \(activity.id) throttled the \(push.event.rawValue): \(change.reason!)"
-            } else {
-                switch activity.apply(push, now: now) {
-                case .updated:
-                    change.result = .applied
-                    detail = "Live Activity \(activity.id) \(push.event.rawValue): applied"
-                case .ended:
-                    change.result = .ended
-                    detail = "Live Activity \(activity.id) ended"
-                case .ignored(let why):
-                    (change.result, change.reason) = (.ignored, why)
-                    detail = "Live Activity \(activity.id) ignored the \(push.event.rawValue): \(why)"
-                }
-            }
-        } catch {
-            change.reason = "\(error)"
-            detail = "Live Activity \(activity.id) refused the push: \(error)"
-        }
-        change.after = activity.contentState
-        liveActivities[activity.id] = activity
-        // An update or end with an alert lights the screen and plays its sound: the record keeps the alert as content.
-        let alert = payload.aps["alert"] != nil && (change.result == .applied || change.result == .ended) ? payload.content : nil
-        return .init(id: delivery.id, outcome: .liveactivity, content: alert, detail: detail, activity: activity, activityChange: change)
-    }
 
     /// Notifications of one thread of one app, newest first.
     public func thread(_ threadID: String, of bundleID: String) -> [Displayed] {
