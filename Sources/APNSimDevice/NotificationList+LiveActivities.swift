@@ -109,6 +109,13 @@ extension NotificationList {
         liveActivities[activity.id] = activity
         // An update or end with an alert lights the screen and plays its sound: the record keeps the alert as content.
         let alert = payload.aps["alert"] != nil && (change.result == .applied || change.result == .ended) ? payload.content : nil
-        return .init(id: delivery.id, outcome: .liveactivity, content: alert, detail: detail, activity: activity, activityChange: change)
+        var receipt = DeviceLinkMessage.Receipt(id: delivery.id, outcome: .liveactivity, content: alert, detail: detail, activity: activity,
+                                                activityChange: change)
+        if let budget = activityBudget {
+            let frequent = app?.supportsFrequentUpdates == true
+            receipt.activityBudget = ActivityBudget.Report(bundleID: delivery.bundleID, perHour: frequent ? budget.frequentPerHour : budget.perHour,
+                                                           spent: activitySpending[delivery.bundleID]?.times ?? [])
+        }
+        return receipt
     }
 }

@@ -134,6 +134,10 @@ struct LiveActivityTests {
         let refilled = spending.spend(of: budget, frequent: false, at: Self.now + 3600 + 121)
         #expect(refilled, "once the first three are an hour old, one is free again")
         #expect(ActivityBudget() == ActivityBudget(perHour: 15, frequentPerHour: 240))
+        let report = ActivityBudget.Report(bundleID: "com.example.app", perHour: 3, spent: spending.times)
+        #expect(spending.times == [Self.now + 300, Self.now + 3600 + 121], "what the last hour spent")
+        #expect(report.remaining(at: Self.now + 3600 + 121) == 1)
+        #expect(report.remaining(at: Self.now + 2 * 3600) == 2, "the one spent at 300 s is an hour old, and back")
     }
 
     @Test("Content states and attributes are checked against the declared type, naming the field")

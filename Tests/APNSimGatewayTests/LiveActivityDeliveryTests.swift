@@ -140,6 +140,10 @@ struct LiveActivityDeliveryTests {
                 #expect(details[2].contains("throttled the update: com.example.app has had its 1 priority-10 updates this hour"), "\(details)")
                 let listed = try #require(try await control.get("/v1/activities?token=\(token)").json as? [[String: Any]])
                 #expect((listed.first?["contentState"] as? [String: Any])?["etaMinutes"] as? Int == 30)
+                let devices = try #require(try await control.get("/v1/devices").json as? [[String: Any]])
+                let budget = try #require((devices.first?["apps"] as? [[String: Any]])?.first?["activityBudget"] as? [String: Any],
+                                          "GET /v1/devices shows what is left of the app's budget")
+                #expect(budget["perHour"] as? Int == 1 && budget["remaining"] as? Int == 0, "\(budget)")
             }
         }
     }

@@ -33,4 +33,23 @@ public struct ActivityBudget: Sendable, Hashable, Codable {
             return true
         }
     }
+
+    /// What an app has left of its budget, as its device reports it with each Live Activity receipt: the app's limit
+    /// and when it spent each update of the last hour, so a reader works out what is left at any later time.
+    public struct Report: Sendable, Hashable, Codable {
+        public var bundleID: String
+        public var perHour: Int
+        public var spent: [Date]
+
+        public init(bundleID: String, perHour: Int, spent: [Date]) {
+            self.bundleID = bundleID
+            self.perHour = perHour
+            self.spent = spent
+        }
+
+        /// How many priority-10 updates the app may still have at `now`.
+        public func remaining(at now: Date) -> Int {
+            max(perHour - spent.count { now.timeIntervalSince($0) < 3600 }, 0)
+        }
+    }
 }

@@ -27,11 +27,14 @@ public struct ReceivedReceipt: Sendable, Hashable {
     public var activity: LiveActivity?
     /// What a `liveactivity` push did to its activity, recorded as the device wrote it.
     public var activityChange: EncodedJSON<ActivityChange>?
+    /// The app's Live Activity budget after the push, read whole: `GET /v1/devices` shows what is left of it.
+    public var activityBudget: ActivityBudget.Report?
 
     public init(id: String, outcome: DeliveryOutcome, detail: String? = nil, badge: DeviceLinkMessage.AppBadge? = nil,
                 content: EncodedJSON<NotificationContent>? = nil, extensionRun: EncodedJSON<ExtensionRun>? = nil,
                 presentation: EncodedJSON<Presentation>? = nil, activity: LiveActivity? = nil,
-                activityChange: EncodedJSON<ActivityChange>? = nil) {
+                activityChange: EncodedJSON<ActivityChange>? = nil, activityBudget: ActivityBudget.Report? = nil) {
+        self.activityBudget = activityBudget
         self.activity = activity
         self.activityChange = activityChange
         self.id = id
@@ -48,7 +51,7 @@ public struct ReceivedReceipt: Sendable, Hashable {
         self.init(id: receipt.id, outcome: receipt.outcome, detail: receipt.detail, badge: receipt.badge,
                   content: receipt.content.map(EncodedJSON.init), extensionRun: receipt.extensionRun.map(EncodedJSON.init),
                   presentation: receipt.presentation.map(EncodedJSON.init), activity: receipt.activity,
-                  activityChange: receipt.activityChange.map(EncodedJSON.init))
+                  activityChange: receipt.activityChange.map(EncodedJSON.init), activityBudget: receipt.activityBudget)
     }
 }
 
@@ -89,11 +92,16 @@ extension DeviceLinkFields {
 
     /// A receipt's `activity`, decoded: only `liveactivity` pushes carry one.
     private func activity() throws(DeviceLinkFraming.FramingError) -> LiveActivity? {
-        guard let text = try object("activity", of: "receipt") else { return nil }
+        try decoded(LiveActivity.self, "activity")
+    }
+
+    /// A receipt's member the gateway acts on, decoded through `Codable` (only `liveactivity` pushes carry these).
+    private func decoded<Value: Decodable>(_ type: Value.Type, _ key: String) throws(DeviceLinkFraming.FramingError) -> Value? {
+        guard let text = try object(key, of: "receipt") else { return nil }
         do {
-            return try JSONDecoder().decode(LiveActivity.self, from: Data(text.utf8))
+            return try JSONDecoder().decode(Value.self, from: Data(text.utf8))
         } catch {
-            throw fail("receipt", "activity", "\(shown("activity")), not a Live Activity: \(error)")
+            throw fail("receipt", key, "\(shown(key)), not a \(Value.self): \(error)")
         }
     }
 
@@ -120,6 +128,7 @@ extension DeviceLinkFields {
                                extensionRun: try object("extension", of: "receipt").map(EncodedJSON.init(unchecked:)),
                                presentation: try object("presentation", of: "receipt").map(EncodedJSON.init(unchecked:)),
                                activity: try activity(),
-                               activityChange: try object("activityChange", of: "receipt").map(EncodedJSON.init(unchecked:)))
+                               activityChange: try object("activityChange", of: "receipt").map(EncodedJSON.init(unchecked:)),
+                               activityBudget: try decoded(ActivityBudget.Report.self, "activityBudget"))
     }
 }

@@ -218,9 +218,11 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         public var activity: LiveActivity?
         /// What the push did to it, for the delivery record.
         public var activityChange: ActivityChange?
+        /// The app's Live Activity budget after the push (``ActivityBudget/Report``), when the device has one.
+        public var activityBudget: ActivityBudget.Report?
 
         enum CodingKeys: String, CodingKey {
-            case id, outcome, content, detail, badge, presentation, activity, activityChange
+            case id, outcome, content, detail, badge, presentation, activity, activityChange, activityBudget
             case extensionRun = "extension"
         }
 

@@ -30,16 +30,27 @@ extension ControlAPI {
         var badge: Int?
         /// Its push-to-start token per `ActivityAttributes` type (`event: start` pushes); absent: none.
         var pushToStartTokens: [String: String]?
+        /// What is left of its priority-10 Live Activity budget now, once a push to one of its activities reported it.
+        var activityBudget: BudgetView?
+    }
+
+    struct BudgetView: Encodable {
+        var perHour: Int
+        var remaining: Int
     }
 
     func addDeviceRoutes(to v1: RouterGroup<BasicRequestContext>) {
         v1.get("devices") { _, _ in
-            try ControlJSON.response(self.devices.devices.map { device in
+            let now = self.clock.now()
+            return try ControlJSON.response(self.devices.devices.map { device in
                 DeviceView(id: device.descriptor.id, name: device.descriptor.name, model: device.descriptor.model,
                            os: device.descriptor.os, online: device.session != nil,
                            apps: device.registrations.values.sorted { $0.bundleID < $1.bundleID }.map {
                                AppView(bundleID: $0.bundleID, environment: $0.environment, token: $0.token.hex,
-                                       badge: device.badges[$0.bundleID], pushToStartTokens: $0.pushToStartTokens?.mapValues(\.hex))
+                                       badge: device.badges[$0.bundleID], pushToStartTokens: $0.pushToStartTokens?.mapValues(\.hex),
+                                       activityBudget: device.activityBudgets[$0.bundleID].map {
+                                           BudgetView(perHour: $0.perHour, remaining: $0.remaining(at: now))
+                                       })
                            },
                            refused: device.refusals.values.sorted { $0.bundleID < $1.bundleID }.map {
                                RefusalView(bundleID: $0.bundleID, kind: $0.kind, message: $0.message)

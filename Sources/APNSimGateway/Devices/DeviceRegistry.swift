@@ -26,6 +26,8 @@ struct DeviceRegistry: Sendable {
         var badges: [String: Int] = [:]
         /// The device's Live Activities by ID, as it last reported each (`GET /v1/activities`).
         var activities: [String: LiveActivity] = [:]
+        /// Each app's Live Activity budget as the device last reported it, by bundle ID.
+        var activityBudgets: [String: ActivityBudget.Report] = [:]
     }
 
     /// What an event asks for.
@@ -321,6 +323,10 @@ struct DeviceRegistry: Sendable {
                                                  detail: receipt.detail, at: date, extensionRun: receipt.extensionRun,
                                                  presentation: receipt.presentation, activity: receipt.activityChange)])
         actions.persist += held.acknowledge(receipt.id)
+        if let budget = receipt.activityBudget {
+            devices[device]?.activityBudgets[budget.bundleID] = budget
+            actions.devicesChanged = true
+        }
         if let activity = receipt.activity, devices[device]?.activities[activity.id] != nil {
             devices[device]?.activities[activity.id] = activity
             actions.devicesChanged = true
