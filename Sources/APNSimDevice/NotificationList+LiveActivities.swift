@@ -27,14 +27,22 @@ extension NotificationList {
         liveActivities[activity.id] = activity
     }
 
+    /// A `liveactivity` push to an app's push-to-start token or to an activity's own token, with its receipt; `nil` for
+    /// a push to the app's device token (the app-wide path).
+    mutating func activityReceipt(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload, now: Date,
+                         app: AppManifest?) -> DeviceLinkMessage.Receipt? {
+        if let target = pushToStart[delivery.token] {
+            return startByPush(delivery, target: target, payload: payload, now: now, app: app)
+        }
+        guard let activity = liveActivities.values.first(where: { $0.pushToken == delivery.token }) else { return nil }
+        return activityPush(delivery, to: activity, payload: payload, now: now, app: app)
+    }
+
     /// A push-to-start push (iOS 17.2): `event: start` to the app's push-to-start token for an attributes type starts a
     /// new activity of that type, which gets its own push token from the gateway once the receipt is in. Anything else
     /// starts nothing, and the receipt says why.
-    mutating func startByPush(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload, now: Date,
-                              app: AppManifest?) -> DeviceLinkMessage.Receipt {
-        guard let target = pushToStart[delivery.token] else {
-            return .init(id: delivery.id, outcome: .dropped, content: nil, detail: "no app has this push-to-start token")
-        }
+    private mutating func startByPush(_ delivery: DeviceLinkMessage.Delivery, target: (bundleID: String, type: String),
+                                      payload: PushPayload, now: Date, app: AppManifest?) -> DeviceLinkMessage.Receipt {
         var event: ActivityPush.Event?
         do {
             let push = try ActivityPush(aps: payload.aps)
@@ -66,11 +74,9 @@ extension NotificationList {
     /// A `liveactivity` push to an activity's token: applied by ActivityKit's rules (``LiveActivity/apply(_:now:)``),
     /// or refused with the reason (a payload ActivityKit cannot read, a content state the app's type would not decode,
     /// a priority-10 update past the app's budget); either way the activity is kept and the receipt carries it.
-    mutating func activityPush(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload, now: Date,
-                               app: AppManifest?) -> DeviceLinkMessage.Receipt {
-        guard var activity = liveActivities.values.first(where: { $0.pushToken == delivery.token }) else {
-            return .init(id: delivery.id, outcome: .dropped, content: nil, detail: "no Live Activity has this token")
-        }
+    private mutating func activityPush(_ delivery: DeviceLinkMessage.Delivery, to activity: LiveActivity, payload: PushPayload,
+                                       now: Date, app: AppManifest?) -> DeviceLinkMessage.Receipt {
+        var activity = activity
         _ = activity.age(now: now)
         let before = activity.contentState
         var change = ActivityChange(id: activity.id, event: nil, result: .refused, before: before)

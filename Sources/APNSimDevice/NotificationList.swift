@@ -136,11 +136,8 @@ public struct NotificationList: Sendable {
         switch delivery.pushType {
         case .voip, .pushtotalk:
             return [.init(id: delivery.id, outcome: .voip, content: content, detail: "delivered to the app's PushKit handler")]
-        case .liveactivity where pushToStart[delivery.token] != nil:
-            return [startByPush(delivery, payload: payload, now: now, app: app)]
-        case .liveactivity where liveActivities.values.contains { $0.pushToken == delivery.token }:
-            return [activityPush(delivery, payload: payload, now: now, app: app)]
         case .liveactivity:
+            if let receipt = activityReceipt(delivery, payload: payload, now: now, app: app) { return [receipt] }
             // The activity's state: `content-state` replaces it on update, `end` ends it (ActivityKit).
             let event = payload.aps["event"]?.string ?? "update"
             let state = payload.aps["content-state"]

@@ -21,8 +21,7 @@ public struct ActivityBudget: Sendable, Hashable, Codable {
 
         /// How many more priority-10 updates the app may have at `now`.
         public func remaining(of budget: ActivityBudget, frequent: Bool, at now: Date) -> Int {
-            let limit = frequent ? budget.frequentPerHour : budget.perHour
-            return max(limit - times.count { now.timeIntervalSince($0) < 3600 }, 0)
+            ActivityBudget.remaining(of: frequent ? budget.frequentPerHour : budget.perHour, spent: times, at: now)
         }
 
         /// Spends one update at `now` if the budget allows it; `false`: throttled.
@@ -49,7 +48,12 @@ public struct ActivityBudget: Sendable, Hashable, Codable {
 
         /// How many priority-10 updates the app may still have at `now`.
         public func remaining(at now: Date) -> Int {
-            max(perHour - spent.count { now.timeIntervalSince($0) < 3600 }, 0)
+            ActivityBudget.remaining(of: perHour, spent: spent, at: now)
         }
+    }
+
+    /// What is left of `limit` at `now`, after the updates `spent` within the hour before it.
+    static func remaining(of limit: Int, spent: [Date], at now: Date) -> Int {
+        max(limit - spent.count { now.timeIntervalSince($0) < 3600 }, 0)
     }
 }

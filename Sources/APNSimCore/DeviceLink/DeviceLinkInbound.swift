@@ -90,11 +90,6 @@ extension DeviceLinkFields {
         return DeviceLinkMessage.Ack(id: try required("id", of: "ack"), pending: pending)
     }
 
-    /// A receipt's `activity`, decoded: only `liveactivity` pushes carry one.
-    private func activity() throws(DeviceLinkFraming.FramingError) -> LiveActivity? {
-        try decoded(LiveActivity.self, "activity")
-    }
-
     /// A receipt's member the gateway acts on, decoded through `Codable` (only `liveactivity` pushes carry these).
     private func decoded<Value: Decodable>(_ type: Value.Type, _ key: String) throws(DeviceLinkFraming.FramingError) -> Value? {
         guard let text = try object(key, of: "receipt") else { return nil }
@@ -127,7 +122,7 @@ extension DeviceLinkFields {
                                content: try object("content", of: "receipt").map(EncodedJSON.init(unchecked:)),
                                extensionRun: try object("extension", of: "receipt").map(EncodedJSON.init(unchecked:)),
                                presentation: try object("presentation", of: "receipt").map(EncodedJSON.init(unchecked:)),
-                               activity: try activity(),
+                               activity: try decoded(LiveActivity.self, "activity"),
                                activityChange: try object("activityChange", of: "receipt").map(EncodedJSON.init(unchecked:)),
                                activityBudget: try decoded(ActivityBudget.Report.self, "activityBudget"))
     }

@@ -72,12 +72,10 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             return
         }
         switch inbound {
-        case .ack(let ack), .message(.ack(let ack)):
+        case .ack(let ack):  // acks and receipts are read by hand (DeviceLinkInbound), never as .message
             services.directory.acknowledged(ack, at: services.clock.now())
         case .receipt(let receipt):
             services.directory.receipt(receipt, device: session.descriptor.id, at: services.clock.now())
-        case .message(.receipt(let receipt)):  // DeviceLinkInbound reads receipts by hand; this is never reached
-            services.directory.receipt(ReceivedReceipt(receipt), device: session.descriptor.id, at: services.clock.now())
         case .message(.register(let registration)):
             register(registration, session: session)
         case .message(.unregister(let unregistration)):

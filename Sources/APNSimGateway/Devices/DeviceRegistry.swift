@@ -91,19 +91,34 @@ struct DeviceRegistry: Sendable {
     /// Puts the world back as it was loaded, the tokens of devices still registered kept.
     mutating func resetWorld() {
         world = loaded
-        for registration in devices.values.flatMap({ $0.registrations.values }) {
-            world.tokens[registration.token] = .init(registration)
-            for startToken in registration.pushToStartTokens?.values.sorted(by: { $0.hex < $1.hex }) ?? [] {
-                world.tokens[startToken] = .init(token: startToken, bundleID: registration.bundleID, environment: registration.environment)
-            }
-        }
         for device in devices.values {
-            for activity in device.activities.values {
-                guard let token = activity.pushToken, let app = device.registrations.values.first(where: { $0.bundleID == activity.bundleID })
-                else { continue }
-                world.tokens[token] = .init(token: token, bundleID: activity.bundleID, environment: app.environment)
+            for registration in device.registrations.values {
+                world.tokens[registration.token] = .init(registration)
+                for token in Self.extraTokens(of: registration, on: device) {
+                    admit(token, bundleID: registration.bundleID, environment: registration.environment)
+                }
             }
         }
+    }
+
+    /// The tokens an app on a device holds besides its own: its push-to-start tokens and its activities' tokens.
+    private static func extraTokens(of app: DeviceLinkMessage.Registered, on device: Device) -> [DeviceToken] {
+        (app.pushToStartTokens?.values.sorted { $0.hex < $1.hex } ?? [])
+            + device.activities.values.filter { $0.bundleID == app.bundleID }.compactMap(\.pushToken)
+    }
+
+    /// A token an app holds, active in the world the validator reads.
+    private mutating func admit(_ token: DeviceToken, bundleID: String, environment: APNsEnvironment) {
+        world.tokens[token] = .init(token: token, bundleID: bundleID, environment: environment)
+    }
+
+    /// A token of a removed app: no device owns it, and it answers 410 from `date` on (one already not active keeps its
+    /// date).
+    private mutating func retire(_ token: DeviceToken, bundleID: String, from device: String, at date: Date) {
+        ownership.removed(token, bundleID: bundleID, from: device, at: date)
+        guard world.tokens[token]?.state == .active else { return }
+        world.tokens[token]?.state = .unregistered
+        world.tokens[token]?.invalidSince = date
     }
 
     /// Takes back what a previous run of the gateway left in the store: registrations (their tokens, a removed app's
@@ -178,7 +193,7 @@ struct DeviceRegistry: Sendable {
         }
         world.tokens[registered.token] = .init(registered)
         for startToken in registered.pushToStartTokens?.values.sorted(by: { $0.hex < $1.hex }) ?? [] {
-            world.tokens[startToken] = .init(token: startToken, bundleID: registered.bundleID, environment: registered.environment)
+            admit(startToken, bundleID: registered.bundleID, environment: registered.environment)
             ownership.registered(startToken, device: device)
         }
         devices[device]?.registrations[registered.token] = registered
@@ -195,26 +210,12 @@ struct DeviceRegistry: Sendable {
 
     /// The app of `token` was removed from `device`: the device no longer owns it, and it answers 410 from `date` on.
     mutating func unregister(_ token: DeviceToken, device: String, at date: Date) -> Actions {
-        guard let removed = devices[device]?.registrations.removeValue(forKey: token) else { return Actions() }
-        ownership.removed(token, bundleID: removed.bundleID, from: device, at: date)
-        for startToken in removed.pushToStartTokens?.values.sorted(by: { $0.hex < $1.hex }) ?? [] {
-            ownership.removed(startToken, bundleID: removed.bundleID, from: device, at: date)
-            world.tokens[startToken]?.state = .unregistered
-            world.tokens[startToken]?.invalidSince = date
+        guard let owner = devices[device], let removed = devices[device]?.registrations.removeValue(forKey: token) else { return Actions() }
+        // The app's push-to-start tokens and its activities go with it, and their tokens answer 410 as its own does.
+        for retired in [token] + Self.extraTokens(of: removed, on: owner) {
+            retire(retired, bundleID: removed.bundleID, from: device, at: date)
         }
-        // The app's activities go with it, and their tokens answer 410 as its own does.
-        for activity in devices[device]?.activities.values.filter({ $0.bundleID == removed.bundleID }) ?? [] {
-            devices[device]?.activities[activity.id] = nil
-            guard let activityToken = activity.pushToken else { continue }
-            ownership.removed(activityToken, bundleID: removed.bundleID, from: device, at: date)
-            world.tokens[activityToken]?.state = .unregistered
-            world.tokens[activityToken]?.invalidSince = date
-        }
-        if world.tokens[token]?.state == .active {
-            // A token already unregistered keeps its date.
-            world.tokens[token]?.state = .unregistered
-            world.tokens[token]?.invalidSince = date
-        }
+        devices[device]?.activities = owner.activities.filter { $0.value.bundleID != removed.bundleID }
         return Actions(persist: [.unregistered(token: token, at: date)], devicesChanged: true)
     }
 
@@ -222,7 +223,7 @@ struct DeviceRegistry: Sendable {
     /// the app's environment, owned by the device; the device is told to start it.
     mutating func startActivity(_ activity: LiveActivity, environment: APNsEnvironment, device: String) -> Actions {
         guard let token = activity.pushToken, devices[device] != nil else { return Actions() }
-        world.tokens[token] = .init(token: token, bundleID: activity.bundleID, environment: environment)
+        admit(token, bundleID: activity.bundleID, environment: environment)
         devices[device]?.activities[activity.id] = activity
         ownership.registered(token, device: device)
         var actions = Actions(devicesChanged: true)
