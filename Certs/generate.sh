@@ -44,7 +44,7 @@ subjectKeyIdentifier = hash
 basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature
 extendedKeyUsage = serverAuth
-subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1, DNS:gateway, DNS:api.sandbox.push.apple.com, DNS:api.development.push.apple.com, DNS:api.push.apple.com
+subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1, DNS:gateway, DNS:api.sandbox.push.apple.com, DNS:api.development.push.apple.com, DNS:api.push.apple.com, DNS:api-manage-broadcast.sandbox.push.apple.com, DNS:api-manage-broadcast.push.apple.com, DNS:api-broadcast.sandbox.push.apple.com, DNS:api-broadcast.push.apple.com
 authorityKeyIdentifier = keyid
 
 # Apple's APNs certificate extensions (Apple, "Establishing a certificate-based connection to APNs"): an environment

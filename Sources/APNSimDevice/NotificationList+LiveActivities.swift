@@ -31,6 +31,16 @@ extension NotificationList {
     /// a push to the app's device token (the app-wide path).
     mutating func activityReceipt(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload, now: Date,
                          app: AppManifest?) -> DeviceLinkMessage.Receipt? {
+        if let channel = delivery.channel, let id = delivery.activity {
+            // A broadcast, for one activity subscribed to the channel: the gateway names it.
+            guard let activity = liveActivities[id], activity.channelID == channel else {
+                return .init(id: delivery.id, outcome: .dropped, content: nil,
+                             detail: "a broadcast on channel \(channel) for Live Activity \(id), which this device does not have subscribed",
+                             activityChange: ActivityChange(id: id, event: nil, result: .refused,
+                                                            reason: "no Live Activity \(id) subscribed to channel \(channel) here", channel: channel))
+            }
+            return activityPush(delivery, to: activity, payload: payload, now: now, app: app)
+        }
         if let target = pushToStart[delivery.token] {
             return startByPush(delivery, target: target, payload: payload, now: now, app: app)
         }
@@ -57,9 +67,10 @@ extension NotificationList {
             if let type = app?.activityType(target.type), let problem = type.attributesProblem(attributes) ?? type.contentStateProblem(state) {
                 throw ActivityPushError(problem)
             }
+            // `input-push-channel` subscribes it to a broadcast channel instead of giving it a token (iOS 18).
             let activity = LiveActivity(id: UUID().uuidString, bundleID: target.bundleID, attributesType: target.type, attributes: attributes,
                                         contentState: state, startedAt: now, timestamp: push.timestamp, staleDate: push.staleDate,
-                                        relevanceScore: push.relevanceScore)
+                                        relevanceScore: push.relevanceScore, channelID: push.inputPushChannel)
             liveActivities[activity.id] = activity
             // The start's alert lights the screen (ActivityKit requires one): the record keeps it as an alert's content.
             return .init(id: delivery.id, outcome: .liveactivity, content: payload.content,
@@ -79,11 +90,14 @@ extension NotificationList {
         var activity = activity
         _ = activity.age(now: now)
         let before = activity.contentState
-        var change = ActivityChange(id: activity.id, event: nil, result: .refused, before: before)
+        var change = ActivityChange(id: activity.id, event: nil, result: .refused, before: before, channel: delivery.channel)
         let detail: String
         do {
             let push = try ActivityPush(aps: payload.aps)
             change.event = push.event
+            if delivery.channel != nil, push.event == .start {
+                throw ActivityPushError("a broadcast cannot start a Live Activity; its event must be update or end")
+            }
             if let state = push.contentState, let problem = app?.activityType(activity.attributesType)?.contentStateProblem(state) {
                 throw ActivityPushError(problem)
             }

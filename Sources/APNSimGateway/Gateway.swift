@@ -20,6 +20,8 @@ public final class Gateway: Service, Sendable {
     public struct Endpoints: Sendable, Hashable {
         public var host: String
         public var providerPorts: [APNsEnvironment: Int]
+        /// The channel management API's ports (Apple's 2195 and 2196).
+        public var managementPorts: [APNsEnvironment: Int]
         public var controlPort: Int
         /// The device link's port, `nil` when it is off.
         public var devicePort: Int?
@@ -98,7 +100,20 @@ public final class Gateway: Service, Sendable {
                 throw GatewayError("cannot listen for \(environment) providers on \(configuration.host):\(port): \(error)")
             }
         }
-        logger.info("provider endpoints listening", metadata: ["ports": "\(ports)"])
+        var managementPorts: [APNsEnvironment: Int] = [:]
+        for environment in APNsEnvironment.allCases {
+            guard let port = configuration.managementPorts[environment] else { continue }
+            let endpoint = ProviderEndpoint(environment: environment, role: .management, services: services, sslContext: tls.sslContext,
+                                            certificateCheck: certificateCheck)
+            do {
+                let channel = try await endpoint.bind(host: configuration.host, port: port, group: group, quiesce: quiesce)
+                managementPorts[environment] = channel.localAddress?.port ?? port
+            } catch {
+                quiesce.initiateShutdown(promise: nil)
+                throw GatewayError("cannot listen for \(environment) channel management on \(configuration.host):\(port): \(error)")
+            }
+        }
+        logger.info("provider endpoints listening", metadata: ["ports": "\(ports)", "channel management": "\(managementPorts)"])
 
         var devicePort: Int?
         if let port = configuration.devicePort {
@@ -134,7 +149,7 @@ public final class Gateway: Service, Sendable {
         )
 
         let host = configuration.host
-        let boundPorts = ports
+        let boundPorts = ports, boundManagementPorts = managementPorts
         let boundDevicePort = devicePort
         try await withThrowingDiscardingTaskGroup { tasks in
             tasks.addTask { await self.recorder.run() }
@@ -145,7 +160,7 @@ public final class Gateway: Service, Sendable {
             tasks.addTask {
                 var iterator = controlPorts.makeAsyncIterator()
                 guard let controlPort = await iterator.next() else { return }
-                await onReady(Endpoints(host: host, providerPorts: boundPorts, controlPort: controlPort, devicePort: boundDevicePort))
+                await onReady(Endpoints(host: host, providerPorts: boundPorts, managementPorts: boundManagementPorts, controlPort: controlPort, devicePort: boundDevicePort))
             }
             // Wait for shutdown (graceful or cancellation), then let connections go with GOAWAY {"reason":"Shutdown"}.
             try? await gracefulShutdown()
@@ -197,8 +212,10 @@ extension Gateway {
     /// An app on `device` starts a Live Activity, as `Activity.request` does (`POST /v1/devices/{id}/activities`):
     /// returns it with its push token, or throws a sentence saying why not (a device not connected, an app not
     /// installed, a type or state the world's app does not declare).
+    /// With `channel`, it subscribes to that broadcast channel of the app instead of getting a push token.
     public func startActivity(device: String, app: String, type: String, attributes: [String: JSONValue],
-                              contentState: [String: JSONValue]) throws -> LiveActivity {
-        try actions.startActivity(device: device, bundleID: app, type: type, attributes: attributes, contentState: contentState).get()
+                              contentState: [String: JSONValue], channel: String? = nil) throws -> LiveActivity {
+        try actions.startActivity(device: device, bundleID: app, type: type, attributes: attributes, contentState: contentState,
+                                  channel: channel).get()
     }
 }

@@ -43,7 +43,7 @@ struct GatewayActions: Sendable {
 
     /// Why an app could not start a Live Activity.
     struct ActivityRefusal: Error, CustomStringConvertible {
-        enum Kind { case notConnected, notInstalled, undeclared }
+        enum Kind { case notConnected, notInstalled, undeclared, noChannel }
         var kind: Kind
         var description: String
     }
@@ -52,7 +52,7 @@ struct GatewayActions: Sendable {
     /// ``Gateway/startActivity(device:app:type:attributes:contentState:)``): the device must be connected with the app
     /// registered, and, when the world declares the app's types, the type and its fields must be among them.
     func startActivity(device: String, bundleID: String, type: String, attributes: [String: JSONValue], contentState: [String: JSONValue],
-                       staleDate: Date? = nil, relevanceScore: Double? = nil) -> Result<LiveActivity, ActivityRefusal> {
+                       staleDate: Date? = nil, relevanceScore: Double? = nil, channel: String? = nil) -> Result<LiveActivity, ActivityRefusal> {
         guard devices.link(of: device) != nil else {
             return .failure(.init(kind: .notConnected, description: "device \(device) is not connected; start it first (apnsim device --id \(device))"))
         }
@@ -70,8 +70,14 @@ struct GatewayActions: Sendable {
                 return .failure(.init(kind: .undeclared, description: problem))
             }
         }
+        // ActivityKit takes any channel ID; apnsim refuses one the gateway never created, since nothing would ever reach it.
+        if let channel, world.read({ $0.channel(channel, bundleID: bundleID, environment: app.environment) }) == nil {
+            return .failure(.init(kind: .noChannel, description: "\(bundleID) has no broadcast channel \(channel) in \(app.environment); "
+                                  + "create one first (apnsim channel create \(bundleID))"))
+        }
+        let now = clock.now()
         let requested = LiveActivity(id: "", bundleID: bundleID, attributesType: type, attributes: attributes, contentState: contentState,
-                                     startedAt: clock.now(), staleDate: staleDate, relevanceScore: relevanceScore)
-        return .success(devices.startActivity(requested, environment: app.environment, device: device))
+                                     startedAt: now, staleDate: staleDate, relevanceScore: relevanceScore, channelID: channel)
+        return .success(devices.startActivity(requested, environment: app.environment, device: device, now: now))
     }
 }

@@ -8,6 +8,9 @@ public struct GatewayConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// Provider API port per environment (Apple's alternative port is 2197; apnsim gives production 2198).
     public var ports: [APNsEnvironment: Int] = [.development: 2197, .production: 2198]
+    /// Channel management API port per environment, as Apple's `api-manage-broadcast` hosts use them (Apple, "Sending
+    /// channel management requests to APNs"); broadcasts themselves go to ``ports``.
+    public var managementPorts: [APNsEnvironment: Int] = [.development: 2195, .production: 2196]
     /// Control API port (HTTP, JSON under `/v1`).
     public var controlPort = 8197
     public var controlHost = "127.0.0.1"

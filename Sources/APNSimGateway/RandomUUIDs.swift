@@ -1,4 +1,5 @@
 import APNSimCore
+import Foundation
 
 /// Makes the IDs of every push: the `apns-id` (when the provider sent none) and `apns-unique-id` values of responses,
 /// and delivery IDs. Random version-4 UUIDs in Apple's text form, from a SplitMix64 generator seeded once (per
@@ -57,5 +58,17 @@ extension RandomUUIDs {
             hex.append(digits[Int(byte & 0xF)])
         }
         return DeviceToken(String(decoding: hex, as: UTF8.self))!
+    }
+}
+
+extension RandomUUIDs {
+    /// A new broadcast channel ID: 16 random bytes as base64 (24 characters), the shape of the IDs in Apple's examples.
+    mutating func channelID() -> String {
+        var bytes: [UInt8] = []
+        for _ in 0..<2 {
+            let word = random.next()
+            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        return Data(bytes).base64EncodedString()
     }
 }

@@ -38,6 +38,7 @@ extension Sandbox {
         /// Every listener on a port the system picks, so sandboxes run side by side.
         public mutating func useEphemeralPorts() {
             gateway.ports = gateway.ports.mapValues { _ in 0 }
+            gateway.managementPorts = gateway.managementPorts.mapValues { _ in 0 }
             gateway.controlPort = 0
             gateway.devicePort = 0
             media?.port = 0

@@ -23,6 +23,14 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("production-port"), help: "Provider API port of the production environment; 0 picks one.")
     var productionPort = 2198
 
+    @Option(name: .customLong("development-management-port"),
+            help: "Channel management API port of the development environment (Apple's is 2195); 0 picks one. Default: 2195, or 0 when --development-port is 0.")
+    var developmentManagementPort: Int?
+
+    @Option(name: .customLong("production-management-port"),
+            help: "Channel management API port of the production environment (Apple's is 2196); 0 picks one. Default: 2196, or 0 when --production-port is 0.")
+    var productionManagementPort: Int?
+
     @Option(name: .customLong("control-port"), help: "Control API port (HTTP, JSON under /v1).")
     var controlPort = 8197
 
@@ -98,6 +106,8 @@ struct GatewayOptions: ParsableArguments {
             throw ValidationError("--uninstall-delay takes a number of seconds, 0 or more; got \(uninstallDelay)")
         }
         for (name, port) in [("--development-port", developmentPort), ("--production-port", productionPort),
+                             ("--development-management-port", developmentManagementPort ?? 0),
+                             ("--production-management-port", productionManagementPort ?? 0),
                              ("--control-port", controlPort), ("--device-port", devicePort)] where !(0...65535).contains(port) {
             throw ValidationError("\(name) takes 0 to 65535; got \(port)")
         }
@@ -129,6 +139,11 @@ struct GatewayOptions: ParsableArguments {
         var configuration = GatewayConfiguration(tls: .certsDirectory(certs))
         configuration.host = host
         configuration.ports = [.development: developmentPort, .production: productionPort]
+        // A gateway whose provider port is picked gets its management port picked too, so gateways run side by side.
+        configuration.managementPorts = [
+            .development: developmentManagementPort ?? (developmentPort == 0 ? 0 : 2195),
+            .production: productionManagementPort ?? (productionPort == 0 ? 0 : 2196),
+        ]
         configuration.controlPort = controlPort
         configuration.controlHost = controlHost
         configuration.controlToken = controlToken

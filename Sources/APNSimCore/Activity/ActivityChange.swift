@@ -23,9 +23,12 @@ public struct ActivityChange: Sendable, Hashable, Codable {
     public var reason: String?
     public var before: [String: JSONValue]?
     public var after: [String: JSONValue]?
+    /// The broadcast channel the push came through, for a broadcast.
+    public var channel: String?
 
     public init(id: String?, event: ActivityPush.Event?, result: Result, reason: String? = nil,
-                before: [String: JSONValue]? = nil, after: [String: JSONValue]? = nil) {
+                before: [String: JSONValue]? = nil, after: [String: JSONValue]? = nil, channel: String? = nil) {
+        self.channel = channel
         self.id = id
         self.event = event
         self.result = result

@@ -11,6 +11,8 @@ public struct LiveActivity: Sendable, Hashable, Codable {
     public var attributes: [String: JSONValue]
     /// The activity's own push token (`Activity.pushToken`), which `liveactivity` pushes for it are sent to.
     public var pushToken: DeviceToken?
+    /// The broadcast channel it is subscribed to instead of a push token (`pushType: .channel(_:)`, iOS 18).
+    public var channelID: String?
     public var contentState: [String: JSONValue]
     public var startedAt: Date
     /// The `timestamp` of the last push applied (the start's, for one started by push).
@@ -30,8 +32,9 @@ public struct LiveActivity: Sendable, Hashable, Codable {
 
     public init(id: String, bundleID: String, attributesType: String, attributes: [String: JSONValue],
                 contentState: [String: JSONValue], startedAt: Date, pushToken: DeviceToken? = nil, timestamp: Date? = nil,
-                staleDate: Date? = nil, relevanceScore: Double? = nil) {
+                staleDate: Date? = nil, relevanceScore: Double? = nil, channelID: String? = nil) {
         self.pushToken = pushToken
+        self.channelID = channelID
         self.id = id
         self.bundleID = bundleID
         self.attributesType = attributesType

@@ -61,6 +61,7 @@ extension DeviceLinkFields {
         guard let priority = value("priority")?.integer else { throw fail("push", "priority", "\(shown("priority")), not a whole number") }
         return DeviceLinkMessage.Delivery(id: try required("id", of: "push"), apnsID: try required("apnsID", of: "push"), token: token,
                                           bundleID: try required("bundleID", of: "push"), pushType: pushType, priority: priority,
-                                          collapseID: try string("collapseID", of: "push"), payload: try required("payload", of: "push"))
+                                          collapseID: try string("collapseID", of: "push"), payload: try required("payload", of: "push"),
+                                          channel: try string("channel", of: "push"), activity: try string("activity", of: "push"))
     }
 }

@@ -30,6 +30,8 @@ public enum DeviceLinkFraming {
         json.field("priority", delivery.priority)
         json.field("collapseID", delivery.collapseID)
         json.field("payload", delivery.payload)
+        json.field("channel", delivery.channel)
+        json.field("activity", delivery.activity)
         return json.finish()
     }
 

@@ -118,8 +118,14 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         public var collapseID: String?
         /// The payload exactly as the provider sent it.
         public var payload: String
+        /// For a broadcast: its channel, and the Live Activity subscribed to it that this delivery is for (``token`` is
+        /// then the app's device token).
+        public var channel: String?
+        public var activity: String?
         public init(id: String, apnsID: String, token: DeviceToken, bundleID: String, pushType: PushType, priority: Int,
-                    collapseID: String?, payload: String) {
+                    collapseID: String?, payload: String, channel: String? = nil, activity: String? = nil) {
+            self.channel = channel
+            self.activity = activity
             self.id = id
             self.apnsID = apnsID
             self.token = token

@@ -29,6 +29,26 @@ extension PushValidator {
         }
     }
 
+    /// `apns-priority`: 10 when absent, else 10, 5 or 1.
+    static func priority(_ text: String?) -> Result<Int, Rejection> {
+        switch text {
+        case nil, "10": .success(10)
+        case "5": .success(5)
+        case "1": .success(1)
+        case let other?: .failure(Rejection(.badPriority, "apns-priority '\(other)' is not one of 10, 5 or 1"))
+        }
+    }
+
+    /// `apns-expiration`: stored by default when absent, once for `0`, else until that UNIX time. A past non-zero date
+    /// is treated like 0 (the store-and-forward layer delivers it now or never); Apple does not say what it does.
+    static func expiration(_ text: String?) -> Result<PushPlan.Expiration, Rejection> {
+        guard let text else { return .success(.storeByDefault) }
+        guard let seconds = Int64(text), seconds >= 0 else {
+            return .failure(Rejection(.badExpirationDate, "apns-expiration '\(text)' is not a UNIX time in whole seconds"))
+        }
+        return .success(seconds == 0 ? .once : .until(Date(timeIntervalSince1970: TimeInterval(seconds))))
+    }
+
     /// The token text after `/3/device/`, or `nil` when the path is not a device-push path.
     public static func tokenText(inPath path: String) -> Substring? {
         let prefix = "/3/device/"

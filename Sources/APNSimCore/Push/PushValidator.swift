@@ -106,13 +106,9 @@ public struct PushValidator: Sendable {
         }
 
         let priority: Int
-        switch head["apns-priority"] {
-        case nil: priority = 10
-        case "10": priority = 10
-        case "5": priority = 5
-        case "1": priority = 1
-        case let other?:
-            return .failure(Rejection(.badPriority, "apns-priority '\(other)' is not one of 10, 5 or 1"))
+        switch Self.priority(head["apns-priority"]) {
+        case .success(let value): priority = value
+        case .failure(let rejection): return .failure(rejection)
         }
 
         let pushType: PushType
@@ -133,14 +129,9 @@ public struct PushValidator: Sendable {
         }
 
         let expiration: PushPlan.Expiration
-        switch head["apns-expiration"] {
-        case nil: expiration = .storeByDefault
-        case let text?:
-            guard let seconds = Int64(text), seconds >= 0 else {
-                return .failure(Rejection(.badExpirationDate, "apns-expiration '\(text)' is not a UNIX time in whole seconds"))
-            }
-            // A past non-zero date is treated like 0: deliver now or never (Apple does not say what it does).
-            expiration = seconds == 0 ? .once : .until(Date(timeIntervalSince1970: TimeInterval(seconds)))
+        switch Self.expiration(head["apns-expiration"]) {
+        case .success(let value): expiration = value
+        case .failure(let rejection): return .failure(rejection)
         }
 
         var problem = ""

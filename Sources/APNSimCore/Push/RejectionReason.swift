@@ -69,3 +69,20 @@ extension RejectionReason {
         .internalServerError, .serviceUnavailable, .shutdown,
     ]
 }
+
+/// The reasons only the broadcast and channel management APIs give (Apple, "Handling error responses from Apple Push
+/// Notification service" for broadcasts,
+/// https://developer.apple.com/documentation/usernotifications/handling-error-responses-from-apns).
+extension RejectionReason {
+    public static let badChannelId = Self("BadChannelId", status: 400)
+    public static let badRequestParams = Self("BadRequestParams", status: 400)
+    public static let badRequestPayload = Self("BadRequestPayload", status: 400)
+    public static let cannotCreateChannelConfig = Self("CannotCreateChannelConfig", status: 400)
+    public static let channelNotRegistered = Self("ChannelNotRegistered", status: 400)
+    public static let featureNotEnabled = Self("FeatureNotEnabled", status: 400)
+    /// Not in Apple's table: seen by client authors for a create without a valid `message-storage-policy`.
+    public static let missingChannelQueueSize = Self("MissingChannelQueueSize", status: 400)
+    public static let missingChannelId = Self("MissingChannelId", status: 400)
+    public static let missingPushType = Self("MissingPushType", status: 400)
+    public static let topicMismatch = Self("TopicMismatch", status: 403)
+}

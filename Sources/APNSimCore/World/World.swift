@@ -9,6 +9,8 @@ public struct World: Sendable {
     public var tokens: [DeviceToken: TokenRecord] = [:]
     /// The simulated devices a sandbox starts (`apnsim up`); the gateway itself learns devices when they connect.
     public var devices: [DeviceSpec] = []
+    /// Broadcast channels by ID, as providers created them through the channel management API.
+    public var channels: [String: BroadcastChannel] = [:]
 
     public init() {}
 

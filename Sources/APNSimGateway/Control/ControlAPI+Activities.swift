@@ -14,6 +14,8 @@ extension ControlAPI {
         var contentState: [String: JSONValue]
         /// The activity's push token, which `liveactivity` pushes for it go to.
         var token: String?
+        /// The broadcast channel it is subscribed to instead of a token.
+        var channel: String?
         var startedAt: Date
         /// The `timestamp` of the last push applied.
         var timestamp: Date?
@@ -34,6 +36,7 @@ extension ControlAPI {
             attributes = activity.attributes
             contentState = activity.contentState
             token = activity.pushToken?.hex
+            channel = activity.channelID
             startedAt = activity.startedAt
             timestamp = activity.timestamp
             staleDate = activity.staleDate
@@ -54,6 +57,8 @@ extension ControlAPI {
         var contentState: [String: JSONValue]
         var staleDate: Date?
         var relevanceScore: Double?
+        /// A broadcast channel of the app to subscribe to (`pushType: .channel(_:)`) instead of getting a push token.
+        var channel: String?
     }
 
     func addActivityRoutes(to v1: RouterGroup<BasicRequestContext>) {
@@ -64,6 +69,7 @@ extension ControlAPI {
                 .filter { entry in query["device"].map { $0 == entry.device } ?? true }
                 .filter { entry in query["bundle"].map { $0 == entry.activity.bundleID } ?? true }
                 .filter { entry in query["token"].map { $0.lowercased() == entry.activity.pushToken?.hex } ?? true }
+                .filter { entry in query["channel"].map { $0 == entry.activity.channelID } ?? true }
                 .map { ActivityView(device: $0.device, activity: $0.activity, now: now) }
             return try ControlJSON.response(views)
         }
@@ -107,19 +113,20 @@ extension ControlAPI {
             body = try await ControlJSON.decode(StartRequest.self, from: request)
         } catch let error as ControlAPIError {
             return ControlJSON.error(error.description
-                                     + #"; give {"bundleID", "attributesType", "attributes": {…}, "contentState": {…}}"#)
+                                     + #"; give {"bundleID", "attributesType", "attributes": {…}, "contentState": {…}}, and "channel" to subscribe to one"#)
         }
         let now = clock.now()
         let started: LiveActivity
         switch actions.startActivity(device: device, bundleID: body.bundleID, type: body.attributesType, attributes: body.attributes,
-                                     contentState: body.contentState, staleDate: body.staleDate, relevanceScore: body.relevanceScore) {
+                                     contentState: body.contentState, staleDate: body.staleDate, relevanceScore: body.relevanceScore,
+                                     channel: body.channel) {
         case .success(let activity):
             started = activity
         case .failure(let refusal):
             let status: HTTPResponse.Status = switch refusal.kind {
             case .notConnected: .conflict
             case .notInstalled: .notFound
-            case .undeclared: .unprocessableContent
+            case .undeclared, .noChannel: .unprocessableContent
             }
             return ControlJSON.error(refusal.description, status: status)
         }

@@ -67,11 +67,35 @@ final class DeviceDirectory: Sendable {
 
     /// Starts `activity` on `device` with a new ID and push token (``DeviceRegistry/startActivity(_:environment:device:)``),
     /// and returns it as started.
-    func startActivity(_ activity: LiveActivity, environment: APNsEnvironment, device: String) -> LiveActivity {
+    /// One subscribed to a channel gets no token, and the channel's stored message if it has one.
+    func startActivity(_ activity: LiveActivity, environment: APNsEnvironment, device: String, now: Date) -> LiveActivity {
         var activity = activity
-        (activity.id, activity.pushToken) = deliveryIDs.withLock { ($0.upperCaseUUID(), $0.token()) }
-        perform { $0.startActivity(activity, environment: environment, device: device) }
+        (activity.id, activity.pushToken) = deliveryIDs.withLock { ($0.upperCaseUUID(), activity.channelID == nil ? $0.token() : nil) }
+        perform { $0.startActivity(activity, environment: environment, device: device, newID: newID, now: now) }
         return activity
+    }
+
+    // MARK: - Broadcast channels
+
+    /// A new channel of `bundleID` in `environment`, with a new ID; or why not (the app's limit).
+    func createChannel(bundleID: String, environment: APNsEnvironment, policy: BroadcastChannel.StoragePolicy,
+                       now: Date) -> Result<BroadcastChannel, Rejection> {
+        let channel = BroadcastChannel(id: deliveryIDs.withLock { $0.channelID() }, bundleID: bundleID, environment: environment,
+                                       storagePolicy: policy, createdAt: now)
+        let refusal = registry.change { $0.createChannel(channel) }
+        return refusal.map { .failure($0) } ?? .success(channel)
+    }
+
+    func deleteChannel(_ id: String) {
+        registry.change { $0.deleteChannel(id) }
+    }
+
+    func broadcast(_ plan: BroadcastPlan, apnsID: String, payload: String, now: Date) {
+        perform { $0.broadcast(plan, apnsID: apnsID, payload: payload, newID: newID, now: now) }
+    }
+
+    private func newID() -> String {
+        deliveryIDs.withLock { $0.upperCaseUUID() }
     }
 
     /// Ends activity `id` as its app would; `false` when no device has it.
@@ -120,7 +144,7 @@ final class DeviceDirectory: Sendable {
     }
 
     func route(_ plan: PushPlan, apnsID: String, payload: String, now: Date) {
-        perform { $0.route(plan, apnsID: apnsID, payload: payload, newID: { self.deliveryIDs.withLock { $0.upperCaseUUID() } }, now: now) }
+        perform { $0.route(plan, apnsID: apnsID, payload: payload, newID: newID, now: now) }
     }
 
     func acknowledged(_ ack: DeviceLinkMessage.Ack, at date: Date) {
@@ -128,17 +152,20 @@ final class DeviceDirectory: Sendable {
     }
 
     /// What a device did with a push. An activity a push started comes without a push token: it gets one here, as
-    /// iOS gives one to an activity started by push (`Activity.pushTokenUpdates`), and the device is told.
+    /// iOS gives one to an activity started by push (`Activity.pushTokenUpdates`), and the device is told; one the push
+    /// subscribed to a channel (`input-push-channel`) gets none, and the channel's stored message if there is one.
     func receipt(_ receipt: ReceivedReceipt, device: String, at date: Date) {
         guard var started = receipt.activity, started.pushToken == nil else {
             perform { $0.receipt(receipt, device: device, at: date) }
             return
         }
-        started.pushToken = deliveryIDs.withLock { $0.token() }
+        if started.channelID == nil { started.pushToken = deliveryIDs.withLock { $0.token() } }
         perform { registry in
+            let isNew = registry.devices[device]?.activities[started.id] == nil
             var actions = registry.receipt(receipt, device: device, at: date)
-            if let app = registry.registration(of: device, bundleID: started.bundleID) {
-                actions.append(registry.startActivity(started, environment: app.environment, device: device))
+            if isNew, let app = registry.registration(of: device, bundleID: started.bundleID) {
+                actions.append(registry.startActivity(started, environment: app.environment, device: device,
+                                                      tellDevice: started.channelID == nil, newID: newID, now: date))
             }
             return actions
         }

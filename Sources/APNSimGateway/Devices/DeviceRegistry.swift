@@ -65,9 +65,12 @@ struct DeviceRegistry: Sendable {
     private(set) var worldRevision = 0
     /// The world as it was loaded, for a reset.
     private let loaded: World
-    private(set) var devices: [String: Device] = [:]
+    /// Changed only by the registry's events, here and in `DeviceRegistry+Channels.swift`.
+    var devices: [String: Device] = [:]
     private var ownership = TokenOwnership()
-    private var held = HeldPushes()
+    var held = HeldPushes()
+    /// The latest message of each channel with storage (`message-storage-policy` 1), for activities that subscribe later.
+    var storedBroadcasts: [String: StoredBroadcast] = [:]
 
     init(world: World) {
         self.world = world
@@ -85,12 +88,16 @@ struct DeviceRegistry: Sendable {
     /// a reset forgets what happened, not who is there.
     mutating func reset() -> Actions {
         resetWorld()
+        storedBroadcasts.removeAll()
         return Actions(persist: held.releaseAll())
     }
 
     /// Puts the world back as it was loaded, the tokens of devices still registered kept.
     mutating func resetWorld() {
+        // Channels stay, as devices' tokens do: activities are subscribed to them. Their stored messages go with the held pushes.
+        let channels = world.channels
         world = loaded
+        world.channels = channels
         for device in devices.values {
             for registration in device.registrations.values {
                 world.tokens[registration.token] = .init(registration)
@@ -221,13 +228,18 @@ struct DeviceRegistry: Sendable {
 
     /// An app on `device` starts a Live Activity (the control API's `Activity.request`): its push token is the app's, in
     /// the app's environment, owned by the device; the device is told to start it.
-    mutating func startActivity(_ activity: LiveActivity, environment: APNsEnvironment, device: String) -> Actions {
-        guard let token = activity.pushToken, devices[device] != nil else { return Actions() }
-        admit(token, bundleID: activity.bundleID, environment: environment)
+    /// One subscribed to a broadcast channel has no token; it gets the channel's stored message, if there is one.
+    mutating func startActivity(_ activity: LiveActivity, environment: APNsEnvironment, device: String, tellDevice: Bool = true,
+                                newID: () -> String = { "" }, now: Date = Date()) -> Actions {
+        guard devices[device] != nil else { return Actions() }
+        if let token = activity.pushToken {
+            admit(token, bundleID: activity.bundleID, environment: environment)
+            ownership.registered(token, device: device)
+        }
         devices[device]?.activities[activity.id] = activity
-        ownership.registered(token, device: device)
         var actions = Actions(devicesChanged: true)
-        if let link = link(of: device) { actions.send.append((link, .startActivity(.init(activity: activity)))) }
+        if tellDevice, let link = link(of: device) { actions.send.append((link, .startActivity(.init(activity: activity)))) }
+        if activity.channelID != nil { actions.append(subscribed(activity, device: device, newID: newID, now: now)) }
         return actions
     }
 
@@ -283,28 +295,37 @@ struct DeviceRegistry: Sendable {
             let delivery = DeviceLinkMessage.Delivery(id: deliveryID, apnsID: apnsID, token: plan.token, bundleID: plan.bundleID,
                                                       pushType: plan.pushType, priority: plan.priority, collapseID: plan.collapseID,
                                                       payload: payload)
-            var actions = Actions(persist: [.accepted(DeliveryRecord(id: deliveryID, apnsId: apnsID, device: device,
-                                                                     bundleID: plan.bundleID, token: plan.token.hex,
-                                                                     pushType: plan.pushType.rawValue, acceptedAt: now))])
-            let session = devices[device]?.session
-            let (routing, events) = held.route(delivery, to: device, online: session != nil, expiration: plan.expiration, now: now)
-            actions.persist += events
-            switch routing {
-            case .sent:
-                if let session { actions.send.append((session, .push(delivery))) }
-            case .stored(let replaced?):
-                actions.persist.append(.receipt(id: replaced, outcome: .dropped, content: nil,
-                                                detail: "replaced by a newer push for the same app while the device was offline (APNs keeps one)",
-                                                at: now))
-            case .stored:
-                break
-            case .dropped:
-                actions.persist.append(.receipt(id: deliveryID, outcome: .dropped, content: nil,
-                                                detail: "the device was offline and apns-expiration was 0, so APNs does not store it",
-                                                at: now))
-            }
-            return actions
+            return deliver(delivery, to: device, expiration: plan.expiration, now: now)
         }
+    }
+
+    /// Records `delivery` accepted for `device`, then sends it, holds it or records it dropped (``HeldPushes``).
+    mutating func deliver(_ delivery: DeviceLinkMessage.Delivery, to device: String, expiration: PushPlan.Expiration, now: Date) -> Actions {
+        var actions = Actions(persist: [.accepted(DeliveryRecord(id: delivery.id, apnsId: delivery.apnsID, device: device,
+                                                                 bundleID: delivery.bundleID, token: delivery.token.hex,
+                                                                 pushType: delivery.pushType.rawValue, acceptedAt: now))])
+        let session = devices[device]?.session
+        let (routing, events) = held.route(delivery, to: device, online: session != nil, expiration: expiration, now: now)
+        actions.persist += events
+        switch routing {
+        case .sent:
+            if let session { actions.send.append((session, .push(delivery))) }
+        case .stored(let replaced?):
+            actions.persist.append(.receipt(id: replaced, outcome: .dropped, content: nil,
+                                            detail: delivery.activity == nil
+                                                ? "replaced by a newer push for the same app while the device was offline (APNs keeps one)"
+                                                : "replaced by a newer broadcast on the channel while the device was offline (the channel keeps one)",
+                                            at: now))
+        case .stored:
+            break
+        case .dropped:
+            actions.persist.append(.receipt(id: delivery.id, outcome: .dropped, content: nil,
+                                            detail: delivery.activity == nil
+                                                ? "the device was offline and apns-expiration was 0, so APNs does not store it"
+                                                : "the device was offline and the broadcast is not stored (apns-expiration 0 or a channel without storage)",
+                                            at: now))
+        }
+        return actions
     }
 
     /// The device has the push. What it said is recorded before the push stops being held: a gateway killed between

@@ -42,7 +42,11 @@ struct HeldPushes: Sendable {
     /// days elsewhere; apnsim uses 30 days.
     static let defaultStorage: TimeInterval = 30 * 86_400
 
-    private static func slot(device: String, bundleID: String) -> String { "\(device)\u{1F}\(bundleID)" }
+    /// One push per device and app; a broadcast's per device and Live Activity (its channel keeps only the latest).
+    private static func slot(device: String, delivery: DeviceLinkMessage.Delivery) -> String {
+        if let activity = delivery.activity { return "\(device)\u{1F}activity\u{1F}\(activity)" }
+        return "\(device)\u{1F}\(delivery.bundleID)"
+    }
 
     /// `delivery` for device `device`: sent when it is `online` (and held until acknowledged), else stored or dropped.
     mutating func route(_ delivery: DeviceLinkMessage.Delivery, to device: String, online: Bool, expiration: PushPlan.Expiration,
@@ -57,7 +61,7 @@ struct HeldPushes: Sendable {
         case .storeByDefault: expires = now.addingTimeInterval(Self.defaultStorage)
         case .until(let date): expires = date
         }
-        let slot = Self.slot(device: device, bundleID: delivery.bundleID)
+        let slot = Self.slot(device: device, delivery: delivery)
         let replaced = pending[slot]?.delivery.id
         pending[slot] = Held(device: device, delivery: delivery, expires: expires)
         return (.stored(replacing: replaced), [.held(HeldPush(id: delivery.id, device: device, slot: slot, expires: expires, delivery: delivery))])

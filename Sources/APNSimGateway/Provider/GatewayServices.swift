@@ -5,6 +5,9 @@ import Logging
 
 /// The shared, thread-safe parts every provider connection uses.
 struct GatewayServices: Sendable {
+    /// The devices, and the broadcast channels and activities subscribed to them (the router's).
+    var directory: DeviceDirectory { router.directory }
+
     var validator: PushValidator
     var world: WorldRegistry
     var recorder: SendRecorder

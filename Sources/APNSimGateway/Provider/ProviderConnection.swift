@@ -6,7 +6,15 @@ import NIOHTTP2
 /// The state of one provider connection: its environment, how it authenticates, and what it has been allowed.
 /// Confined to the connection's event loop, shared by the handlers of its pipeline.
 final class ProviderConnection {
+    /// Which of Apple's APIs a listener serves: pushes and broadcasts (`api.push.apple.com`, here 2197 and 2198), or
+    /// channel management (`api-manage-broadcast.push.apple.com`, ports 2195 and 2196).
+    enum Role: Sendable {
+        case provider
+        case management
+    }
+
     let environment: APNsEnvironment
+    let role: Role
     let services: GatewayServices
     let remoteAddress: String
     var auth: ConnectionAuth
@@ -20,8 +28,9 @@ final class ProviderConnection {
     /// The connection channel, set when HTTP/2 is configured.
     var channel: (any Channel)?
 
-    init(environment: APNsEnvironment, services: GatewayServices, remoteAddress: String) {
+    init(environment: APNsEnvironment, role: Role = .provider, services: GatewayServices, remoteAddress: String) {
         self.environment = environment
+        self.role = role
         self.services = services
         self.remoteAddress = remoteAddress
         self.auth = .token(ProviderTokenSession(configuration: services.tokenSession))

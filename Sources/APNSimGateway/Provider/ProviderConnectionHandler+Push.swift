@@ -29,12 +29,23 @@ extension ProviderConnectionHandler {
         var auth = connection.auth
         // A clockSkew fault moves the clock the checks read (provider tokens' iat above all).
         let checkedAt = now.addingTimeInterval(services.faults.skew(now: now))
-        var verdict = services.world.read { world in
-            services.validator.validateHead(head, environment: environment, auth: &auth, world: world, now: checkedAt)
+        let api: PushExchange.API = connection.role == .management ? .channels : head.path.hasPrefix("/4/") ? .broadcast : .device
+        var verdict: Result<RequestPlan, Rejection> = services.world.read { world in
+            let validator = services.validator
+            switch api {
+            case .device:
+                return validator.validateHead(head, environment: environment, auth: &auth, world: world, now: checkedAt).map(RequestPlan.push)
+            case .broadcast:
+                return validator.validateBroadcastHead(head, environment: environment, auth: &auth, world: world, now: checkedAt)
+                    .map(RequestPlan.broadcast)
+            case .channels:
+                return validator.validateChannelHead(head, environment: environment, auth: &auth, world: world, now: checkedAt)
+                    .map(RequestPlan.channel)
+            }
         }
         var fault: Fault?
         var resetCode: Int?
-        if case .success(let plan) = verdict, let effect = services.faults.pushEffect(token: plan.token, environment: environment,
+        if case .success(.push(let plan)) = verdict, let effect = services.faults.pushEffect(token: plan.token, environment: environment,
                                                                                            streamID: Int(streamID), now: now) {
             switch effect {
             case .reject(let rejection, let cause):
@@ -49,7 +60,7 @@ extension ProviderConnectionHandler {
         connection.raiseStreamLimitIfAuthenticated()
         var grant: ProviderTokenSession.Grant?
         if case .token(let session) = auth { grant = session.currentGrant }
-        return PushExchange(head: head, verdict: verdict, body: context.channel.allocator.buffer(capacity: 0),
+        return PushExchange(head: head, api: api, verdict: verdict, body: context.channel.allocator.buffer(capacity: 0),
                             receivedAt: now, started: .now(), grant: grant, fault: fault, resetCode: resetCode)
     }
 
@@ -62,7 +73,7 @@ extension ProviderConnectionHandler {
             write(HTTP2Frame(streamID: streamID, payload: .rstStream(HTTP2ErrorCode(networkCode: code))), context: context)
             return
         }
-        if let (delay, fault) = services.faults.latency(token: try? exchange.verdict.get().token, environment: connection.environment,
+        if let (delay, fault) = services.faults.latency(token: (try? exchange.verdict.get())?.token, environment: connection.environment,
                                                         now: services.clock.now()) {
             // The answer waits; the connection goes on serving other streams meanwhile.
             exchange.fault = exchange.fault ?? fault
@@ -84,9 +95,11 @@ extension ProviderConnectionHandler {
         switch exchange.verdict {
         case .failure(let rejection):
             answer(exchange, rejection: rejection, streamID: streamID, context: context)
-        case .success(let plan):
+        case .success(.push(let plan)):
             let rejection = connection.services.validator.validateBody(exchange.body.readableBytesView, plan: plan)
             answer(exchange, rejection: rejection, streamID: streamID, context: context)
+        case .success(let plan):
+            decideBroadcastAPI(exchange, plan: plan, streamID: streamID, context: context)
         }
     }
 
@@ -95,7 +108,8 @@ extension ProviderConnectionHandler {
         let rejection: Rejection
         switch exchange.verdict {
         case .failure(let headRejection): rejection = headRejection
-        case .success(let plan): rejection = connection.services.validator.oversizedBody(plan: plan)
+        case .success(.push(let plan)): rejection = connection.services.validator.oversizedBody(plan: plan)
+        case .success: rejection = Rejection(.payloadTooLarge, "the body is over \(exchange.limit) bytes, the limit of the broadcast APIs")
         }
         guard clientStillSending else {
             answer(exchange, rejection: rejection, streamID: streamID, context: context)
@@ -116,6 +130,11 @@ extension ProviderConnectionHandler {
     /// Writes the response; `written` completes when its last frame is written.
     private func answer(_ exchange: PushExchange, rejection: Rejection?, streamID: HTTP2StreamID,
                         context: ChannelHandlerContext, written: EventLoopPromise<Void>? = nil) {
+        if exchange.api != .device {
+            answerBroadcastAPI(exchange, answer: .init(rejection ?? Rejection(.internalServerError, "no answer was decided")),
+                               streamID: streamID, context: context, written: written)
+            return
+        }
         let apnsID = exchange.head["apns-id"] ?? connection.responseIDs.upperCaseUUID()
         let payload = exchange.bodyText
         record(exchange, apnsID: apnsID, payload: payload, status: rejection?.reason.status ?? 200, reason: rejection?.reason.rawValue,
@@ -124,7 +143,7 @@ extension ProviderConnectionHandler {
         // evict useful entries and cost a table search per response.
         var headers = HPACKHeaders()
         guard let rejection else {
-            if case .success(let plan) = exchange.verdict {
+            if case .success(.push(let plan)) = exchange.verdict {
                 connection.services.router.route(plan, apnsID: apnsID, payload: payload, now: exchange.receivedAt)
             }
             headers.add(name: ":status", value: "200")
@@ -152,9 +171,18 @@ extension ProviderConnectionHandler {
               context: context, promise: written)
     }
 
-    private func record(_ exchange: PushExchange, apnsID: String, payload: String, status: Int, reason: String?,
-                        explanation: String?) {
-        let plan = try? exchange.verdict.get()
+    func record(_ exchange: PushExchange, apnsID: String, payload: String, status: Int, reason: String?,
+                explanation: String?) {
+        let plan: PushPlan?, topic: String?
+        switch try? exchange.verdict.get() {
+        case .push(let push)?: (plan, topic) = (push, push.topic)
+        case .broadcast(let broadcast)?: (plan, topic) = (nil, broadcast.channel.bundleID)
+        case .channel(let channel)?: (plan, topic) = (nil, channel.bundleID)
+        case nil:
+            let path = exchange.head.path
+            (plan, topic) = (nil, exchange.head["apns-topic"] ?? PushValidator.broadcastBundleID(inPath: path)
+                ?? PushValidator.channelRoute(path)?.bundleID)
+        }
         var headers = [String: String](minimumCapacity: exchange.head.headers.count)
         for (name, value) in exchange.head.headers where headers[name] == nil {
             headers[name] = name == "authorization" ? Self.redacted(value) : value
@@ -168,7 +196,7 @@ extension ProviderConnectionHandler {
             method: exchange.head.method,
             path: exchange.head.path,
             token: tokenText,
-            topic: plan?.topic ?? exchange.head["apns-topic"],
+            topic: topic,
             pushType: plan?.pushType.rawValue ?? exchange.head["apns-push-type"],
             apnsID: apnsID,
             headers: headers,

@@ -6,23 +6,25 @@ import NIOSSL
 import SwiftASN1
 import X509
 
-/// The TCP listener of one environment's provider API: TLS with an optional client certificate, then HTTP/2.
+/// The TCP listener of one environment's provider API (or its channel management API): TLS with an optional client
+/// certificate, then HTTP/2.
 struct ProviderEndpoint {
     let environment: APNsEnvironment
+    var role: ProviderConnection.Role = .provider
     let services: GatewayServices
     let sslContext: NIOSSLContext
     let certificateCheck: ProviderCertificateCheck
 
     /// Binds and starts accepting connections; returns the listening channel.
     func bind(host: String, port: Int, group: any EventLoopGroup, quiesce: ServerQuiescingHelper) async throws -> any Channel {
-        let environment = self.environment
+        let environment = self.environment, role = self.role
         let services = self.services
         let sslContext = self.sslContext
         let certificateCheck = self.certificateCheck
         return try await Listener.bootstrap(group: group, quiesce: quiesce)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let connection = ProviderConnection(environment: environment, services: services,
+                    let connection = ProviderConnection(environment: environment, role: role, services: services,
                                                         remoteAddress: channel.remoteAddress?.description ?? "?")
                     // TLS accepts any client certificate; ProviderCertificateCheck decides what it means.
                     let tls = NIOSSLServerHandler(context: sslContext) { certificates, promise in

@@ -2,11 +2,32 @@ import APNSimCore
 import Foundation
 import NIOCore
 
-/// One push request on one HTTP/2 stream, from its HEADERS to its answer: the head, what validation of the head
+/// What a request that passed the header checks is: a push (`/3/device/…`), a broadcast (`/4/broadcasts/apps/…`) or a
+/// channel management request (`/1/apps/…`, on the management ports).
+enum RequestPlan {
+    case push(PushPlan)
+    case broadcast(BroadcastPlan)
+    case channel(ChannelPlan)
+
+    /// The device token a push goes to (faults aimed at a token act on it); `nil` for the broadcast APIs.
+    var token: DeviceToken? {
+        if case .push(let plan) = self { plan.token } else { nil }
+    }
+}
+
+/// One request on one HTTP/2 stream, from its HEADERS to its answer: the head, what validation of the head
 /// decided, and as much of the body as the push type allows.
 struct PushExchange {
+    /// Which of Apple's APIs the request is for, from its listener and path: its answer's headers depend on it.
+    enum API {
+        case device
+        case broadcast
+        case channels
+    }
+
     var head: PushRequestHead
-    var verdict: Result<PushPlan, Rejection>
+    var api: API = .device
+    var verdict: Result<RequestPlan, Rejection>
     /// The body up to ``limit``; bytes past it are counted, not kept.
     var body: ByteBuffer
     var bodyBytes = 0
@@ -22,7 +43,9 @@ struct PushExchange {
     /// largest limit when the head was already refused (the answer is the head's rejection either way).
     var limit: Int {
         switch verdict {
-        case .success(let plan): plan.payloadLimit
+        case .success(.push(let plan)): plan.payloadLimit
+        case .success(.broadcast): BroadcastPlan.payloadLimit
+        case .success(.channel): ChannelPlan.bodyLimit
         case .failure: PushType.voip.payloadLimit
         }
     }

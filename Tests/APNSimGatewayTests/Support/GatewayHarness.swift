@@ -14,10 +14,11 @@ struct GatewayHarness: Sendable {
     var pki: TestPKI { .shared }
 
     /// A provider connection to one environment, with token auth unless a certificate is given.
+    /// `management`: to the channel management API's port instead.
     func connect(_ environment: APNsEnvironment = .development, certificate: (certificate: String, key: String)? = nil,
-                 alpn: [String] = ["h2"]) async throws -> ProviderClient {
-        var configuration = ProviderClient.Configuration(host: "127.0.0.1", port: endpoints.providerPorts[environment]!,
-                                                         caFile: pki.caFile)
+                 alpn: [String] = ["h2"], management: Bool = false) async throws -> ProviderClient {
+        let port = management ? endpoints.managementPorts[environment]! : endpoints.providerPorts[environment]!
+        var configuration = ProviderClient.Configuration(host: "127.0.0.1", port: port, caFile: pki.caFile)
         configuration.clientCertificate = certificate
         configuration.applicationProtocols = alpn
         return try await ProviderClient.connect(configuration)
@@ -66,6 +67,7 @@ func makeTestGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void
     var configuration = GatewayConfiguration(tls: .init(certificateChain: pki.tls.chain, privateKey: pki.tls.key,
                                                         providerCA: pki.caFile))
     configuration.ports = [.development: 0, .production: 0]
+    configuration.managementPorts = [.development: 0, .production: 0]
     configuration.controlPort = 0
     configuration.devicePort = 0
     configuration.clock = .manual(clock)

@@ -1,0 +1,57 @@
+import APNSimCore
+import APNSimStore
+import Foundation
+
+/// Broadcast channels (iOS 18; Apple, "Sending broadcast push notification requests to APNs",
+/// https://developer.apple.com/documentation/usernotifications/sending-broadcast-push-notification-requests-to-apns):
+/// the registry owns them with the activities subscribed to them, so a broadcast reaches exactly the activities that
+/// subscribed, on whichever devices they are.
+extension DeviceRegistry {
+    /// A provider created a channel (`POST /1/apps/{bundle-id}/channels`); refused past the per-app limit.
+    mutating func createChannel(_ channel: BroadcastChannel) -> Rejection? {
+        changeWorld { $0.create(channel) }
+    }
+
+    /// A provider deleted a channel: broadcasts to it answer `ChannelNotRegistered` from now on, and its stored message
+    /// goes (Apple says a deleted channel's stored messages may still be delivered; apnsim delivers none). Activities
+    /// subscribed to it stay, and hear nothing more.
+    mutating func deleteChannel(_ id: String) {
+        changeWorld { $0.channels[id] = nil }
+        storedBroadcasts[id] = nil
+    }
+
+    /// An accepted broadcast: one delivery, recorded, for each Live Activity subscribed to the channel on a device whose
+    /// app is in the channel's environment, sent or held as the channel's storage policy says; a channel with storage
+    /// keeps the message for activities that subscribe later. `newID` gives each delivery its ID.
+    mutating func broadcast(_ plan: BroadcastPlan, apnsID: String, payload: String, newID: () -> String, now: Date) -> Actions {
+        let channel = plan.channel
+        if let until = plan.storedUntil(now: now) {
+            storedBroadcasts[channel.id] = StoredBroadcast(apnsID: apnsID, priority: plan.priority, payload: payload, sentAt: now, expires: until)
+        }
+        let expiration: PushPlan.Expiration = plan.storedUntil(now: now).map { .until($0) } ?? .once
+        var actions = Actions()
+        for (id, device) in devices.sorted(by: { $0.key < $1.key }) {
+            for activity in device.activities.values.sorted(by: { $0.id < $1.id })
+            where activity.channelID == channel.id && activity.bundleID == channel.bundleID {
+                guard let app = registration(of: id, bundleID: channel.bundleID), app.environment == channel.environment else { continue }
+                let delivery = DeviceLinkMessage.Delivery(id: newID(), apnsID: apnsID, token: app.token, bundleID: channel.bundleID,
+                                                          pushType: .liveactivity, priority: plan.priority, collapseID: nil,
+                                                          payload: payload, channel: channel.id, activity: activity.id)
+                actions.append(deliver(delivery, to: id, expiration: expiration, now: now))
+            }
+        }
+        return actions
+    }
+
+    /// Activity `activity` on `device` subscribed to its channel: the channel's stored message, if it has one that has
+    /// not expired, is delivered to it as to one that was subscribed when it was sent.
+    mutating func subscribed(_ activity: LiveActivity, device: String, newID: () -> String, now: Date) -> Actions {
+        guard let channelID = activity.channelID, let stored = storedBroadcasts[channelID], stored.expires > now,
+              let channel = world.channels[channelID], channel.bundleID == activity.bundleID,
+              let app = registration(of: device, bundleID: activity.bundleID), app.environment == channel.environment else { return Actions() }
+        let delivery = DeviceLinkMessage.Delivery(id: newID(), apnsID: stored.apnsID, token: app.token, bundleID: activity.bundleID,
+                                                  pushType: .liveactivity, priority: stored.priority, collapseID: nil,
+                                                  payload: stored.payload, channel: channelID, activity: activity.id)
+        return deliver(delivery, to: device, expiration: .until(stored.expires), now: now)
+    }
+}
