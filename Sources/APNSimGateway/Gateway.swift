@@ -132,9 +132,10 @@ public final class Gateway: Service, Sendable {
             }
         }
 
-        let control = ControlAPI(actions: actions, store: store, providerPorts: ports, installs: installs,
+        var control = ControlAPI(actions: actions, store: store, providerPorts: ports, installs: installs,
                                  uninstallDelay: configuration.uninstallDelay, virtualClock: configuration.virtualClock,
                                  stopping: stopping, additions: configuration.additions)
+        control.managementPorts = managementPorts
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: control.makeRouter(token: configuration.controlToken),

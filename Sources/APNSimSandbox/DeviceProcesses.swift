@@ -20,6 +20,7 @@ final class DeviceProcesses: Sendable {
             var arguments = ["device", "--stop-when-stdin-closes", "--id", device.id, "--name", device.name, "--team", team,
                              "--device-port", String(devicePort), "--certs", certs,
                              "--data", URL(fileURLWithPath: dataRoot).appendingPathComponent(device.id).path]
+            if let count = device.count, count > 1 { arguments += ["--count", String(count)] }
             if let model = device.model { arguments += ["--model", model] }
             if let os = device.os { arguments += ["--os", os] }
             if device.extensionCategoriesApply == true { arguments.append("--extension-categories-apply") }
@@ -56,8 +57,10 @@ final class DeviceProcesses: Sendable {
         while ContinuousClock.now < deadline {
             let status = Dictionary(gateway.deviceStatus.map { ($0.descriptor.id, $0) }, uniquingKeysWith: { $1 })
             let ready = devices.allSatisfy { device in
-                guard let seen = status[device.id], seen.online else { return false }
-                return device.apps.allSatisfy { app in seen.tokens.contains { $0.bundleID == app.bundleID && $0.environment == app.environment } }
+                device.deviceIDs.allSatisfy { id in
+                    guard let seen = status[id], seen.online else { return false }
+                    return device.apps.allSatisfy { app in seen.tokens.contains { $0.bundleID == app.bundleID && $0.environment == app.environment } }
+                }
             }
             if ready { return true }
             try? await Task.sleep(for: .milliseconds(50))  // child processes starting: nothing to long-poll on

@@ -13,8 +13,16 @@ extension Sandbox {
         /// Devices that had not registered every app when the sandbox reported ready.
         public let unregistered: [String]
 
+        /// `unregistered` for a message: the first ten by name, then how many more (a fleet's thousand stay one line).
+        public var unregisteredNames: String {
+            let named = unregistered.prefix(10).joined(separator: ", ")
+            return unregistered.count > 10 ? "\(named) and \(unregistered.count - 10) more" : named
+        }
+
         /// The provider API's port for each environment.
         public var providerPorts: [APNsEnvironment: Int] { endpoints.providerPorts }
+        /// The channel management API's port for each environment.
+        public var managementPorts: [APNsEnvironment: Int] { endpoints.managementPorts }
 
         /// `http://HOST:PORT` of the control API (its routes are under `/v1`).
         public var controlURL: String { "http://\(gateway.configuration.controlHost):\(endpoints.controlPort)" }

@@ -36,7 +36,7 @@ struct SandboxDevices: Sendable {
                                           certs: configuration.certs, dataRoot: dataRoot)
                 let registered = await processes.waitUntilRegistered(specs, gateway: gateway, timeout: configuration.registrationTimeout)
                 let status = Set(gateway.deviceStatus.filter(\.online).map(\.descriptor.id))
-                await onRegistered(registered ? [] : specs.map(\.id).filter { !status.contains($0) })
+                await onRegistered(registered ? [] : specs.flatMap(\.deviceIDs).filter { !status.contains($0) })
                 try? await gracefulShutdown()
             } catch {
                 await processes.stop()
@@ -52,7 +52,7 @@ struct SandboxDevices: Sendable {
         let tls = DeviceHostConfiguration.TLSFiles.certsDirectory(configuration.certs)
         let context = try DeviceHost.makeTLSContext(tls)
         let world = configuration.world
-        return specs.map { spec in
+        return specs.flatMap { spec in spec.deviceIDs.enumerated().map { number, id in
             let apps = spec.apps.map { app -> AppManifest in
                 let declared = world.apps[app.bundleID]
                 var manifest = AppManifest.signed(bundleID: app.bundleID, team: declared?.team ?? "SIMTEAM001",
@@ -61,17 +61,18 @@ struct SandboxDevices: Sendable {
                 return manifest
             }
             var device = DeviceHostConfiguration(
-                tls: tls, device: DeviceDescriptor(id: spec.id, name: spec.name, model: spec.model ?? "iPhone16,1", os: spec.os ?? "iOS 18.1"),
+                tls: tls, device: DeviceDescriptor(id: id, name: spec.deviceIDs.count > 1 ? "\(spec.name) \(number + 1)" : spec.name,
+                                                   model: spec.model ?? "iPhone16,1", os: spec.os ?? "iOS 18.1"),
                 apps: apps)
             device.gatewayHost = configuration.gateway.host
             device.devicePort = devicePort
-            device.dataDirectory = URL(fileURLWithPath: dataRoot).appendingPathComponent(spec.id).path
+            device.dataDirectory = URL(fileURLWithPath: dataRoot).appendingPathComponent(id).path
             device.alertsOff = Set(spec.apps.filter { $0.alerts == false }.map(\.bundleID))
             device.extensionCategoriesApply = spec.extensionCategoriesApply ?? false
             if let budget = spec.extensionBudget { device.extensionBudget = .milliseconds(Int64(budget * 1000)) }
             if let clock = configuration.virtualClock { device.clock = .virtual(clock) }
             return DeviceHost(configuration: device, logger: logger, tlsContext: context)
-        }
+        } }
     }
 
     /// Waits until every host has each app registered or refused; returns the IDs of those that had not by `timeout`.

@@ -47,7 +47,20 @@ public struct Scenario: Codable, Sendable {
         public var advance: ScenarioDuration?
         /// Adds a fault (`POST /v1/faults`, docs/faults.md), or `clear` removes every fault.
         public var fault: FaultStep?
+        /// Creates or deletes a broadcast channel through the channel management API.
+        public var channel: ChannelStep?
         public var expect: Expectation?
+    }
+
+    /// `{create: NAME, app, storagePolicy?}` or `{delete: NAME, app}`: a channel the scenario calls NAME (steps name it
+    /// in `send.broadcast` and a device's `startActivity`); its ID is the one the gateway gives it.
+    public struct ChannelStep: Codable, Sendable {
+        public var create: String?
+        public var delete: String?
+        public var app: String
+        /// `message-storage-policy`: 1 (the most recent message is kept, the default) or 0.
+        public var storagePolicy: Int?
+        public var environment: APNsEnvironment?
     }
 
     /// A provider request to the gateway's provider API.
@@ -64,6 +77,9 @@ public struct Scenario: Codable, Sendable {
         public var pushToStart: String?
         /// A token as hex, instead of `device` and `app`.
         public var token: String?
+        /// With `app` (no device): a broadcast on the channel a `channel` step created under this name
+        /// (`POST /4/broadcasts/apps/APP`, push type `liveactivity` unless given).
+        public var broadcast: String?
         /// The endpoint to send to; the app's environment on the device (or development) when absent.
         public var environment: APNsEnvironment?
         /// `apns-topic`; the app's bundle ID when absent (`none` sends no topic header).
@@ -157,6 +173,8 @@ public struct Scenario: Codable, Sendable {
         public var contentState: JSONValue?
         /// `endActivity`: when it leaves the Lock Screen (RFC 3339); four hours after the end when absent.
         public var dismissalDate: String?
+        /// `startActivity`: the channel (a `channel` step's name) it subscribes to instead of getting a push token.
+        public var channel: String?
 
         public enum Kind: String, Codable, Sendable {
             /// The device drops off the network: pushes are held, as APNs stores them.
@@ -208,6 +226,8 @@ public struct Scenario: Codable, Sendable {
         /// `{device, app, type, …}`: the app's newest Live Activity of that type, as `GET /v1/activities` shows it,
         /// matches the other keys as a pattern (`contentState`, `ended`, `stale`, `visible`, `dismissalDate`…).
         public var activity: JSONValue?
+        /// For a broadcast: it reached this many activities, and each delivery matches `delivery`.
+        public var deliveredTo: Int?
         /// How long to wait for the delivery or install; 10 s when absent.
         public var within: ScenarioDuration?
     }
@@ -240,6 +260,6 @@ public struct Scenario: Codable, Sendable {
         "topics", "relatedKeyID", "state", "invalidSince", "contains", "matches", "categories", "actions", "identifier", "appGroups", "appGroup", "profile", "pushCapability", "package", "product",
         "title", "textInput", "buttonTitle", "placeholder", "icon", "systemImageName", "templateImageName", "intentIdentifiers",
         "hiddenPreviewsBodyPlaceholder", "categorySummaryFormat", "activity", "pushToStart", "type", "attributes", "contentState",
-        "dismissalDate", "activityTypes", "infoPlist",
+        "dismissalDate", "activityTypes", "infoPlist", "channel", "create", "delete", "storagePolicy", "broadcast", "deliveredTo",
     ]
 }

@@ -89,7 +89,8 @@ public enum ScenarioLoader {
     /// or app the world does not have.
     private static func check(_ scenario: Scenario, world: World, path: String, text: String) throws {
         let lines = stepLines(text)
-        let devices = Dictionary(world.devices.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        // A fleet (a device with `count`) is known by its ID and by each of its devices' (`ID-1` …).
+        let devices = Dictionary(world.devices.flatMap { spec in Set([spec.id] + spec.deviceIDs).map { ($0, spec) } }, uniquingKeysWith: { $1 })
         /// Whether a step before `index` installs `app` on `device`.
         func installedEarlier(_ app: String, on device: String, before index: Int) -> Bool {
             scenario.steps.prefix(index).contains { $0.device?.action == .install && $0.device?.id == device && $0.device?.app == app }
@@ -98,11 +99,17 @@ public enum ScenarioLoader {
             func fail(_ key: String, _ message: String) -> YAMLFileError {
                 YAMLFileError(file: path, line: lines.indices.contains(index) ? lines[index] : nil, key: "steps[\(index)].\(key)", message)
             }
-            let actions = [step.send != nil, step.push != nil, step.device != nil, step.wait != nil, step.fault != nil, step.advance != nil]
-                .filter { $0 }.count
-            if actions > 1 { throw fail("send", "a step does one of send, push, device, wait, advance or fault; split it into several steps") }
+            let actions = [step.send != nil, step.push != nil, step.device != nil, step.wait != nil, step.fault != nil, step.advance != nil,
+                           step.channel != nil].filter { $0 }.count
+            if actions > 1 { throw fail("send", "a step does one of send, push, device, wait, advance, fault or channel; split it into several steps") }
             if actions == 0 && step.expect == nil {
-                throw fail("expect", "the step does nothing; give it send, push, device, wait, advance, fault or expect")
+                throw fail("expect", "the step does nothing; give it send, push, device, wait, advance, fault, channel or expect")
+            }
+            if let channel = step.channel, (channel.create == nil) == (channel.delete == nil) {
+                throw fail("channel", "a channel step says create: NAME or delete: NAME (one of them)")
+            }
+            if let policy = step.channel?.storagePolicy, policy != 0 && policy != 1 {
+                throw fail("channel.storagePolicy", "storagePolicy is 0 (no storage) or 1 (the most recent message); got \(policy)")
             }
             if let push = step.push {
                 guard devices[push.device] != nil else { throw fail("push.device", "the world has no device \(push.device)") }
@@ -112,6 +119,10 @@ public enum ScenarioLoader {
             if case .add(let fault)? = step.fault, let problem = fault.problem() { throw fail("fault", problem) }
             if let send = step.send {
                 switch (send.device, send.app, send.token) {
+                case (nil, _?, nil) where send.broadcast != nil:
+                    break
+                case (_, _, _) where send.broadcast != nil:
+                    throw fail("send.broadcast", "a broadcast goes to an app's channel: give broadcast and app, without device or token")
                 case (let device?, let app?, nil):
                     guard let declared = devices[device] else {
                         throw fail("send.device", "the world has no device \(device); it has \(devices.keys.sorted().joined(separator: ", "))")

@@ -90,11 +90,17 @@ public struct ScenarioRunner: Sendable {
                 }
                 let reset = try await control.post("/v1/reset")
                 guard reset.status == 200 else { throw ScenarioRunError("POST /v1/reset answered \(reset.status)") }
-                var providerPorts: [APNsEnvironment: Int] = [:]
-                for (name, port) in ports {
-                    if let environment = APNsEnvironment(rawValue: name), let port = port.integer { providerPorts[environment] = port }
+                func environments(_ ports: [String: JSONValue]) -> [APNsEnvironment: Int] {
+                    var byEnvironment: [APNsEnvironment: Int] = [:]
+                    for (name, port) in ports {
+                        if let environment = APNsEnvironment(rawValue: name), let port = port.integer { byEnvironment[environment] = port }
+                    }
+                    return byEnvironment
                 }
-                let target = ScenarioSession.Target(host: URL(string: gateway.controlURL)?.host ?? "127.0.0.1", providerPorts: providerPorts,
+                var managementPorts: [String: JSONValue] = [:]
+                if case .object(let ports)? = health.body?["managementPorts"] { managementPorts = ports }
+                let target = ScenarioSession.Target(host: URL(string: gateway.controlURL)?.host ?? "127.0.0.1", providerPorts: environments(ports),
+                                                    managementPorts: environments(managementPorts),
                                                     control: control, media: gateway.mediaURL.map { "\($0)/media" }, certs: options.certs)
                 return ScenarioResult(loaded, steps: await steps(of: loaded, on: target), started: started)
             } catch {
@@ -116,10 +122,11 @@ public struct ScenarioRunner: Sendable {
             let sandbox = try Sandbox(configuration, logger: options.logger)
             let steps = try await sandbox.withRunning { running in
                 if !running.unregistered.isEmpty {
-                    throw ScenarioRunError("devices \(running.unregistered.joined(separator: ", ")) did not register within \(ScenarioSession.seconds(registrationTimeout))")
+                    throw ScenarioRunError("devices \(running.unregisteredNames) did not register within \(ScenarioSession.seconds(registrationTimeout))")
                 }
                 let target = ScenarioSession.Target(
-                    host: "127.0.0.1", providerPorts: running.providerPorts, control: ControlClient(baseURL: running.controlURL),
+                    host: "127.0.0.1", providerPorts: running.providerPorts, managementPorts: running.managementPorts,
+                    control: ControlClient(baseURL: running.controlURL),
                     media: running.mediaURL.map { "\($0)/media" }, certs: certs)
                 return await self.steps(of: loaded, on: target)
             }

@@ -11,12 +11,15 @@ extension ScenarioSession {
         var dropped = false
         /// The SETTINGS the gateway sent on the connection, by name (`maxConcurrentStreams`).
         var settings: [String: Int] = [:]
-        var apnsID: String? { response?["apns-id"] }
+        /// The `apns-id` the request carried, for answers without one (broadcasts).
+        var sentID: String?
+        var apnsID: String? { response?["apns-id"] ?? sentID }
     }
 
     /// Sends the step's push over the provider API. A connection the gateway ends (GOAWAY) is forgotten, so the
     /// next send opens a new one, as provider libraries do.
     func send(_ send: Scenario.Send) async throws -> SendOutcome {
+        if let channel = send.broadcast { return try await broadcast(send, channel: channel) }
         let world = loaded.world
         let token: String
         let environment: APNsEnvironment
@@ -57,7 +60,12 @@ extension ScenarioSession {
             headers.append(("authorization", "bearer \(try jwt(auth))"))
         }
         let payload = try self.payload(send)
-        let request = ProviderRequest.push(token: token, payload: payload, headers: headers)
+        return try await self.send(ProviderRequest.push(token: token, payload: payload, headers: headers), for: send, environment: environment)
+    }
+
+    /// Sends `request` on the provider connection of `send`'s auth in `environment` (a new one if the last ended).
+    func send(_ request: ProviderRequest, for send: Scenario.Send, environment: APNsEnvironment) async throws -> SendOutcome {
+        let auth = send.auth ?? Scenario.Auth()
         let key = "\(environment.rawValue)|\(auth.certificate ?? "jwt:\(auth.key ?? "SIMKEY0001"):\(auth.team ?? "SIMTEAM001")")"
         lastConnection = key
         var client = try await connection(key, environment: environment, auth: auth)
@@ -67,7 +75,7 @@ extension ScenarioSession {
         }
         do {
             let response = try await client.send(request)
-            return SendOutcome(response: response, goAway: nil, settings: client.namedRemoteSettings)
+            return SendOutcome(response: response, goAway: nil, settings: client.namedRemoteSettings, sentID: send.apnsId)
         } catch {
             connections[key] = nil
             guard let goAway = await client.goAway() else {
@@ -100,7 +108,7 @@ extension ScenarioSession {
         return activities.last { $0["attributesType"]?.string == type }
     }
 
-    private func payload(_ send: Scenario.Send) throws -> String {
+    func payload(_ send: Scenario.Send) throws -> String {
         let media = target.media
         if let file = send.payloadFile {
             let path = file.hasPrefix("/") ? file : loaded.directory.appendingPathComponent(file).path
@@ -124,7 +132,7 @@ extension ScenarioSession {
     /// The JWT for `auth`'s key: made once and kept, as Apple asks, and made again once it is 50 minutes old by the
     /// world's clock, as provider libraries do (Apple: no older than an hour). One backdated with `issuedAgo` is
     /// kept as it is.
-    private func jwt(_ auth: Scenario.Auth) throws -> String {
+    func jwt(_ auth: Scenario.Auth) throws -> String {
         let keyID = auth.key ?? "SIMKEY0001"
         let team = auth.team ?? "SIMTEAM001"
         let p8 = auth.p8.map { $0.hasPrefix("/") ? $0 : loaded.directory.appendingPathComponent($0).path }

@@ -8,6 +8,8 @@ actor ScenarioSession {
     struct Target: Sendable {
         var host: String
         var providerPorts: [APNsEnvironment: Int]
+        /// The channel management API's ports (broadcast channels).
+        var managementPorts: [APNsEnvironment: Int] = [:]
         var control: ControlClient
         /// `http://HOST:PORT/media`, what `${media}` stands for.
         var media: String?
@@ -26,6 +28,8 @@ actor ScenarioSession {
     var clockOffset: TimeInterval = 0
     /// Tokens looked up so far, by `device|app`: after an uninstall, a send to that app uses the token it had.
     var knownTokens: [String: String] = [:]
+    /// The IDs of the channels `channel` steps created, by the name the scenario gives them.
+    var channelIDs: [String: String] = [:]
 
     init(target: Target, loaded: LoadedScenario) {
         self.target = target
@@ -64,6 +68,10 @@ actor ScenarioSession {
     }
 
     static func title(of step: Scenario.Step) -> String {
+        if let channel = step.channel {
+            return channel.create.map { "create channel \($0) of \(channel.app)" } ?? "delete channel \(channel.delete ?? "?") of \(channel.app)"
+        }
+        if let send = step.send, let channel = send.broadcast { return "broadcast on \(channel) to \(send.app ?? "?")" }
         if let send = step.send {
             return "send to " + (send.token.map { String($0.prefix(12)) + "…" } ?? "\(send.device ?? "?") \(send.app ?? "?")")
         }
@@ -98,47 +106,24 @@ actor ScenarioSession {
             happened += result.happened
             failures += result.failures
         }
+        if let channel = step.channel {
+            let result = try await self.channel(channel, expect: step.expect)
+            happened.append(result.happened)
+            failures += result.failures
+        }
         if let device = step.device {
-            let answer: ControlClient.Answer
-            switch device.action {
-            case .offline, .online:
-                answer = try await target.control.post("/v1/devices/\(device.id)/\(device.action.rawValue)")
-            case .install:
-                var body: [String: JSONValue] = ["bundleID": .string(device.app ?? ""),
-                                                 "environment": .string((device.environment ?? .development).rawValue)]
-                if let team = device.team ?? loaded.world.apps[device.app ?? ""]?.team { body["team"] = .string(team) }
-                answer = try await target.control.post("/v1/devices/\(device.id)/apps",
-                                                       body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
-            case .uninstall:
-                answer = try await target.control.delete("/v1/devices/\(device.id)/apps/\(device.app ?? "")")
-            case .foreground, .background:
-                var body: [String: JSONValue] = ["bundleID": .string(device.app ?? "")]
-                if let options = device.options { body["options"] = .array(options.map(JSONValue.string)) }
-                answer = try await target.control.post("/v1/devices/\(device.id)/\(device.action.rawValue)",
-                                                       body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
-            case .restart:
-                answer = try await target.control.post("/v1/devices/\(device.id)/restart")
-            case .startActivity:
-                let body: [String: JSONValue] = ["bundleID": .string(device.app ?? ""), "attributesType": .string(device.type ?? ""),
-                                                 "attributes": device.attributes ?? .object([:]), "contentState": device.contentState ?? .object([:])]
-                answer = try await target.control.post("/v1/devices/\(device.id)/activities",
-                                                       body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
-            case .endActivity:
-                guard let activity = try await newestActivity(device: device.id, bundleID: device.app ?? "", type: device.type ?? ""),
-                      let id = activity["id"]?.string else {
-                    throw ScenarioRunError("\(device.app ?? "") on \(device.id) has no Live Activity of type \(device.type ?? "") to end")
+            // A fleet's ID (a world device with `count`) acts on each of its devices.
+            let ids = deviceIDs(device.id)
+            for id in ids {
+                let answer = try await act(device, on: id)
+                let refused = answer.status == 422 && step.expect?.install?.refused != nil
+                if ids.count == 1 { happened.append(refused ? "install refused" : device.action.rawValue) }
+                if !(200..<300).contains(answer.status) && !refused {
+                    failures.append("device \(id) \(device.action.rawValue): the control API answered \(answer.status) \(answer.body?["error"]?.string ?? "")")
+                    break
                 }
-                var body: [String: JSONValue] = [:]
-                if let state = device.contentState { body["contentState"] = state }
-                if let dismissal = device.dismissalDate { body["dismissalDate"] = .string(dismissal) }
-                answer = try await target.control.post("/v1/activities/\(id)/end",
-                                                       body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
             }
-            let refused = answer.status == 422 && step.expect?.install?.refused != nil
-            happened.append(refused ? "install refused" : device.action.rawValue)
-            if !(200..<300).contains(answer.status) && !refused {
-                failures.append("device \(device.id) \(device.action.rawValue): the control API answered \(answer.status) \(answer.body?["error"]?.string ?? "")")
-            }
+            if ids.count > 1 { happened.append("\(device.action.rawValue) on \(ids.count) devices") }
         }
         if let wait = step.wait {
             try await Task.sleep(for: wait.duration)
@@ -189,13 +174,9 @@ actor ScenarioSession {
                   let app = pattern.removeValue(forKey: "app")?.string, let type = pattern.removeValue(forKey: "type")?.string else {
                 throw ScenarioRunError("expect.activity names the activity by device, app and type, then what it must match")
             }
-            let activity = try await newestActivity(device: device, bundleID: app, type: type)
-            happened.append(activity.map { "activity \($0["id"]?.string ?? ""): \($0["contentState"]?.jsonText ?? "{}")" } ?? "no activity")
-            if activity == nil {
-                failures.append("activity: \(app) on \(device) has no Live Activity of type \(type)")
-            } else {
-                failures += Pattern.mismatches(.object(pattern), activity, at: "activity")
-            }
+            let result = try await activity(device: device, app: app, type: type, matches: .object(pattern), within: within)
+            happened.append(result.happened)
+            failures += result.failures
         }
         if let install = step.expect?.install {
             let (token, refusal) = try await self.install(install, within: within)
@@ -208,6 +189,47 @@ actor ScenarioSession {
             }
         }
         return (happened.filter { !$0.isEmpty }.joined(separator: ", "), failures)
+    }
+
+    /// Does `device`'s action on the device `id`, through the control API.
+    private func act(_ device: Scenario.DeviceAction, on id: String) async throws -> ControlClient.Answer {
+        let answer: ControlClient.Answer
+        switch device.action {
+        case .offline, .online:
+            answer = try await target.control.post("/v1/devices/\(id)/\(device.action.rawValue)")
+        case .install:
+            var body: [String: JSONValue] = ["bundleID": .string(device.app ?? ""),
+                                             "environment": .string((device.environment ?? .development).rawValue)]
+            if let team = device.team ?? loaded.world.apps[device.app ?? ""]?.team { body["team"] = .string(team) }
+            answer = try await target.control.post("/v1/devices/\(id)/apps",
+                                                   body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
+        case .uninstall:
+            answer = try await target.control.delete("/v1/devices/\(id)/apps/\(device.app ?? "")")
+        case .foreground, .background:
+            var body: [String: JSONValue] = ["bundleID": .string(device.app ?? "")]
+            if let options = device.options { body["options"] = .array(options.map(JSONValue.string)) }
+            answer = try await target.control.post("/v1/devices/\(id)/\(device.action.rawValue)",
+                                                   body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
+        case .restart:
+            answer = try await target.control.post("/v1/devices/\(id)/restart")
+        case .startActivity:
+            var body: [String: JSONValue] = ["bundleID": .string(device.app ?? ""), "attributesType": .string(device.type ?? ""),
+                                             "attributes": device.attributes ?? .object([:]), "contentState": device.contentState ?? .object([:])]
+            if let channel = device.channel { body["channel"] = .string(try channelID(channel)) }
+            answer = try await target.control.post("/v1/devices/\(id)/activities",
+                                                   body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
+        case .endActivity:
+            guard let activity = try await newestActivity(device: id, bundleID: device.app ?? "", type: device.type ?? ""),
+                  let id = activity["id"]?.string else {
+                throw ScenarioRunError("\(device.app ?? "") on \(id) has no Live Activity of type \(device.type ?? "") to end")
+            }
+            var body: [String: JSONValue] = [:]
+            if let state = device.contentState { body["contentState"] = state }
+            if let dismissal = device.dismissalDate { body["dismissalDate"] = .string(dismissal) }
+            answer = try await target.control.post("/v1/activities/\(id)/end",
+                                                   body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
+        }
+        return answer
     }
 
     /// A send's outcome against the step's expectations: status and reason (200 unless said), GOAWAY, the delivery.
@@ -273,7 +295,17 @@ actor ScenarioSession {
                 failures.append("delivery: expected one, but the push was not accepted")
                 return (happened, failures)
             }
-            if let record = try await delivery(apnsID: apnsID, within: within) {
+            if let count = expect?.deliveredTo {
+                let records = try await deliveries(apnsID: apnsID, count: count, within: within)
+                happened.append("delivered to \(records.count)")
+                if records.count != count {
+                    failures.append("deliveredTo: expected \(count) deliveries of apns-id \(apnsID) within \(Self.seconds(within)), found \(records.count)")
+                }
+                for record in records where failures.count < 5 {
+                    failures += Pattern.mismatches(Pattern.substituting(pattern, media: target.media), record,
+                                                   at: "delivery to \(record["device"]?.string ?? "?")")
+                }
+            } else if let record = try await delivery(apnsID: apnsID, within: within) {
                 happened.append([record["outcome"]?.string, record["extension"]?["kind"]?.string,
                                  record["extension"]?["outcome"]?.string].compactMap { $0 }.joined(separator: ", "))
                 failures += Pattern.mismatches(Pattern.substituting(pattern, media: target.media), record, at: "delivery")
@@ -338,6 +370,12 @@ actor ScenarioSession {
         let seconds = min(60, within.inSeconds)
         let answer = try await target.control.get("/v1/deliveries?apnsId=\(apnsID)&wait=\(seconds)")
         return answer.body?.array?.first
+    }
+
+    /// The deliveries of one accepted push or broadcast with an outcome, once there are `count` (or `within` has passed).
+    private func deliveries(apnsID: String, count: Int, within: Duration) async throws -> [JSONValue] {
+        let seconds = min(60, within.inSeconds)
+        return try await target.control.get("/v1/deliveries?apnsId=\(apnsID)&wait=\(seconds)&count=\(max(1, count))&limit=\(count + 1)").body?.array ?? []
     }
 
     /// The device's deliveries with an outcome, oldest first, once there are as many as `expected` names (or

@@ -49,7 +49,7 @@ public final class SimulatedWorld: Sendable {
         let sandbox = try Sandbox(configuration, logger: options.logger)
         return try await sandbox.withRunning { running in
             guard running.unregistered.isEmpty else {
-                throw SimulatedWorldError("devices \(running.unregistered.joined(separator: ", ")) did not register within \(options.registrationTimeout)")
+                throw SimulatedWorldError("devices \(running.unregisteredNames) did not register within \(options.registrationTimeout)")
             }
             return try await body(SimulatedWorld(running: running, certs: certs, clock: clock))
         }

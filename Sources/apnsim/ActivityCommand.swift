@@ -49,7 +49,8 @@ struct ActivityCommand: AsyncParsableCommand {
         if activity["stale"] as? Bool == true { marks.append("stale") }
         if activity["ended"] as? Bool == true { marks.append("ended, dismissed at \(activity["dismissalDate"] as? String ?? "?")") }
         return "\(activity["id"] as? String ?? "?")  \(activity["device"] as? String ?? "?")  \(activity["bundleID"] as? String ?? "?")  "
-            + "\(activity["attributesType"] as? String ?? "?")  \(state)  token \(activity["token"] as? String ?? "none")"
+            + "\(activity["attributesType"] as? String ?? "?")  \(state)  "
+            + ((activity["channel"] as? String).map { "channel \($0)" } ?? "token \(activity["token"] as? String ?? "none")")
             + (marks.isEmpty ? "" : "  (\(marks.joined(separator: "; ")))")
     }
 
@@ -79,15 +80,19 @@ struct ActivityCommand: AsyncParsableCommand {
         @Argument(help: "The ActivityAttributes type, such as DeliveryAttributes.") var type: String
         @Option(help: "The static attributes, a JSON object.") var attributes = "{}"
         @Option(help: "The content state, a JSON object.") var state: String
+        @Option(help: "A broadcast channel of the app to subscribe to (pushType: .channel), instead of a push token.") var channel: String?
 
         func run() async throws {
             for (name, json) in [("--attributes", attributes), ("--state", state)] where JSONObjectSyntax.object(Array(json.utf8)) == nil {
                 throw ActivityCommandError("\(name) is not a JSON object: \(json)")
             }
             let body = #"{"bundleID":"# + Self.quoted(bundleID) + #","attributesType":"# + Self.quoted(type)
-                + #","attributes":"# + attributes + #","contentState":"# + state + "}"
+                + #","attributes":"# + attributes + #","contentState":"# + state
+                + (channel.map { #","channel":"# + Self.quoted($0) } ?? "") + "}"
             let started = try await control.request("POST", "/v1/devices/\(device)/activities", body: body) as? [String: Any] ?? [:]
-            Console.say("started \(started["id"] as? String ?? "?") on \(device); push token \(started["token"] as? String ?? "none")")
+            let reached = (started["channel"] as? String).map { "subscribed to channel \($0)" }
+                ?? "push token \(started["token"] as? String ?? "none")"
+            Console.say("started \(started["id"] as? String ?? "?") on \(device); \(reached)")
         }
 
         static func quoted(_ text: String) -> String {

@@ -39,18 +39,27 @@ struct ProviderOptions: ParsableArguments {
     /// Sends one push (adding the `authorization` header for token auth) and returns the gateway's answer.
     func send(token: String, payload: String, headers: [(name: String, value: String)],
               environment: APNsEnvironment) async throws -> ProviderResponse {
-        var headers = headers
-        var configuration = ProviderClient.Configuration(host: host, port: port ?? (environment == .development ? 2197 : 2198),
+        try await send(environment: environment, defaultPorts: (2197, 2198)) { authorization in
+            .push(token: token, payload: payload, headers: headers + authorization)
+        }
+    }
+
+    /// Sends the request `make` builds from the `authorization` header (none with certificate auth) to `--port`, or the
+    /// environment's default port, and returns the gateway's answer.
+    func send(environment: APNsEnvironment, defaultPorts: (development: Int, production: Int),
+              _ make: ([(name: String, value: String)]) -> ProviderRequest) async throws -> ProviderResponse {
+        var configuration = ProviderClient.Configuration(host: host, port: port ?? (environment == .development ? defaultPorts.development : defaultPorts.production),
                                                          caFile: ca)
         configuration.serverHostname = serverName
+        var authorization: [(name: String, value: String)] = []
         if let cert, let certKey {
             configuration.clientCertificate = (cert, certKey)
         } else {
             let signer = try ProviderTokenSigner(p8: try readFile(p8, what: "the .p8 key"), keyID: keyID, teamID: teamID)
-            headers.append(("authorization", "bearer \(signer.token(issuedAt: Date()))"))
+            authorization.append(("authorization", "bearer \(signer.token(issuedAt: Date()))"))
         }
         let client = try await ProviderClient.connect(configuration)
-        let response = try await client.send(.push(token: token, payload: payload, headers: headers))
+        let response = try await client.send(make(authorization))
         await client.close()
         return response
     }

@@ -40,7 +40,7 @@ struct UpCommand: AsyncParsableCommand {
         let service = sandbox.service { running in
             mediaURL.withLock { $0 = running.mediaURL }
             if !running.unregistered.isEmpty {
-                Console.say("apnsim: not every device registered within 30 s (\(running.unregistered.joined(separator: ", "))); GET /v1/devices shows which did")
+                Console.say("apnsim: not every device registered within 30 s (\(running.unregisteredNames)); GET /v1/devices shows which did")
             }
             Console.say(Self.banner(endpoints: running.endpoints, gateway: running.gateway, certs: running.certs,
                                     mediaURL: running.mediaURL))

@@ -1,8 +1,10 @@
 import APNSimCore
 import APNSimDevice
+import APNSimExtensions
 import APNSimGateway
 import APNSimProvider
 import APNSimStore
+import Crypto
 import Foundation
 import Testing
 
@@ -304,6 +306,44 @@ struct BroadcastChannelTests {
                 #expect(refused.status == 422)
                 #expect((refused.json as? [String: Any])?["error"] as? String
                         == "com.example.app has no broadcast channel bm9uZQ== in development; create one first (apnsim channel create com.example.app)")
+            }
+        }
+    }
+
+    @Test("apnsim channel create, list, read, broadcast and delete: a provider's calls from the command line, errors in one sentence")
+    func commandLine() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let p8 = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-\(UUID().uuidString).p8").path
+                try TestWorld.privateKeys[TestWorld.teamKey]!.pemRepresentation.write(toFile: p8, atomically: true, encoding: .utf8)
+                defer { try? FileManager.default.removeItem(atPath: p8) }
+                func apnsim(_ arguments: [String], port: Int) async throws -> (ChildProcess.ExitStatus, String) {
+                    try await ChildProcess.run([ApnsimProcess.executable.path, "channel"] + arguments
+                                               + ["--port", "\(port)", "--ca", harness.pki.caFile, "--p8", p8])
+                }
+                let manage = harness.endpoints.managementPorts[.development]!, provider = harness.endpoints.providerPorts[.development]!
+                let (created, createOutput) = try await apnsim(["create", Self.app, "--storage-policy", "1"], port: manage)
+                #expect(created == .exited(0), "\(createOutput)")
+                let id = try #require(createOutput.split(separator: "\n").first { $0.hasPrefix("apns-channel-id: ") }?.dropFirst(17).description)
+                let (_, listed) = try await apnsim(["list", Self.app], port: manage)
+                #expect(listed.hasPrefix(id + "\n"), "\(listed)")
+                let (_, read) = try await apnsim(["read", Self.app, id], port: manage)
+                #expect(read.hasPrefix(#"{"message-storage-policy":1,"push-type":"LiveActivity"}"#), "\(read)")
+
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let activity = try await Self.subscribe(control, device: "device-1", channel: id)
+                let (sent, sentOutput) = try await apnsim(["broadcast", Self.app, id, "--payload",
+                    #"{"aps":{"event":"update","timestamp":1800000060,"content-state":{"status":"on the way","etaMinutes":20}}}"#], port: provider)
+                #expect(sent == .exited(0), "\(sentOutput)")
+                let records = try await Self.deliveries(control, apnsID: try #require(try harness.sends().first?.apnsID), count: 1)
+                #expect((records.first?["activity"] as? [String: Any])?["result"] as? String == "applied")
+                #expect(device.state(ofActivity: activity)?.contentState["status"] == .string("on the way"))
+
+                let (deleted, deleteOutput) = try await apnsim(["delete", Self.app, id], port: manage)
+                #expect(deleted == .exited(0) && deleteOutput.hasPrefix("deleted \(id)\n"), "\(deleteOutput)")
+                let (gone, goneOutput) = try await apnsim(["read", Self.app, id], port: manage)
+                #expect(gone == .exited(1))
+                #expect(goneOutput == "apnsim: the gateway answered 400 ChannelNotRegistered\n", "\(goneOutput)")
             }
         }
     }

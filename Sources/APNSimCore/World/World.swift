@@ -26,6 +26,15 @@ public struct World: Sendable {
         public var extensionCategoriesApply: Bool?
         /// Seconds a service extension has per push on this device; `nil`: 30.
         public var extensionBudget: Double?
+        /// This many devices alike instead of one, named `ID-1` … `ID-N` (`apnsim device --count`): a fleet for
+        /// broadcasts and load; `nil`: one device named `ID`.
+        public var count: Int?
+
+        /// The IDs of the devices this spec stands for.
+        public var deviceIDs: [String] {
+            guard let count, count > 1 else { return [id] }
+            return (1...count).map { "\(id)-\($0)" }
+        }
 
         public init(id: String, name: String, model: String? = nil, os: String? = nil, apps: [AppSpec],
                     extensionCategoriesApply: Bool? = nil, extensionBudget: Double? = nil) {
@@ -139,6 +148,10 @@ extension World {
             found.append("token \(record.token.short) names app \(record.bundleID), which is not declared under apps")
         }
         for device in devices {
+            // One `apnsim device --count` process hosts a fleet; the command takes 1 to 10,000.
+            if let count = device.count, !(1...10_000).contains(count) {
+                found.append("device \(device.id) has count \(count); a fleet is 1 to 10000 devices")
+            }
             for app in device.apps where apps[app.bundleID] == nil {
                 found.append("device \(device.id) installs \(app.bundleID), which is not declared under apps")
             }

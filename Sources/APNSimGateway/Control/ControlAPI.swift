@@ -10,6 +10,7 @@ struct ControlAPI: Sendable {
     let actions: GatewayActions
     let store: Store
     let providerPorts: [APNsEnvironment: Int]
+    var managementPorts: [APNsEnvironment: Int] = [:]
     let installs: InstallWaiters
     let uninstallDelay: TimeInterval
     let virtualClock: VirtualClock?
@@ -58,6 +59,8 @@ struct ControlAPI: Sendable {
         struct Health: Encodable {
             var status = "ok"
             var providerPorts: [String: Int]
+            /// The channel management API's ports (broadcast channels).
+            var managementPorts: [String: Int]
             var sends: Int
             var deliveries: Int
             /// Deliveries with an outcome (displayed, background, … or dropped).
@@ -70,7 +73,8 @@ struct ControlAPI: Sendable {
         try deliveries.flush()
         let ports = Dictionary(uniqueKeysWithValues: providerPorts.map { ($0.key.rawValue, $0.value) })
         let counts = try store.deliveryCounts()
-        return try ControlJSON.response(Health(providerPorts: ports, sends: try store.sendCount(), deliveries: counts.total,
+        let management = Dictionary(uniqueKeysWithValues: managementPorts.map { ($0.key.rawValue, $0.value) })
+        return try ControlJSON.response(Health(providerPorts: ports, managementPorts: management, sends: try store.sendCount(), deliveries: counts.total,
                                                completedDeliveries: counts.completed, droppedSends: recorder.dropped,
                                                droppedDeliveries: deliveries.dropped))
     }
