@@ -69,6 +69,7 @@ public final class DeviceHost: Sendable {
         self.state = Mutex(State(center: center, installations: Installations(directory: configuration.dataDirectory),
                                  categories: RegisteredCategories(directory: configuration.dataDirectory),
                                  linkDropsLeft: configuration.dropLinkBeforeAcknowledging, apps: configuration.apps))
+        configuration.group?.add(self)
     }
 
     /// Each app's token, by bundle ID, once the gateway has issued it.
@@ -186,7 +187,7 @@ public final class DeviceHost: Sendable {
         let host = configuration.gatewayHost
         // The gateway certificate names localhost and 127.0.0.1; an IP address is checked against the latter.
         let serverName = host.contains(where: \.isLetter) ? host : nil
-        let hello = DeviceLinkMessage.hello(.init(device: configuration.device))
+        let hello = DeviceLinkMessage.hello(.init(device: configuration.device, host: configuration.group?.id))
         let heartbeatInterval = configuration.heartbeatInterval
         // NIO's connect does not end when the task is cancelled: a device stopping while its gateway does not answer
         // (a black-holed address, a full accept queue) waited out the connect timeout. Cancelling closes the
@@ -242,35 +243,15 @@ public final class DeviceHost: Sendable {
             for waiter in waiters { waiter() }
             return []
         case .push(let delivery):
-            let answer = try state.withLock { state -> PushAnswer in
+            try state.withLock { state in
                 if state.linkDropsLeft > 0 {
                     state.linkDropsLeft -= 1
                     throw DeviceError("dropping the link before acknowledging push \(delivery.id) (dropLinkBeforeAcknowledging)")
                 }
-                if let receipt = state.center.receipt(for: delivery.id) { return .receipts([receipt]) }
-                switch Self.serviceExtension(for: delivery, apps: state.apps, configuration: configuration) {
-                case .none:
-                    return .receipts(state.center.receive(delivery, now: now, categories: state.categories[delivery.bundleID],
-                                                          app: state.apps.first { $0.bundleID == delivery.bundleID }))
-                case .launch(let app, let payload):
-                    return state.inExtension.insert(delivery.id).inserted ? .launch(app, payload) : .stillInExtension
-                case .notLaunched(let manifest, let payload, let why):
-                    let run = ExtensionRun(ran: false, kind: manifest.kind, outcome: .notLaunched, diagnostic: why)
-                    return .receipts(state.center.receive(delivery, payload: payload, now: now, processed: (payload.content, run),
-                                                          categories: state.categories[delivery.bundleID]))
-                }
             }
-            switch answer {
-            case .receipts(let receipts):
-                // The receipt comes at once, and a receipt acknowledges its push (docs/device-link.md).
-                return receipts.map { .receipt($0) }
-            case .launch(let app, let payload):
-                // The push has arrived: a pending ack now, the receipt once the extension is done (docs/device-link.md).
-                Task { await self.runExtension(of: app, payload: payload, on: delivery) }
-                return [.ack(.init(id: delivery.id, pending: true))]
-            case .stillInExtension:
-                return [.ack(.init(id: delivery.id, pending: true))]
-            }
+            return receive(delivery, now: now)
+        case .carry(let carry):
+            return carried(carry)
         case .heartbeat(let beat):
             return [.heartbeatAck(beat)]
         case .install(let app):
@@ -306,9 +287,62 @@ public final class DeviceHost: Sendable {
             let extensions = extensions
             Task { await extensions.shutdown() }
             throw DeviceRestarted()
-        case .heartbeatAck, .error, .hello, .register, .unregister, .ack, .receipt, .installRefused, .attachmentCopy:
+        case .heartbeatAck, .error, .hello, .register, .unregister, .ack, .receipt, .receipts, .installRefused, .attachmentCopy:
             return []
         }
+    }
+
+    /// What the device does with a push: its receipt at once, or a pending ack while the app's extension runs.
+    func receive(_ delivery: DeviceLinkMessage.Delivery, now: Date) -> [DeviceLinkMessage] {
+        let answer = state.withLock { state -> PushAnswer in
+            if let receipt = state.center.receipt(for: delivery.id) { return .receipts([receipt]) }
+            switch Self.serviceExtension(for: delivery, apps: state.apps, configuration: configuration) {
+            case .none:
+                return .receipts(state.center.receive(delivery, now: now, categories: state.categories[delivery.bundleID],
+                                                      app: state.apps.first { $0.bundleID == delivery.bundleID }))
+            case .launch(let app, let payload):
+                return state.inExtension.insert(delivery.id).inserted ? .launch(app, payload) : .stillInExtension
+            case .notLaunched(let manifest, let payload, let why):
+                let run = ExtensionRun(ran: false, kind: manifest.kind, outcome: .notLaunched, diagnostic: why)
+                return .receipts(state.center.receive(delivery, payload: payload, now: now, processed: (payload.content, run),
+                                                      categories: state.categories[delivery.bundleID]))
+            }
+        }
+        switch answer {
+        case .receipts(let receipts):
+            // The receipt comes at once, and a receipt acknowledges its push (docs/device-link.md).
+            return receipts.map { .receipt($0) }
+        case .launch(let app, let payload):
+            // The push has arrived: a pending ack now, the receipt once the extension is done (docs/device-link.md).
+            Task { await self.runExtension(of: app, payload: payload, on: delivery) }
+            return [.ack(.init(id: delivery.id, pending: true))]
+        case .stillInExtension:
+            return [.ack(.init(id: delivery.id, pending: true))]
+        }
+    }
+
+    /// Pushes the gateway carried on this link for devices of this process: each goes to its device, and their
+    /// receipts go back together (``DeviceLinkMessage/Receipts``). A push for a device this process does not host is
+    /// left unanswered: the gateway sends it on that device's own link should this one end.
+    private func carried(_ carry: DeviceLinkMessage.Carry) -> [DeviceLinkMessage] {
+        var receipts: [DeviceLinkMessage.CarriedReceipt] = []
+        var answers: [DeviceLinkMessage] = []
+        for item in carry.pushes {
+            guard let host = item.device == configuration.device.id ? self : configuration.group?.host(item.device) else {
+                logger.warning("carried push for a device this process does not host", metadata: ["device": "\(item.device)"])
+                continue
+            }
+            for message in host.receive(item.body, now: host.configuration.clock.now()) {
+                if case .receipt(let receipt) = message {
+                    receipts.append(.init(device: item.device, body: receipt))
+                } else if host === self {
+                    answers.append(message)
+                } else {
+                    host.send([message], on: host.state.withLock { $0.link })  // a pending ack goes on its own link
+                }
+            }
+        }
+        return answers + (receipts.isEmpty ? [] : [.receipts(.init(receipts: receipts))])
     }
 
     private enum ExtensionDecision {
@@ -426,7 +460,9 @@ public final class DeviceHost: Sendable {
         let installation = state.installations.id(for: app.bundleID)
         return .register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
                                installation: installation, team: app.team, badge: state.center.badges[app.bundleID],
-                               pushToStartTypes: app.activityTypes?.map(\.name)))
+                               pushToStartTypes: app.activityTypes?.map(\.name),
+                               activities: state.center.liveActivities.values.filter { $0.bundleID == app.bundleID }
+                                   .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }))
     }
 }
 

@@ -38,6 +38,9 @@ public struct DeviceHostConfiguration: Sendable {
     /// For testing delivery guarantees: the device drops its link on this many incoming pushes before
     /// acknowledging them, as a device that dies mid-delivery would. The gateway must send them again.
     public var dropLinkBeforeAcknowledging = 0
+    /// The other devices of this process, when it hosts several: a broadcast for many of them may come on one link
+    /// (``DeviceHostGroup``); `nil`: pushes come on the device's own link only.
+    public var group: DeviceHostGroup?
 
     public init(tls: TLSFiles, device: DeviceDescriptor, apps: [AppManifest]) {
         self.tls = tls

@@ -52,6 +52,8 @@ struct SandboxDevices: Sendable {
         let tls = DeviceHostConfiguration.TLSFiles.certsDirectory(configuration.certs)
         let context = try DeviceHost.makeTLSContext(tls)
         let world = configuration.world
+        // The devices of this process form a group: a broadcast for several of them comes on one link.
+        let group = DeviceHostGroup()
         return specs.flatMap { spec in spec.deviceIDs.enumerated().map { number, id in
             let apps = spec.apps.map { app -> AppManifest in
                 let declared = world.apps[app.bundleID]
@@ -71,6 +73,7 @@ struct SandboxDevices: Sendable {
             device.extensionCategoriesApply = spec.extensionCategoriesApply ?? false
             if let budget = spec.extensionBudget { device.extensionBudget = .milliseconds(Int64(budget * 1000)) }
             if let clock = configuration.virtualClock { device.clock = .virtual(clock) }
+            device.group = group
             return DeviceHost(configuration: device, logger: logger, tlsContext: context)
         } }
     }

@@ -75,8 +75,11 @@ public final class DeliveryRecorder: Sendable {
         while true {
             try flush()
             let generation = changes.generation
-            let found = try store.deliveries(matching: filter)
-            if found.count >= count || ContinuousClock.now >= deadline { return found }
+            // Counted first: a wait for a thousand deliveries reads them once, not after every batch of receipts.
+            if try count <= 1 || ContinuousClock.now >= deadline || min(store.deliveryCount(matching: filter), filter.limit) >= count {
+                let found = try store.deliveries(matching: filter)
+                if found.count >= count || ContinuousClock.now >= deadline { return found }
+            }
             await changes.nextChange(since: generation, before: deadline)
         }
     }

@@ -225,22 +225,32 @@ public final class Store: Sendable {
     /// Deliveries matching `filter`, oldest first.
     public func deliveries(matching filter: DeliveryFilter) throws -> [DeliveryRecord] {
         try database.read { db in
-            var request = DeliveryRecord.all()
-            if let device = filter.device { request = request.filter(Column("device") == device) }
-            if let token = filter.token { request = request.filter(Column("token") == token.lowercased()) }
-            if let bundleID = filter.bundleID { request = request.filter(Column("bundleID") == bundleID) }
-            if let apnsId = filter.apnsId { request = request.filter(Column("apnsId") == apnsId) }
-            if let after = filter.after { request = request.filter(Column("acceptedAt") > after.timeIntervalSince1970) }
-            if filter.completedOnly { request = request.filter(Column("outcome") != nil) }
-            if let before = filter.before {
-                request = request.filter(sql: "(acceptedAt, rowid) < (SELECT acceptedAt, rowid FROM deliveries WHERE id = ?)",
-                                         arguments: [before])
-            }
+            let request = Self.request(filter)
             if filter.newestFirst {
                 return try request.order(Column("acceptedAt").desc, Column("rowid").desc).limit(filter.limit).fetchAll(db)
             }
             return try request.order(Column("acceptedAt"), Column("rowid")).limit(filter.limit).fetchAll(db)
         }
+    }
+
+    /// How many deliveries `filter` matches, its `limit` aside: what a long-poll counts before it reads them.
+    public func deliveryCount(matching filter: DeliveryFilter) throws -> Int {
+        try database.read { try Self.request(filter).fetchCount($0) }
+    }
+
+    private static func request(_ filter: DeliveryFilter) -> QueryInterfaceRequest<DeliveryRecord> {
+        var request = DeliveryRecord.all()
+        if let device = filter.device { request = request.filter(Column("device") == device) }
+        if let token = filter.token { request = request.filter(Column("token") == token.lowercased()) }
+        if let bundleID = filter.bundleID { request = request.filter(Column("bundleID") == bundleID) }
+        if let apnsId = filter.apnsId { request = request.filter(Column("apnsId") == apnsId) }
+        if let after = filter.after { request = request.filter(Column("acceptedAt") > after.timeIntervalSince1970) }
+        if filter.completedOnly { request = request.filter(Column("outcome") != nil) }
+        if let before = filter.before {
+            request = request.filter(sql: "(acceptedAt, rowid) < (SELECT acceptedAt, rowid FROM deliveries WHERE id = ?)",
+                                     arguments: [before])
+        }
+        return request
     }
 
     /// Every registration and held push, for a gateway starting on this store (held pushes in the order held).

@@ -136,6 +136,8 @@ struct DeviceCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         let budget = try Self.parseActivityBudget(activityBudget)
+        // The devices of one process form a group: a broadcast for several of them comes on one link.
+        let group = count > 1 ? DeviceHostGroup() : nil
         let hosts = (1...max(count, 1)).map { number -> DeviceHost in
             let deviceID = count > 1 ? "\(id)-\(number)" : id
             var configuration = DeviceHostConfiguration(
@@ -153,6 +155,7 @@ struct DeviceCommand: AsyncParsableCommand {
             configuration.extensionGrace = .milliseconds(Int64(extensionGrace * 1000))
             configuration.alertsOff = Set(alertsOff)
             configuration.extensionCategoriesApply = extensionCategoriesApply
+            configuration.group = group
             configuration.dataDirectory = data.map { count > 1 ? URL(fileURLWithPath: $0).appendingPathComponent(deviceID).path : $0 }
             return DeviceHost(configuration: configuration, logger: logger, tlsContext: tlsContext)
         }

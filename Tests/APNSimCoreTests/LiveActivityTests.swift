@@ -153,4 +153,22 @@ struct LiveActivityTests {
         #expect(ActivityAttributesType.Field(swiftType: "Int?") == .init(.int, optional: true))
         #expect(ActivityAttributesType.Field(swiftType: "UUID") == nil)
     }
+
+    @Test("An app's visible activities go highest relevance-score first (none is 0), ties by start; each app apart; dismissed ones have no place")
+    func displayOrder() {
+        func activity(_ id: String, app: String = "com.example.app", startedAfter seconds: TimeInterval, score: Double? = nil) -> LiveActivity {
+            var activity = Self.delivery()
+            (activity.id, activity.bundleID, activity.startedAt, activity.relevanceScore) = (id, app, Self.now + seconds, score)
+            return activity
+        }
+        var dismissed = activity("gone", startedAfter: 0, score: 100)
+        dismissed.end(at: Self.now, dismissal: Self.now)
+        let mine = [activity("late", startedAfter: 30), activity("early", startedAfter: 10), activity("scored", startedAfter: 20, score: 25),
+                    activity("negative", startedAfter: 0, score: -1), dismissed]
+        #expect(LiveActivity.displayOrder(mine, at: Self.now + 60).map(\.id) == ["scored", "early", "late", "negative"])
+        let ranks = LiveActivity.displayRanks(mine.map { ("device-1", $0) } + [("device-1", activity("other", app: "com.other", startedAfter: 50)),
+                                                                               ("device-2", activity("elsewhere", startedAfter: 40))],
+                                              at: Self.now + 60)
+        #expect(ranks == ["scored": 1, "early": 2, "late": 3, "negative": 4, "other": 1, "elsewhere": 1])
+    }
 }

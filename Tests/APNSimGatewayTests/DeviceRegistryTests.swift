@@ -211,4 +211,42 @@ struct DeviceRegistryTests {
         #expect(Self.words(registry.attach(Self.session(), now: Self.now)) == ["send:p1", "changed"],
                 "the device gets the push it had not acknowledged")
     }
+
+    @Test("A broadcast to several devices of one process goes on one of their links (carry); if that link ends first, each unanswered push goes on its own device's link")
+    func carriedBroadcast() {
+        var registry = DeviceRegistry(world: World())
+        let channel = BroadcastChannel(id: "Y2g=", bundleID: "com.example.app", environment: .development, storagePolicy: .noStorage,
+                                       createdAt: Self.now)
+        #expect(registry.createChannel(channel) == nil)
+        var sessions: [String: DeviceSession] = [:]
+        for (index, id) in ["d1", "d2", "d3", "d4"].enumerated() {
+            let session = DeviceSession(descriptor: DeviceDescriptor(id: id, name: id), host: id == "d4" ? nil : "H", channel: EmbeddedChannel())
+            sessions[id] = session
+            _ = registry.attach(session, now: Self.now)
+            let token = DeviceToken(String(repeating: "0\(index + 1)", count: 32))!
+            _ = registry.register(.init(bundleID: "com.example.app", environment: .development, token: token), device: id, team: "TEAM000001")
+            _ = registry.startActivity(LiveActivity(id: "act-\(id)", bundleID: "com.example.app", attributesType: "T", attributes: [:],
+                                                    contentState: [:], startedAt: Self.now, channelID: channel.id),
+                                       environment: .development, device: id)
+        }
+        var ids = 0
+        let actions = registry.broadcast(BroadcastPlan(channel: channel, apnsID: "A-1", priority: 10, expiration: .once), apnsID: "A-1",
+                                         payload: #"{"aps":{"event":"update","timestamp":1,"content-state":{}}}"#,
+                                         newID: { ids += 1; return "P\(ids)" }, now: Self.now)
+        let sent = actions.send.map { session, message -> String in
+            switch message {
+            case .carry(let carry): "carry on \(session.descriptor.id): " + carry.pushes.map { "\($0.device)=\($0.body.id)" }.joined(separator: " ")
+            case .push(let push): "push on \(session.descriptor.id): \(push.id)"
+            default: message.type
+            }
+        }
+        #expect(sent == ["push on d4: P4", "carry on d1: d1=P1 d2=P2 d3=P3"] || sent == ["carry on d1: d1=P1 d2=P2 d3=P3", "push on d4: P4"], "\(sent)")
+
+        // d2 answers; then d1's link ends: d3's push goes to d3 on its own link, d2's (answered) and d1's own do not.
+        _ = registry.receipt(ReceivedReceipt(id: "P2", outcome: .liveactivity), device: "d2", at: Self.now)
+        let detached = registry.detach(sessions["d1"]!)
+        #expect(Self.words(detached) == ["send:P3", "changed"])
+        #expect(detached.send.first?.session.descriptor.id == "d3")
+        #expect(Self.words(registry.detach(sessions["d3"]!)) == ["changed"], "no longer carried: d3's own arrival sends it")
+    }
 }

@@ -4,7 +4,7 @@ struct DeviceLinkFields {
     let bytes: UnsafeRawBufferPointer
     let members: [JSONObjectSyntax.Member]
 
-    private func slice(_ key: String) -> UnsafeRawBufferPointer? {
+    func slice(_ key: String) -> UnsafeRawBufferPointer? {
         members.last { $0.key == key }.map { UnsafeRawBufferPointer(rebasing: bytes[$0.value]) }
     }
 

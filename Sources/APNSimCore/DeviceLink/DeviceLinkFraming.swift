@@ -7,21 +7,26 @@ public enum DeviceLinkFraming {
     /// The largest frame either side accepts: a 5 KB VoIP payload, escaped, with room for the envelope.
     public static let maximumFrameLength = 64 * 1024
 
+    /// `message` as a frame: its length, then its JSON. A `carry` or `receipts` too large for one frame is split into
+    /// as many as it needs, one after the other.
     public static func frame(_ message: DeviceLinkMessage) -> [UInt8] {
         let body: [UInt8]
         switch message {
         case .push(let delivery): body = written(delivery)
         case .ack(let ack): body = written(ack)
+        // Pushes and receipts for many devices go in as many frames as they need, each within the limit.
+        case .carry(let carry): return carryFrames(carry.pushes).flatMap(framed)
+        case .receipts(let receipts): return receiptFrames(receipts.receipts).flatMap(framed)
         default: body = Array(try! JSONEncoder().encode(message))  // every message is plain Codable data
         }
-        let length = UInt32(body.count)
-        return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + body
+        return framed(body)
     }
 
-    /// A `push`, the message of every push, written by hand (``JSONWriter``) as `Codable` would write it.
-    static func written(_ delivery: DeviceLinkMessage.Delivery) -> [UInt8] {
+    /// A `push`, the message of every push, written by hand (``JSONWriter``) as `Codable` would write it; with
+    /// `device`, an element of a `carry` instead (no `type`, the device it is for).
+    static func written(_ delivery: DeviceLinkMessage.Delivery, device: String? = nil) -> [UInt8] {
         var json = JSONWriter(capacity: delivery.payload.utf8.count + 256)
-        json.field("type", "push")
+        if let device { json.field("device", device) } else { json.field("type", "push") }
         json.field("id", delivery.id)
         json.field("apnsID", delivery.apnsID)
         json.field("token", delivery.token.hex)
@@ -44,16 +49,23 @@ public enum DeviceLinkFraming {
         return json.finish()
     }
 
-    /// A frame's body as a ``DeviceLinkMessage``: a `push` read by hand (``DeviceLinkFields``), every other message
+    /// A frame's body as a ``DeviceLinkMessage``: a `push` or `carry` read by hand (``DeviceLinkFields``), every other message
     /// by `JSONDecoder`; throws with a sentence saying what is wrong.
     static func decode(_ body: ArraySlice<UInt8>) throws(FramingError) -> DeviceLinkMessage {
-        let push = body.withUnsafeBytes { bytes -> Result<DeviceLinkMessage.Delivery, FramingError>? in
+        let byHand = body.withUnsafeBytes { bytes -> Result<DeviceLinkMessage, FramingError>? in
             guard let members = JSONObjectSyntax.members(bytes) else { return nil }
             let fields = DeviceLinkFields(bytes: bytes, members: members)
-            guard fields.text("type") == "\"push\"" else { return nil }
-            do throws(FramingError) { return .success(try fields.push()) } catch { return .failure(error) }
+            do throws(FramingError) {
+                switch fields.text("type") {
+                case "\"push\"": return .success(.push(try fields.push()))
+                case "\"carry\"": return .success(.carry(try fields.carry()))
+                default: return nil
+                }
+            } catch {
+                return .failure(error)
+            }
         }
-        if let push { return .push(try push.get()) }
+        if let byHand { return try byHand.get() }
         do {
             return try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(body))
         } catch {

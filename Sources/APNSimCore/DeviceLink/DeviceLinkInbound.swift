@@ -6,6 +6,8 @@ import Foundation
 public enum DeviceLinkInbound: Sendable, Hashable {
     case ack(DeviceLinkMessage.Ack)
     case receipt(ReceivedReceipt)
+    /// The receipts of carried pushes (a broadcast to several devices of one process), each with its device.
+    case receipts([CarriedReceivedReceipt])
     case message(DeviceLinkMessage)
 }
 
@@ -65,6 +67,7 @@ extension DeviceLinkInbound {
                 switch fields.text("type") {
                 case "\"ack\"": return .success(.ack(try fields.ack()))
                 case "\"receipt\"": return .success(.receipt(try fields.receipt()))
+                case "\"receipts\"": return .success(.receipts(try fields.receipts()))
                 default: return .success(nil)
                 }
             } catch {
@@ -100,6 +103,15 @@ extension DeviceLinkFields {
         }
     }
 
+    /// A receipt's activity, read by hand (``LiveActivity/init(json:)``): every Live Activity receipt has one.
+    private func activity() throws(DeviceLinkFraming.FramingError) -> LiveActivity? {
+        guard let slice = slice("activity"), slice.first != UInt8(ascii: "n") else { return nil }
+        guard let object = JSONObjectSyntax.object(slice), let activity = LiveActivity(json: object) else {
+            throw fail("receipt", "activity", "\(shown("activity")), not a LiveActivity")
+        }
+        return activity
+    }
+
     func receipt() throws(DeviceLinkFraming.FramingError) -> ReceivedReceipt {
         let outcomeName = try required("outcome", of: "receipt")
         guard let outcome = DeliveryOutcome(rawValue: outcomeName) else {
@@ -122,7 +134,7 @@ extension DeviceLinkFields {
                                content: try object("content", of: "receipt").map(EncodedJSON.init(unchecked:)),
                                extensionRun: try object("extension", of: "receipt").map(EncodedJSON.init(unchecked:)),
                                presentation: try object("presentation", of: "receipt").map(EncodedJSON.init(unchecked:)),
-                               activity: try decoded(LiveActivity.self, "activity"),
+                               activity: try activity(),
                                activityChange: try object("activityChange", of: "receipt").map(EncodedJSON.init(unchecked:)),
                                activityBudget: try decoded(ActivityBudget.Report.self, "activityBudget"))
     }

@@ -17,6 +17,8 @@ extension DeviceLinkMessage: Codable {
         case .restart: "restart"
         case .startActivity: "startActivity"
         case .endActivity: "endActivity"
+        case .carry: "carry"
+        case .receipts: "receipts"
         case .ack: "ack"
         case .receipt: "receipt"
         case .attachmentCopy: "attachmentCopy"
@@ -42,6 +44,8 @@ extension DeviceLinkMessage: Codable {
         case "restart": self = .restart(try Restart(from: decoder))
         case "startActivity": self = .startActivity(try StartActivity(from: decoder))
         case "endActivity": self = .endActivity(try EndActivity(from: decoder))
+        case "carry": self = .carry(try Carry(from: decoder))
+        case "receipts": self = .receipts(try Receipts(from: decoder))
         case "ack": self = .ack(try Ack(from: decoder))
         case "receipt": self = .receipt(try Receipt(from: decoder))
         case "attachmentCopy": self = .attachmentCopy(try AttachmentCopy(from: decoder))
@@ -71,6 +75,8 @@ extension DeviceLinkMessage: Codable {
         case .restart(let body): try body.encode(to: encoder)
         case .startActivity(let body): try body.encode(to: encoder)
         case .endActivity(let body): try body.encode(to: encoder)
+        case .carry(let body): try body.encode(to: encoder)
+        case .receipts(let body): try body.encode(to: encoder)
         case .ack(let body): try body.encode(to: encoder)
         case .receipt(let body): try body.encode(to: encoder)
         case .attachmentCopy(let body): try body.encode(to: encoder)

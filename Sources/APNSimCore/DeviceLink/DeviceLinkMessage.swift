@@ -30,6 +30,10 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     case startActivity(StartActivity)
     /// Gateway → device: an app ends one of its Live Activities (`Activity.end(_:dismissalPolicy:)`).
     case endActivity(EndActivity)
+    /// Gateway → device: pushes for several devices of the process the link's device runs in (a broadcast).
+    case carry(Carry)
+    /// Device → gateway: the receipts of carried pushes, each naming its device.
+    case receipts(Receipts)
     /// Device → gateway: the push arrived; the gateway may forget it.
     case ack(Ack)
     /// Device → gateway: what the device did with the push.
@@ -48,9 +52,13 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     public struct Hello: Sendable, Hashable, Codable {
         public var version: Int
         public var device: DeviceDescriptor
-        public init(version: Int = DeviceLinkMessage.protocolVersion, device: DeviceDescriptor) {
+        /// The process the device runs in, shared by every device it hosts: the gateway may send a broadcast for
+        /// several of them on one link (``Carry``). Absent: the device takes pushes on its own link only.
+        public var host: String?
+        public init(version: Int = DeviceLinkMessage.protocolVersion, device: DeviceDescriptor, host: String? = nil) {
             self.version = version
             self.device = device
+            self.host = host
         }
     }
 
@@ -76,9 +84,13 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         /// The `ActivityAttributes` types the app can be started by push for (iOS 17.2): each gets a push-to-start
         /// token (`Activity<T>.pushToStartToken`).
         public var pushToStartTypes: [String]?
+        /// The app's Live Activities as the device has them, so a gateway that restarted knows them again, and their
+        /// push tokens reach them (the device, like iOS, keeps its activities; the gateway's view is a copy).
+        public var activities: [LiveActivity]?
         public init(bundleID: String, environment: APNsEnvironment, installation: String, team: String? = nil, badge: Int? = nil,
-                    pushToStartTypes: [String]? = nil) {
+                    pushToStartTypes: [String]? = nil, activities: [LiveActivity]? = nil) {
             self.pushToStartTypes = pushToStartTypes
+            self.activities = activities
             self.bundleID = bundleID
             self.environment = environment
             self.installation = installation

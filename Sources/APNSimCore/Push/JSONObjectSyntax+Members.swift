@@ -34,6 +34,28 @@ extension JSONObjectSyntax {
         return scanner.isAtEnd ? members : nil
     }
 
+    /// Where each element's text is in the array the bytes hold, checked as ``members(_:)`` checks an object's.
+    public static func elements(_ bytes: UnsafeRawBufferPointer) -> [Range<Int>]? {
+        var scanner = Scanner(bytes: bytes)
+        var elements: [Range<Int>] = []
+        scanner.skipWhitespace()
+        guard scanner.expect(UInt8(ascii: "[")) else { return nil }
+        scanner.skipWhitespace()
+        if !scanner.expect(UInt8(ascii: "]")) {
+            while true {
+                scanner.skipWhitespace()
+                let start = scanner.at
+                guard scanner.value(depth: 1) else { return nil }
+                elements.append(start..<scanner.at)
+                scanner.skipWhitespace()
+                if scanner.expect(UInt8(ascii: "]")) { break }
+                guard scanner.expect(UInt8(ascii: ",")) else { return nil }
+            }
+        }
+        scanner.skipWhitespace()
+        return scanner.isAtEnd ? elements : nil
+    }
+
     /// Any one JSON value (not only an object), read by the rules of ``object(_:)``; `nil` where they say no.
     public static func value(_ bytes: UnsafeRawBufferPointer) -> JSONValue? {
         var scanner = Scanner(bytes: bytes)

@@ -54,6 +54,17 @@ public struct JSONWriter: Sendable {
         json.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
+    /// A field whose value is an array of JSON texts written already (each checked by whoever made it).
+    public mutating func field(_ name: StaticString, elements: [[UInt8]]) {
+        key(name)
+        bytes.append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: element)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     /// `text` as a JSON string (RFC 8259 §7): quote, backslash and control characters escaped; every other byte of
     /// the UTF-8 as it is (so `/` stays `/`, and non-ASCII text stays readable).
     public static func appendString(_ text: String, to json: inout [UInt8]) {

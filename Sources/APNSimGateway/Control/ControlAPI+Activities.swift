@@ -22,13 +22,16 @@ extension ControlAPI {
         var staleDate: Date?
         var stale: Bool
         var relevanceScore: Double?
+        /// Its place among its app's visible activities on the device (``LiveActivity/displayOrder(_:at:)``): 1 is the
+        /// one in the Dynamic Island and first on the Lock Screen; `nil` once dismissed.
+        var displayRank: Int?
         var ended: Bool
         var endedAt: Date?
         var dismissalDate: Date?
         /// Still on the Lock Screen: running, or ended and not yet dismissed.
         var visible: Bool
 
-        init(device: String, activity: LiveActivity, now: Date) {
+        init(device: String, activity: LiveActivity, now: Date, displayRank: Int? = nil) {
             id = activity.id
             self.device = device
             bundleID = activity.bundleID
@@ -42,6 +45,7 @@ extension ControlAPI {
             staleDate = activity.staleDate
             stale = activity.isStale(at: now)
             relevanceScore = activity.relevanceScore
+            self.displayRank = displayRank
             ended = activity.isEnded
             endedAt = activity.endedAt
             dismissalDate = activity.dismissalDate
@@ -64,13 +68,11 @@ extension ControlAPI {
     func addActivityRoutes(to v1: RouterGroup<BasicRequestContext>) {
         v1.get("activities") { request, _ in
             let query = request.queryValues
-            let now = self.clock.now()
-            let views = self.devices.activities()
-                .filter { entry in query["device"].map { $0 == entry.device } ?? true }
-                .filter { entry in query["bundle"].map { $0 == entry.activity.bundleID } ?? true }
-                .filter { entry in query["token"].map { $0.lowercased() == entry.activity.pushToken?.hex } ?? true }
-                .filter { entry in query["channel"].map { $0 == entry.activity.channelID } ?? true }
-                .map { ActivityView(device: $0.device, activity: $0.activity, now: now) }
+            let views = self.activityViews(now: self.clock.now())
+                .filter { view in query["device"].map { $0 == view.device } ?? true }
+                .filter { view in query["bundle"].map { $0 == view.bundleID } ?? true }
+                .filter { view in query["token"].map { $0.lowercased() == view.token } ?? true }
+                .filter { view in query["channel"].map { $0 == view.channel } ?? true }
             return try ControlJSON.response(views)
         }
         v1.post("devices/:id/activities") { request, context in
@@ -79,6 +81,13 @@ extension ControlAPI {
         v1.post("activities/:id/end") { request, context in
             try await self.endActivity(request, id: context.parameters.get("id") ?? "")
         }
+    }
+
+    /// Every device's activities as `GET /v1/activities` shows them at `now`, by device and then start.
+    private func activityViews(now: Date) -> [ActivityView] {
+        let all = devices.activities()
+        let ranks = LiveActivity.displayRanks(all, at: now)
+        return all.map { ActivityView(device: $0.device, activity: $0.activity, now: now, displayRank: ranks[$0.activity.id]) }
     }
 
     /// The body of `POST /v1/activities/{id}/end`, all optional.
@@ -101,10 +110,10 @@ extension ControlAPI {
         }
         let now = clock.now()
         guard devices.endActivity(id, contentState: body.contentState, dismissal: body.dismissalDate, at: now),
-              let entry = devices.activities().first(where: { $0.activity.id == id }) else {
+              let view = activityViews(now: now).first(where: { $0.id == id }) else {
             return ControlJSON.error("no device has a Live Activity \(id)", status: .notFound)
         }
-        return try ControlJSON.response(ActivityView(device: entry.device, activity: entry.activity, now: now))
+        return try ControlJSON.response(view)
     }
 
     private func startActivity(_ request: Request, device: String) async throws -> Response {
@@ -130,6 +139,7 @@ extension ControlAPI {
             }
             return ControlJSON.error(refusal.description, status: status)
         }
-        return try ControlJSON.response(ActivityView(device: device, activity: started, now: now), status: .created)
+        let view = activityViews(now: now).first { $0.id == started.id } ?? ActivityView(device: device, activity: started, now: now)
+        return try ControlJSON.response(view, status: .created)
     }
 }

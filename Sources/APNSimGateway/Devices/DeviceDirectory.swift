@@ -61,8 +61,8 @@ final class DeviceDirectory: Sendable {
         perform { $0.detach(session) }
     }
 
-    func register(_ registered: DeviceLinkMessage.Registered, device: String, team: String?, badge: Int?) {
-        perform { $0.register(registered, device: device, team: team, badge: badge) }
+    func register(_ registered: DeviceLinkMessage.Registered, device: String, team: String?, badge: Int?, activities: [LiveActivity] = []) {
+        perform { $0.register(registered, device: device, team: team, badge: badge, activities: activities) }
     }
 
     /// Starts `activity` on `device` with a new ID and push token (``DeviceRegistry/startActivity(_:environment:device:)``),
@@ -155,19 +155,46 @@ final class DeviceDirectory: Sendable {
     /// iOS gives one to an activity started by push (`Activity.pushTokenUpdates`), and the device is told; one the push
     /// subscribed to a channel (`input-push-channel`) gets none, and the channel's stored message if there is one.
     func receipt(_ receipt: ReceivedReceipt, device: String, at date: Date) {
-        guard var started = receipt.activity, started.pushToken == nil else {
-            perform { $0.receipt(receipt, device: device, at: date) }
-            return
-        }
-        if started.channelID == nil { started.pushToken = deliveryIDs.withLock { $0.token() } }
+        let token = newToken(for: receipt)
+        perform { Self.take(receipt, device: device, token: token, at: date, newID: newID, in: &$0) }
+    }
+
+    /// The receipts a device sent for pushes carried to devices of its process (``DeviceLinkMessage/Carry``), taken
+    /// together under one lock. Returns the first device named that does not run in the carrier's process; then none
+    /// is taken.
+    func receipts(_ receipts: [CarriedReceivedReceipt], carrier: DeviceSession, at date: Date) -> String? {
+        let tokens = receipts.map { newToken(for: $0.receipt) }
+        var stranger: String?
         perform { registry in
-            let isNew = registry.devices[device]?.activities[started.id] == nil
-            var actions = registry.receipt(receipt, device: device, at: date)
-            if isNew, let app = registry.registration(of: device, bundleID: started.bundleID) {
-                actions.append(registry.startActivity(started, environment: app.environment, device: device,
-                                                      tellDevice: started.channelID == nil, newID: newID, now: date))
+            if let outsider = receipts.first(where: { carrier.host == nil || registry.devices[$0.device]?.host != carrier.host }) {
+                stranger = outsider.device
+                return nil
+            }
+            var actions = DeviceRegistry.Actions()
+            for (carried, token) in zip(receipts, tokens) {
+                actions.append(Self.take(carried.receipt, device: carried.device, token: token, at: date, newID: newID, in: &registry))
             }
             return actions
         }
+        return stranger
+    }
+
+    /// A push token for the activity `receipt` says a push started, when it needs one (not one on a channel).
+    private func newToken(for receipt: ReceivedReceipt) -> DeviceToken? {
+        guard let started = receipt.activity, started.pushToken == nil, started.channelID == nil else { return nil }
+        return deliveryIDs.withLock { $0.token() }
+    }
+
+    private static func take(_ receipt: ReceivedReceipt, device: String, token: DeviceToken?, at date: Date, newID: () -> String,
+                             in registry: inout DeviceRegistry) -> DeviceRegistry.Actions {
+        guard var started = receipt.activity, started.pushToken == nil else { return registry.receipt(receipt, device: device, at: date) }
+        started.pushToken = token
+        let isNew = registry.devices[device]?.activities[started.id] == nil
+        var actions = registry.receipt(receipt, device: device, at: date)
+        if isNew, let app = registry.registration(of: device, bundleID: started.bundleID) {
+            actions.append(registry.startActivity(started, environment: app.environment, device: device,
+                                                  tellDevice: started.channelID == nil, newID: newID, now: date))
+        }
+        return actions
     }
 }

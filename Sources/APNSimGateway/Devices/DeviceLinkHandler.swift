@@ -65,7 +65,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
                             "this gateway speaks device-link version \(DeviceLinkMessage.protocolVersion); the device sent \(hello.version)",
                             context: context)
             }
-            let session = DeviceSession(descriptor: hello.device, channel: context.channel)
+            let session = DeviceSession(descriptor: hello.device, host: hello.host, channel: context.channel)
             self.session = session
             session.send(.welcome(.init(heartbeatInterval: services.heartbeatInterval)))
             services.directory.attach(session, now: services.clock.now())
@@ -76,6 +76,12 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             services.directory.acknowledged(ack, at: services.clock.now())
         case .receipt(let receipt):
             services.directory.receipt(receipt, device: session.descriptor.id, at: services.clock.now())
+        case .receipts(let receipts):
+            // Receipts of pushes carried for several devices of this link's process: each must be one of them.
+            if let stranger = services.directory.receipts(receipts, carrier: session, at: services.clock.now()) {
+                fail(reason: "NotCarried", "a receipts message names device \(stranger), which does not run in the process of device "
+                     + "\(session.descriptor.id)", context: context)
+            }
         case .message(.register(let registration)):
             register(registration, session: session)
         case .message(.unregister(let unregistration)):
@@ -117,7 +123,8 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         }
         let registered = DeviceLinkMessage.Registered(bundleID: registration.bundleID, environment: registration.environment,
                                                       token: token, pushToStartTokens: pushToStart)
-        services.directory.register(registered, device: device, team: registration.team, badge: registration.badge)
+        services.directory.register(registered, device: device, team: registration.team, badge: registration.badge,
+                                    activities: registration.activities ?? [])
         session.send(.registered(registered))
         services.installs.resolve(device: device, bundleID: registration.bundleID, .installed(token))
     }

@@ -14,6 +14,8 @@ import Foundation
 struct DeviceRegistry: Sendable {
     struct Device: Sendable {
         var descriptor: DeviceDescriptor
+        /// The process it runs in, as its last `hello` said (``DeviceSession/host``).
+        var host: String?
         var session: DeviceSession?
         /// Offline on request (`POST /v1/devices/{id}/offline`): the link stays up but is parked, and pushes
         /// are stored as for a device out of reach.
@@ -149,6 +151,7 @@ struct DeviceRegistry: Sendable {
     mutating func attach(_ session: DeviceSession, now: Date) -> Actions {
         let id = session.descriptor.id
         devices[id, default: Device(descriptor: session.descriptor)].descriptor = session.descriptor
+        devices[id]?.host = session.host
         var actions = Actions(devicesChanged: true)
         if devices[id]?.forcedOffline == true {
             devices[id]?.parked = session
@@ -159,12 +162,17 @@ struct DeviceRegistry: Sendable {
         return actions
     }
 
-    /// The link of `session` ended; its device is offline unless a newer link already replaced it.
+    /// The link of `session` ended; its device is offline unless a newer link already replaced it. Pushes it carried
+    /// for other devices of its process that have not answered go to each of them on its own link (or wait for it).
     mutating func detach(_ session: DeviceSession) -> Actions {
         let id = session.descriptor.id
         if devices[id]?.session?.isSameLink == session.isSameLink { devices[id]?.session = nil }
         if devices[id]?.parked?.isSameLink == session.isSameLink { devices[id]?.parked = nil }
-        return Actions(devicesChanged: true)
+        var actions = Actions(devicesChanged: true)
+        for (device, delivery) in held.uncarry(by: id) {
+            if let link = devices[device]?.session { actions.send.append((link, .push(delivery))) }
+        }
+        return actions
     }
 
     /// Takes a device offline (its link is parked) or back online (and it gets what waits for it); `nil` when no
@@ -194,7 +202,11 @@ struct DeviceRegistry: Sendable {
 
     /// Device `device` registered an app: it owns the token from now on, and the world has it, with the app (of
     /// `team`, when the world does not know the app yet); `badge` is the app's icon badge as the device has it.
-    mutating func register(_ registered: DeviceLinkMessage.Registered, device: String, team: String?, badge: Int? = nil) -> Actions {
+    /// `activities` are the app's Live Activities as the device has them: those the registry does not know (it
+    /// restarted) are taken back with their tokens. Those it knows stay as they are: the device may not have applied
+    /// an end the registry sent it yet, and its registration, sent before, would undo it.
+    mutating func register(_ registered: DeviceLinkMessage.Registered, device: String, team: String?, badge: Int? = nil,
+                           activities: [LiveActivity] = []) -> Actions {
         if world.apps[registered.bundleID] == nil, let team {
             world.apps[registered.bundleID] = .init(bundleID: registered.bundleID, team: team)
         }
@@ -207,6 +219,9 @@ struct DeviceRegistry: Sendable {
         devices[device]?.refusals[registered.bundleID] = nil
         devices[device]?.badges[registered.bundleID] = badge == 0 ? nil : badge
         ownership.registered(registered.token, device: device)
+        for activity in activities where activity.bundleID == registered.bundleID && devices[device]?.activities[activity.id] == nil {
+            hold(activity, environment: registered.environment, device: device)
+        }
         var actions = Actions(devicesChanged: true)
         if let descriptor = devices[device]?.descriptor {
             actions.persist.append(.registered(DeviceRegistration(token: registered.token, device: descriptor,
@@ -232,15 +247,20 @@ struct DeviceRegistry: Sendable {
     mutating func startActivity(_ activity: LiveActivity, environment: APNsEnvironment, device: String, tellDevice: Bool = true,
                                 newID: () -> String = { "" }, now: Date = Date()) -> Actions {
         guard devices[device] != nil else { return Actions() }
+        hold(activity, environment: environment, device: device)
+        var actions = Actions(devicesChanged: true)
+        if tellDevice, let link = link(of: device) { actions.send.append((link, .startActivity(.init(activity: activity)))) }
+        if activity.channelID != nil { actions.append(subscribed(activity, device: device, newID: newID, now: now)) }
+        return actions
+    }
+
+    /// `device` has `activity`, and owns its push token, active in the app's environment.
+    private mutating func hold(_ activity: LiveActivity, environment: APNsEnvironment, device: String) {
         if let token = activity.pushToken {
             admit(token, bundleID: activity.bundleID, environment: environment)
             ownership.registered(token, device: device)
         }
         devices[device]?.activities[activity.id] = activity
-        var actions = Actions(devicesChanged: true)
-        if tellDevice, let link = link(of: device) { actions.send.append((link, .startActivity(.init(activity: activity)))) }
-        if activity.channelID != nil { actions.append(subscribed(activity, device: device, newID: newID, now: now)) }
-        return actions
     }
 
     /// An app ends its activity `id` (the control API's `Activity.end`): the gateway's view and the device apply the same

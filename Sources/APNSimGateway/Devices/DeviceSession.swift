@@ -10,6 +10,8 @@ import Synchronization
 /// `Benchmarks/e2e.sh` profiles). Order is kept: every message passes through the outbox.
 final class DeviceSession: Sendable {
     let descriptor: DeviceDescriptor
+    /// The process the device runs in (`hello.host`): a broadcast for several of its devices may go on one link.
+    let host: String?
     private let channel: any Channel
     private let outbox = Mutex(Outbox())
 
@@ -19,8 +21,9 @@ final class DeviceSession: Sendable {
         var draining = false
     }
 
-    init(descriptor: DeviceDescriptor, channel: any Channel) {
+    init(descriptor: DeviceDescriptor, host: String? = nil, channel: any Channel) {
         self.descriptor = descriptor
+        self.host = host
         self.channel = channel
     }
 

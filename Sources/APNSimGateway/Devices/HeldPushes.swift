@@ -29,6 +29,8 @@ struct HeldPushes: Sendable {
         var delivery: DeviceLinkMessage.Delivery
         var expires: Date?
         var sequence = 0
+        /// The device whose link carried it, when that is not its own (``DeviceLinkMessage/Carry``).
+        var carrier: String?
     }
 
     /// Stored while the device is offline: the newest push per device and app, with its expiry.
@@ -87,6 +89,19 @@ struct HeldPushes: Sendable {
             events.append(.released(id: id))
         }
         return (resend + stored, events)
+    }
+
+    /// Pushes `ids`, sent and held, went on the link of device `carrier` (for devices of its process).
+    mutating func carry(_ ids: [String], by carrier: String) {
+        for id in ids where unacknowledged[id]?.device != carrier { unacknowledged[id]?.carrier = carrier }
+    }
+
+    /// The link of device `carrier` ended: the pushes it carried for other devices that they have not answered, in the
+    /// order first sent, to go to each on its own link; they are no longer marked as carried.
+    mutating func uncarry(by carrier: String) -> [(device: String, delivery: DeviceLinkMessage.Delivery)] {
+        let carried = unacknowledged.values.filter { $0.carrier == carrier }.sorted { $0.sequence < $1.sequence }
+        for held in carried { unacknowledged[held.delivery.id]?.carrier = nil }
+        return carried.map { ($0.device, $0.delivery) }
     }
 
     /// The device has push `id`; it is no longer held.

@@ -297,7 +297,9 @@ function deviceCard(device, deliveries, stackedGroups, onToggle, lockScreen = []
     list.append(...waiting);
     card.append(list);
   }
-  const running = lockScreen.filter((activity) => activity.device === device.id && activity.visible);
+  // Each app's activities in the order iOS shows them (displayRank: the highest relevance-score first).
+  const running = lockScreen.filter((activity) => activity.device === device.id && activity.visible)
+    .sort((left, right) => left.bundleID.localeCompare(right.bundleID) || (left.displayRank ?? 0) - (right.displayRank ?? 0));
   if (activities.length || running.length) {
     const list = element("ul", "activities");
     list.setAttribute("aria-label", `Live Activities on ${device.name}`);

@@ -1,0 +1,105 @@
+import APNSimCore
+import Foundation
+import Testing
+
+/// A broadcast to many devices of one process travels as `carry` frames and comes back as `receipts` frames
+/// (docs/device-link.md, "Carried pushes"); each frame within the limit, each read as `Codable` reads it.
+@Suite("Device link: carried pushes and their receipts")
+struct CarriedPushTests {
+    static let token = DeviceToken(String(repeating: "cd", count: 32))!
+
+    static func push(_ index: Int, payload: String) -> DeviceLinkMessage.CarriedPush {
+        .init(device: "fan-\(index)", body: .init(id: "P\(index)", apnsID: "A-1", token: token, bundleID: "com.example.sports",
+                                                  pushType: .liveactivity, priority: 10, collapseID: nil, payload: payload,
+                                                  channel: "Y2hhbm5lbA==", activity: "act-\(index)"))
+    }
+
+    @Test("Carried pushes go in as many frames as they need, each within the limit, and read back whole, by hand and by Codable")
+    func carryFrames() throws {
+        let payload = #"{"aps":{"event":"update","timestamp":1800000000,"content-state":{"home":1,"away":"0 \"quoted\""}}}"#
+        let pushes = (1...1_000).map { Self.push($0, payload: payload) } + [Self.push(0, payload: String(repeating: "x", count: 5_000))]
+        let frames = DeviceLinkFraming.frame(.carry(.init(pushes: pushes)))
+        var reader = DeviceLinkFraming.Reader()
+        reader.append(frames)
+        var read: [DeviceLinkMessage.CarriedPush] = []
+        var count = 0
+        while let message = try reader.next() {
+            guard case .carry(let carry) = message else { Issue.record("not a carry: \(message.type)"); break }
+            read += carry.pushes
+            count += 1
+        }
+        #expect(read == pushes)
+        #expect(count > 1, "a thousand pushes do not fit one frame")
+        for body in DeviceLinkFraming.carryFrames(pushes) {
+            #expect(body.count + 4 <= DeviceLinkFraming.maximumFrameLength)
+            let decoded = try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(body))
+            guard case .carry(let carry) = decoded else { Issue.record("Codable reads no carry"); continue }
+            #expect(pushes.contains(carry.pushes[0]))
+        }
+    }
+
+    @Test("Receipts of carried pushes read as the gateway keeps a receipt, each with its device")
+    func receiptFrames() throws {
+        let activity = LiveActivity(id: "act-1", bundleID: "com.example.sports", attributesType: "ScoreAttributes",
+                                    attributes: ["homeTeam": .string("Lions")], contentState: ["home": .number(1)],
+                                    startedAt: Date(timeIntervalSince1970: 1_800_000_000), channelID: "Y2hhbm5lbA==")
+        let receipts = (1...400).map { index in
+            DeviceLinkMessage.CarriedReceipt(device: "fan-\(index)", body: .init(
+                id: "P\(index)", outcome: .liveactivity, content: nil, detail: "Live Activity act-1 update: applied", activity: activity))
+        }
+        let frames = DeviceLinkFraming.frame(.receipts(.init(receipts: receipts)))
+        var reader = DeviceLinkFraming.Reader()
+        reader.append(frames)
+        var read: [CarriedReceivedReceipt] = []
+        while let inbound = try reader.nextInbound() {
+            guard case .receipts(let batch) = inbound else { Issue.record("not receipts: \(inbound)"); break }
+            read += batch
+        }
+        #expect(read.map(\.device) == receipts.map(\.device))
+        #expect(read.map(\.receipt) == receipts.map { ReceivedReceipt($0.body) })
+    }
+
+    @Test("A receipts message without a device, or with one that is not an object, is an error naming it", arguments: [
+        (#"{"type":"receipts","receipts":[{"id":"P1","outcome":"liveactivity"}]}"#, "a receipts message's device is missing"),
+        (#"{"type":"receipts","receipts":[3]}"#, "a receipts message's receipts is an array with an element that is not an object"),
+        (#"{"type":"receipts"}"#, "a receipts message's receipts is missing"),
+        (#"{"type":"carry","pushes":{}}"#, "a carry message's pushes is {}, not an array"),
+    ])
+    func badBatches(_ body: String, _ message: String) {
+        var reader = DeviceLinkFraming.Reader()
+        reader.append(DeviceLinkFraming.framed(Array(body.utf8)))
+        #expect {
+            if body.contains("carry") { _ = try reader.next() } else { _ = try reader.nextInbound() }
+        } throws: { error in
+            "\(error)".contains(message)
+        }
+    }
+
+    @Test("A Live Activity read by hand is the one JSONDecoder reads, whatever it holds; anything else reads as nothing")
+    func liveActivityByHand() throws {
+        var full = LiveActivity(id: "A \"1\"", bundleID: "com.example.app", attributesType: "DeliveryAttributes",
+                                attributes: ["orderID": .string("é 🚀"), "n": .number(0.1)],
+                                contentState: ["status": .string("on the way"), "etaMinutes": .number(20), "nested": .array([.null, .bool(true)])],
+                                startedAt: Date(timeIntervalSince1970: 1_800_000_000.123_456), pushToken: Self.token,
+                                timestamp: Date(timeIntervalSince1970: 1_800_000_060), staleDate: Date(timeIntervalSince1970: 1_800_003_600.5),
+                                relevanceScore: 25.5)
+        full.end(at: Date(timeIntervalSince1970: 1_800_000_100.25), dismissal: Date(timeIntervalSince1970: 1_800_009_000))
+        let bare = LiveActivity(id: "B", bundleID: "b", attributesType: "T", attributes: [:], contentState: [:],
+                                startedAt: Date(timeIntervalSinceReferenceDate: 0), channelID: "Y2g=")
+        for activity in [full, bare] {
+            let data = try JSONEncoder().encode(activity)
+            let object = try #require(JSONObjectSyntax.object(Array(data)))
+            #expect(LiveActivity(json: object) == activity)
+            #expect(LiveActivity(json: object) == (try JSONDecoder().decode(LiveActivity.self, from: data)))
+        }
+        var object = try #require(JSONObjectSyntax.object(Array(try JSONEncoder().encode(full))))
+        for (key, value) in [("startedAt", JSONValue.string("now")), ("pushToken", .string("xyz")), ("attributes", .array([])),
+                             ("relevanceScore", .bool(true)), ("id", .null)] {
+            var wrong = object
+            wrong[key] = value
+            #expect(LiveActivity(json: wrong) == nil, "\(key): \(value)")
+        }
+        object["somethingNew"] = .bool(true)
+        #expect(LiveActivity(json: object) == full, "keys it does not have are ignored, as Codable ignores them")
+    }
+}
