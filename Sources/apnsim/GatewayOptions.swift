@@ -82,6 +82,10 @@ struct GatewayOptions: ParsableArguments {
     @Flag(name: .customLong("accept-malformed-payloads"), help: "Accept bodies that are not JSON objects instead of PayloadEmpty.")
     var acceptMalformedPayloads = false
 
+    @Flag(name: .customLong("accept-channels-without-push-type"),
+          help: "Create a broadcast channel whose body has no push-type (as LiveActivity) instead of answering MissingPushType.")
+    var acceptChannelsWithoutPushType = false
+
     @Option(help: "When the session ends, write what providers sent and what devices displayed as a scenario to this YAML file (apnsim replay runs it).")
     var record: String?
 
@@ -160,6 +164,7 @@ struct GatewayOptions: ParsableArguments {
         configuration.validator.acceptUnknownDeviceTokens = acceptUnknownTokens
         configuration.validator.rejectBackgroundPriority10 = !allowBackgroundPriority10
         configuration.validator.rejectMalformedPayload = !acceptMalformedPayloads
+        configuration.validator.requireChannelPushType = !acceptChannelsWithoutPushType
         return configuration
     }
 }

@@ -60,4 +60,19 @@ struct BroadcastRulesTests {
         #expect(PushValidator.broadcastBundleID(inPath: "/4/broadcasts/apps/") == nil)
         #expect(PushValidator.broadcastBundleID(inPath: "/4/broadcasts/apps/a/b") == nil)
     }
+
+    @Test("A channel create's body needs push-type LiveActivity, unless the gateway is told to take it as that")
+    func channelPushType() {
+        var validator = PushValidator()
+        let body = Array(#"{"message-storage-policy":1}"#.utf8)
+        #expect(validator.channelStoragePolicy(body).failureReason == .missingPushType)
+        #expect(validator.channelStoragePolicy(Array(#"{"message-storage-policy":0,"push-type":"liveactivity"}"#.utf8)).success == .noStorage)
+        #expect(validator.channelStoragePolicy(Array(#"{"message-storage-policy":1,"push-type":"alert"}"#.utf8)).failureReason == .invalidPushType)
+        validator.configuration.requireChannelPushType = false
+        #expect(validator.channelStoragePolicy(body).success == .mostRecentMessage)
+    }
+}
+
+private extension Result where Failure == Rejection {
+    var success: Success? { try? get() }
 }

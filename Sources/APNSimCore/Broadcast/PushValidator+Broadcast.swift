@@ -96,6 +96,7 @@ extension PushValidator {
                 "message-storage-policy is \(fields["message-storage-policy"]?.jsonText ?? "missing"); it must be 0 (no storage) or 1 (the most recent message)"))
         }
         guard let pushType = fields["push-type"] else {
+            if !configuration.requireChannelPushType { return .success(policy) }
             return .failure(Rejection(.missingPushType, #"the body needs "push-type": "LiveActivity""#))
         }
         guard case .string(let name) = pushType, name.lowercased() == PushType.liveactivity.rawValue else {

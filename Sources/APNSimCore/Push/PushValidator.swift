@@ -34,6 +34,10 @@ public struct PushValidator: Sendable {
         /// Apple documents no reason for a body that is not a JSON object; apnsim answers
         /// `PayloadEmpty`, the nearest in Apple's table, with an explanation. Off: accepted.
         public var rejectMalformedPayload = true
+        /// A channel create's body without `push-type`: Apple's body has it and its table has `MissingPushType`;
+        /// apnsim answers that. Off: taken as `LiveActivity`, the only push type a channel carries (APNSwift 6.4's
+        /// client sends only `message-storage-policy`).
+        public var requireChannelPushType = true
         /// `apns-collapse-id` limit in UTF-8 bytes.
         public var collapseIDLimit = 64
 
