@@ -54,7 +54,7 @@ struct SandboxDevices: Sendable {
         let world = configuration.world
         // The devices of this process form a group: a broadcast for several of them comes on one link.
         let group = DeviceHostGroup()
-        return specs.flatMap { spec in spec.deviceIDs.enumerated().map { number, id in
+        return specs.flatMap { spec in World.DeviceSpec.fleet(id: spec.id, name: spec.name, count: spec.count).map { id, name in
             let apps = spec.apps.map { app -> AppManifest in
                 let declared = world.apps[app.bundleID]
                 var manifest = AppManifest.signed(bundleID: app.bundleID, team: declared?.team ?? "SIMTEAM001",
@@ -63,7 +63,7 @@ struct SandboxDevices: Sendable {
                 return manifest
             }
             var device = DeviceHostConfiguration(
-                tls: tls, device: DeviceDescriptor(id: id, name: spec.deviceIDs.count > 1 ? "\(spec.name) \(number + 1)" : spec.name,
+                tls: tls, device: DeviceDescriptor(id: id, name: name,
                                                    model: spec.model ?? "iPhone16,1", os: spec.os ?? "iOS 18.1"),
                 apps: apps)
             device.gatewayHost = configuration.gateway.host

@@ -104,8 +104,7 @@ extension ScenarioSession {
 
     /// The app's newest Live Activity of `type` on `device`, as `GET /v1/activities` shows it.
     func newestActivity(device: String, bundleID: String, type: String) async throws -> JSONValue? {
-        let activities = try await target.control.get("/v1/activities?device=\(device)&bundle=\(bundleID)").body?.array ?? []
-        return activities.last { $0["attributesType"]?.string == type }
+        try await newestActivities(devices: [device], bundleID: bundleID, type: type)[device]
     }
 
     func payload(_ send: Scenario.Send) throws -> String {

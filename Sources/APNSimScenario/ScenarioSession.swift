@@ -367,9 +367,7 @@ actor ScenarioSession {
 
     /// The delivery record of the push with `apnsID`, once the device has said what it did with it.
     private func delivery(apnsID: String, within: Duration) async throws -> JSONValue? {
-        let seconds = min(60, within.inSeconds)
-        let answer = try await target.control.get("/v1/deliveries?apnsId=\(apnsID)&wait=\(seconds)")
-        return answer.body?.array?.first
+        try await deliveries(apnsID: apnsID, count: 1, within: within).first
     }
 
     /// The deliveries of one accepted push or broadcast with an outcome, once there are `count` (or `within` has passed).

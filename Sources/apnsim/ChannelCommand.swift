@@ -23,6 +23,13 @@ struct ChannelCommand: AsyncParsableCommand {
             try await reaching { try await provider.send(environment: environment, defaultPorts: (2195, 2196), make) }
         }
 
+        /// `GET` or `DELETE` on one channel (`apns-channel-id`), answered as `expecting`, then `lines` printed.
+        func manage(_ method: String, channel: String, expecting status: Int, _ lines: @escaping (ProviderResponse) -> [String]) async throws {
+            let bundleID = bundleID
+            let response = try await manage { .channels(method, bundleID: bundleID, channelID: channel, headers: $0) }
+            try ChannelCommand.report(response, expecting: status, lines(response))
+        }
+
         func reaching(_ body: () async throws -> ProviderResponse) async throws -> ProviderResponse {
             do {
                 return try await body()
@@ -75,9 +82,7 @@ struct ChannelCommand: AsyncParsableCommand {
         @Argument(help: "The apns-channel-id.") var channel: String
 
         func run() async throws {
-            let (bundleID, channel) = (target.bundleID, channel)
-            let response = try await target.manage { .channels("GET", bundleID: bundleID, channelID: channel, headers: $0) }
-            try ChannelCommand.report(response, expecting: 200, [response.bodyText])
+            try await target.manage("GET", channel: channel, expecting: 200) { [$0.bodyText] }
         }
     }
 
@@ -87,9 +92,8 @@ struct ChannelCommand: AsyncParsableCommand {
         @Argument(help: "The apns-channel-id.") var channel: String
 
         func run() async throws {
-            let (bundleID, channel) = (target.bundleID, channel)
-            let response = try await target.manage { .channels("DELETE", bundleID: bundleID, channelID: channel, headers: $0) }
-            try ChannelCommand.report(response, expecting: 204, ["deleted \(channel)"])
+            let channel = channel
+            try await target.manage("DELETE", channel: channel, expecting: 204) { _ in ["deleted \(channel)"] }
         }
     }
 

@@ -138,11 +138,10 @@ struct DeviceCommand: AsyncParsableCommand {
         let budget = try Self.parseActivityBudget(activityBudget)
         // The devices of one process form a group: a broadcast for several of them comes on one link.
         let group = count > 1 ? DeviceHostGroup() : nil
-        let hosts = (1...max(count, 1)).map { number -> DeviceHost in
-            let deviceID = count > 1 ? "\(id)-\(number)" : id
+        let hosts = World.DeviceSpec.fleet(id: id, name: name, count: count).map { deviceID, deviceName -> DeviceHost in
             var configuration = DeviceHostConfiguration(
                 tls: .certsDirectory(certs),
-                device: DeviceDescriptor(id: deviceID, name: count > 1 ? "\(name) \(number)" : name, model: model, os: os),
+                device: DeviceDescriptor(id: deviceID, name: deviceName, model: model, os: os),
                 apps: manifests)
             configuration.gatewayHost = gatewayHost
             configuration.devicePort = devicePort

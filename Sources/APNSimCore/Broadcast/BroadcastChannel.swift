@@ -55,14 +55,12 @@ public struct StoredBroadcast: Sendable, Hashable {
     public var apnsID: String
     public var priority: Int
     public var payload: String
-    public var sentAt: Date
     public var expires: Date
 
-    public init(apnsID: String, priority: Int, payload: String, sentAt: Date, expires: Date) {
+    public init(apnsID: String, priority: Int, payload: String, expires: Date) {
         self.apnsID = apnsID
         self.priority = priority
         self.payload = payload
-        self.sentAt = sentAt
         self.expires = expires
     }
 }

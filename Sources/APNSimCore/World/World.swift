@@ -31,9 +31,13 @@ public struct World: Sendable {
         public var count: Int?
 
         /// The IDs of the devices this spec stands for.
-        public var deviceIDs: [String] {
-            guard let count, count > 1 else { return [id] }
-            return (1...count).map { "\(id)-\($0)" }
+        public var deviceIDs: [String] { Self.fleet(id: id, name: name, count: count).map(\.id) }
+
+        /// The devices `count` alike stand for, by ID and name: `ID-1` … `ID-N` named `NAME 1` … `NAME N`, or one device
+        /// `ID` named `NAME` (what `apnsim device --count` and a world file's `count` both start).
+        public static func fleet(id: String, name: String, count: Int?) -> [(id: String, name: String)] {
+            guard let count, count > 1 else { return [(id, name)] }
+            return (1...count).map { ("\(id)-\($0)", "\(name) \($0)") }
         }
 
         public init(id: String, name: String, model: String? = nil, os: String? = nil, apps: [AppSpec],

@@ -26,7 +26,7 @@ extension DeviceRegistry {
     mutating func broadcast(_ plan: BroadcastPlan, apnsID: String, payload: String, newID: () -> String, now: Date) -> Actions {
         let channel = plan.channel
         if let until = plan.storedUntil(now: now) {
-            storedBroadcasts[channel.id] = StoredBroadcast(apnsID: apnsID, priority: plan.priority, payload: payload, sentAt: now, expires: until)
+            storedBroadcasts[channel.id] = StoredBroadcast(apnsID: apnsID, priority: plan.priority, payload: payload, expires: until)
         }
         let expiration: PushPlan.Expiration = plan.storedUntil(now: now).map { .until($0) } ?? .once
         var actions = Actions()
