@@ -251,7 +251,10 @@ public final class DeviceHost: Sendable {
             }
             return receive(delivery, now: now)
         case .carry(let carry):
-            return carried(carry)
+            // Applied on the process's event loops in turn rather than on the carrier's: the gateway picks carriers
+            // without knowing which of this process's loops their links are on, and often they are all on one.
+            MultiThreadedEventLoopGroup.singleton.next().execute { self.send(self.carried(carry), on: link) }
+            return []
         case .heartbeat(let beat):
             return [.heartbeatAck(beat)]
         case .install(let app):

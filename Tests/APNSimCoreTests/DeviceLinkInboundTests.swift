@@ -70,6 +70,47 @@ struct DeviceLinkInboundTests {
                      presentation: Presentation(bundleID: "com.example.app", thread: "sale", banner: true, list: false))
     }()
 
+    /// Receipts of Live Activity pushes, whose activity, change and budget are written by hand, with awkward text and
+    /// numbers in every part.
+    static let activityReceipts: [DeviceLinkMessage.Receipt] = {
+        var activity = LiveActivity(id: "A \"1\"", bundleID: "com.example.app", attributesType: "DeliveryAttributes",
+                                    attributes: ["orderID": .string("é 🚀 \\ /"), "n": .number(0.1), "big": .number(1e20), "neg": .number(-3)],
+                                    contentState: ["status": .string("tab\there"), "etaMinutes": .number(20),
+                                                   "nested": .object(["list": .array([.null, .bool(false), .number(2.5)])])],
+                                    startedAt: Date(timeIntervalSince1970: 1_800_000_000.123_456), pushToken: token,
+                                    timestamp: Date(timeIntervalSince1970: 1_800_000_060), staleDate: Date(timeIntervalSince1970: 1_800_003_600.5),
+                                    relevanceScore: 25.5)
+        let running = activity
+        activity.end(at: Date(timeIntervalSince1970: 1_800_000_100.25), dismissal: nil)
+        let change = ActivityChange(id: activity.id, event: .end, result: .ended, reason: nil, before: running.contentState,
+                                    after: ["status": .string("delivered")], channel: "Y2hhbm5lbA==")
+        let bare = LiveActivity(id: "B", bundleID: "b", attributesType: "T", attributes: [:], contentState: [:],
+                                startedAt: Date(timeIntervalSinceReferenceDate: 0), channelID: "Y2g=")
+        var budgeted = DeviceLinkMessage.Receipt(id: "P5", outcome: .liveactivity, content: nil, detail: "throttled",
+                                                 activity: bare, activityChange: .init(id: "B", event: .update, result: .throttled,
+                                                                                       reason: "past the app's budget \"3\""))
+        budgeted.activityBudget = .init(bundleID: "b", perHour: 3, spent: [Date(timeIntervalSince1970: 1_800_000_000.5),
+                                                                           Date(timeIntervalSinceReferenceDate: 0)])
+        return [
+            .init(id: "P4", outcome: .liveactivity, content: nil, activity: activity, activityChange: change),
+            budgeted,
+            .init(id: "P6", outcome: .liveactivity, content: nil, activityChange: .init(id: nil, event: nil, result: .refused)),
+        ]
+    }()
+
+    @Test("A receipt written by hand reads through Codable as the same receipt, alone or carried")
+    func receiptFrames() throws {
+        let receipts = Self.activityReceipts + [
+            Self.fullReceipt, .init(id: "P2", outcome: .dropped, content: nil, detail: "the extension crashed"),
+        ] + Self.awkward.map { .init(id: $0, outcome: .suppressed, content: nil, detail: $0, badge: .init(bundleID: $0, count: -1)) }
+        for receipt in receipts {
+            #expect(try Self.decoded(DeviceLinkFraming.frame(.receipt(receipt))) == .receipt(receipt))
+        }
+        let carried = receipts.enumerated().map { DeviceLinkMessage.CarriedReceipt(device: "fan-\($0.offset)", body: $0.element) }
+        let frames = DeviceLinkFraming.frame(.receipts(.init(receipts: carried)))
+        #expect(try Self.decoded(frames) == .receipts(.init(receipts: carried)))
+    }
+
     @Test("A device's receipt reads as the gateway keeps it: the fields it acts on read, the rest as the device wrote them")
     func receipts() throws {
         let receipts: [DeviceLinkMessage.Receipt] = [

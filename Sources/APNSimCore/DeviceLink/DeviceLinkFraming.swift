@@ -14,6 +14,7 @@ public enum DeviceLinkFraming {
         switch message {
         case .push(let delivery): body = written(delivery)
         case .ack(let ack): body = written(ack)
+        case .receipt(let receipt): body = written(receipt)
         // Pushes and receipts for many devices go in as many frames as they need, each within the limit.
         case .carry(let carry): return carryFrames(carry.pushes).flatMap(framed)
         case .receipts(let receipts): return receiptFrames(receipts.receipts).flatMap(framed)

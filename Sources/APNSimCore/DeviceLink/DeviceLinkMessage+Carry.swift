@@ -58,8 +58,7 @@ extension DeviceLinkFraming {
 
     /// `receipts` as `receipts` frames' bodies, as many to a frame as fit within ``maximumFrameLength``.
     public static func receiptFrames(_ receipts: [DeviceLinkMessage.CarriedReceipt]) -> [[UInt8]] {
-        let encoder = JSONEncoder()
-        return bodies(type: "receipts", key: "receipts", receipts.map { Array(try! encoder.encode($0)) })  // plain Codable data
+        bodies(type: "receipts", key: "receipts", receipts.map { written($0.body, device: $0.device) })
     }
 
     /// `{"type": TYPE, KEY: [elements…]}` bodies, as many elements to one as fit within ``maximumFrameLength``.

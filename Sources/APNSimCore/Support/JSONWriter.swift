@@ -5,7 +5,7 @@
 /// An object is written field by field, in the order given; a `nil` field is left out, as `Codable`'s
 /// `encodeIfPresent` leaves it out.
 public struct JSONWriter: Sendable {
-    public private(set) var bytes: [UInt8]
+    public internal(set) var bytes: [UInt8]
     private var fields = 0
 
     /// Starts an object.
@@ -21,7 +21,7 @@ public struct JSONWriter: Sendable {
         return bytes
     }
 
-    private mutating func key(_ name: StaticString) {
+    mutating func key(_ name: StaticString) {
         if fields > 0 { bytes.append(UInt8(ascii: ",")) }
         fields += 1
         bytes.append(UInt8(ascii: "\""))

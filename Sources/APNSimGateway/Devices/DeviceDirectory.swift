@@ -1,6 +1,7 @@
 import APNSimCore
 import APNSimStore
 import Foundation
+import NIOCore
 import Synchronization
 
 /// Carries out what the ``DeviceRegistry`` decides: each event runs under the registry's lock, its records are
@@ -21,9 +22,10 @@ final class DeviceDirectory: Sendable {
         self.revisions = ChangeCounter(signalling: changes)
     }
 
-    /// Runs one event, persists its records under the lock, then sends its messages and signals a change.
+    /// Runs one event, persists its records under the lock, then sends its messages (`atOnce`: see
+    /// ``DeviceSession/send(_:atOnce:)``) and signals a change.
     @discardableResult
-    private func perform(_ event: (inout DeviceRegistry) -> DeviceRegistry.Actions?) -> Bool {
+    private func perform(atOnce: Bool = false, _ event: (inout DeviceRegistry) -> DeviceRegistry.Actions?) -> Bool {
         let persist = self.persist
         let actions = registry.change { registry -> DeviceRegistry.Actions? in
             let actions = event(&registry)
@@ -31,7 +33,7 @@ final class DeviceDirectory: Sendable {
             return actions
         }
         guard let actions else { return false }
-        for (session, message) in actions.send { session.send(message) }
+        for (session, message) in actions.send { session.send(message, atOnce: atOnce) }
         if actions.devicesChanged { revisions.bump() }
         return true
     }
@@ -90,8 +92,19 @@ final class DeviceDirectory: Sendable {
         registry.change { $0.deleteChannel(id) }
     }
 
+    /// A broadcast: the channel keeps its message, then each share (``DeviceRegistry/beginBroadcast(_:apnsID:payload:now:)``)
+    /// is made on the event loop of the link that carries it and written at once, so the shares leave side by side from
+    /// every loop while the provider is answered, instead of one loop making all of them before any leaves.
     func broadcast(_ plan: BroadcastPlan, apnsID: String, payload: String, now: Date) {
-        perform { $0.broadcast(plan, apnsID: apnsID, payload: payload, newID: newID, now: now) }
+        let shares = registry.change { $0.beginBroadcast(plan, apnsID: apnsID, payload: payload, now: now) }
+        for share in shares {
+            let deliver = { self.perform(atOnce: true) { $0.broadcast(plan, to: share, apnsID: apnsID, payload: payload, newID: self.newID, now: now) } }
+            guard let carrier = share.first.flatMap({ link(of: $0.device) }) else {
+                deliver()  // its devices are offline: the pushes are held or dropped, and nothing is written
+                continue
+            }
+            carrier.eventLoop.execute { deliver() }
+        }
     }
 
     private func newID() -> String {

@@ -20,25 +20,51 @@ extension DeviceRegistry {
         storedBroadcasts[id] = nil
     }
 
-    /// An accepted broadcast: one delivery, recorded, for each Live Activity subscribed to the channel on a device whose
-    /// app is in the channel's environment, sent or held as the channel's storage policy says; a channel with storage
-    /// keeps the message for activities that subscribe later. `newID` gives each delivery its ID.
-    mutating func broadcast(_ plan: BroadcastPlan, apnsID: String, payload: String, newID: () -> String, now: Date) -> Actions {
+    /// One Live Activity a broadcast goes to, and the device it is on.
+    struct BroadcastTarget: Sendable, Hashable {
+        var device: String
+        var activity: String
+    }
+
+    /// An accepted broadcast begins: a channel with storage keeps the message for activities that subscribe later, and
+    /// the activities subscribed now, on devices whose app is in the channel's environment, come back in shares, each
+    /// of at most ``carryShare`` on devices of one process. The shares are delivered one at a time
+    /// (``broadcast(_:to:apnsID:payload:newID:now:)``), each its own event, so the first is on its way to its process
+    /// while the next is made, and receipts are taken in between.
+    mutating func beginBroadcast(_ plan: BroadcastPlan, apnsID: String, payload: String, now: Date) -> [[BroadcastTarget]] {
         let channel = plan.channel
         if let until = plan.storedUntil(now: now) {
             storedBroadcasts[channel.id] = StoredBroadcast(apnsID: apnsID, priority: plan.priority, payload: payload, expires: until)
         }
+        var byHost: [String: [BroadcastTarget]] = [:]
+        for (id, device) in devices {
+            for activity in device.activities.values where activity.channelID == channel.id && activity.bundleID == channel.bundleID {
+                byHost[device.host ?? "", default: []].append(BroadcastTarget(device: id, activity: activity.id))
+            }
+        }
+        return byHost.sorted { $0.key < $1.key }.flatMap { _, targets in
+            let sorted = targets.sorted { ($0.device, $0.activity) < ($1.device, $1.activity) }
+            return stride(from: 0, to: sorted.count, by: Self.carryShare).map { Array(sorted[$0..<min($0 + Self.carryShare, sorted.count)]) }
+        }
+    }
+
+    /// One share of a broadcast: one delivery, recorded, for each of `share` still subscribed to the channel, sent or
+    /// held as the channel's storage policy says; those for devices of one process go together (``carryTogether(_:)``).
+    /// `newID` gives each delivery its ID.
+    mutating func broadcast(_ plan: BroadcastPlan, to share: [BroadcastTarget], apnsID: String, payload: String,
+                            newID: () -> String, now: Date) -> Actions {
+        let channel = plan.channel
         let expiration: PushPlan.Expiration = plan.storedUntil(now: now).map { .until($0) } ?? .once
         var actions = Actions()
-        for (id, device) in devices.sorted(by: { $0.key < $1.key }) {
-            for activity in device.activities.values.sorted(by: { $0.id < $1.id })
-            where activity.channelID == channel.id && activity.bundleID == channel.bundleID {
-                guard let app = registration(of: id, bundleID: channel.bundleID), app.environment == channel.environment else { continue }
-                let delivery = DeviceLinkMessage.Delivery(id: newID(), apnsID: apnsID, token: app.token, bundleID: channel.bundleID,
-                                                          pushType: .liveactivity, priority: plan.priority, collapseID: nil,
-                                                          payload: payload, channel: channel.id, activity: activity.id)
-                actions.append(deliver(delivery, to: id, expiration: expiration, now: now))
-            }
+        actions.send.reserveCapacity(share.count)
+        actions.persist.reserveCapacity(share.count * 2)
+        for target in share {
+            guard let activity = devices[target.device]?.activities[target.activity], activity.channelID == channel.id,
+                  let app = registration(of: target.device, bundleID: channel.bundleID), app.environment == channel.environment else { continue }
+            let delivery = DeviceLinkMessage.Delivery(id: newID(), apnsID: apnsID, token: app.token, bundleID: channel.bundleID,
+                                                      pushType: .liveactivity, priority: plan.priority, collapseID: nil,
+                                                      payload: payload, channel: channel.id, activity: activity.id)
+            actions.append(deliver(delivery, to: target.device, expiration: expiration, now: now))
         }
         carryTogether(&actions)
         return actions
@@ -74,8 +100,9 @@ extension DeviceRegistry {
         actions.send = others
     }
 
-    /// How many pushes one link carries for its process. Measured with `Benchmarks/broadcast.sh` on 2 cores: a
-    /// thousand on one link are read and answered one share after another; in shares of 100 they go side by side.
+    /// How many pushes one link carries for its process, and so how many one share of a broadcast makes. Measured with
+    /// `Benchmarks/broadcast.sh` on 2 cores: a thousand on one link are read and answered one share after another; in
+    /// shares of 100 they go side by side, and the first is answered while the last is made.
     static let carryShare = 100
 
     /// Activity `activity` on `device` subscribed to its channel: the channel's stored message, if it has one that has

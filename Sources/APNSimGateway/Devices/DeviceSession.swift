@@ -27,16 +27,22 @@ final class DeviceSession: Sendable {
         self.channel = channel
     }
 
-    func send(_ message: DeviceLinkMessage) {
+    /// Sends `message`. With `atOnce`, on the link's own event loop, it is written now, with everything gathered
+    /// before it, instead of after the loop's other queued work (a broadcast's share, made on its carrier's loop).
+    func send(_ message: DeviceLinkMessage, atOnce: Bool = false) {
         let frame = DeviceLinkFraming.frame(message)
         let startDrain = outbox.withLock { outbox -> Bool in
             outbox.bytes += frame
             defer { outbox.draining = true }
             return !outbox.draining
         }
+        if atOnce, channel.eventLoop.inEventLoop { return drain() }
         guard startDrain else { return }
         channel.eventLoop.execute { self.drain() }
     }
+
+    /// The event loop the link writes on.
+    var eventLoop: any EventLoop { channel.eventLoop }
 
     private func drain() {
         let bytes = outbox.withLock { outbox -> [UInt8] in
@@ -44,6 +50,7 @@ final class DeviceSession: Sendable {
             defer { outbox.bytes = [] }
             return outbox.bytes
         }
+        guard !bytes.isEmpty else { return }  // written at once already
         channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
     }
 
