@@ -296,12 +296,13 @@ public final class DeviceHost: Sendable {
     }
 
     /// What the device does with a push: its receipt at once, or a pending ack while the app's extension runs.
-    func receive(_ delivery: DeviceLinkMessage.Delivery, now: Date) -> [DeviceLinkMessage] {
+    /// `payload`: the delivery's payload, when the caller has read it (once for a broadcast's carried pushes).
+    func receive(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload? = nil, now: Date) -> [DeviceLinkMessage] {
         let answer = state.withLock { state -> PushAnswer in
             if let receipt = state.center.receipt(for: delivery.id) { return .receipts([receipt]) }
             switch Self.serviceExtension(for: delivery, apps: state.apps, configuration: configuration) {
             case .none:
-                return .receipts(state.center.receive(delivery, now: now, categories: state.categories[delivery.bundleID],
+                return .receipts(state.center.receive(delivery, payload: payload, now: now, categories: state.categories[delivery.bundleID],
                                                       app: state.apps.first { $0.bundleID == delivery.bundleID }))
             case .launch(let app, let payload):
                 return state.inExtension.insert(delivery.id).inserted ? .launch(app, payload) : .stillInExtension
@@ -330,12 +331,14 @@ public final class DeviceHost: Sendable {
     private func carried(_ carry: DeviceLinkMessage.Carry) -> [DeviceLinkMessage] {
         var receipts: [DeviceLinkMessage.CarriedReceipt] = []
         var answers: [DeviceLinkMessage] = []
+        var read: (text: String, payload: PushPayload?)?  // a broadcast's pushes share one payload: read it once
         for item in carry.pushes {
+            if read?.text != item.body.payload { read = (item.body.payload, try? PushPayload(json: Array(item.body.payload.utf8))) }
             guard let host = item.device == configuration.device.id ? self : configuration.group?.host(item.device) else {
                 logger.warning("carried push for a device this process does not host", metadata: ["device": "\(item.device)"])
                 continue
             }
-            for message in host.receive(item.body, now: host.configuration.clock.now()) {
+            for message in host.receive(item.body, payload: read?.payload, now: host.configuration.clock.now()) {
                 if case .receipt(let receipt) = message {
                     receipts.append(.init(device: item.device, body: receipt))
                 } else if host === self {

@@ -52,6 +52,10 @@ public final class DeliveryRecorder: Sendable {
         buffer.append(event)
     }
 
+    /// Events applied so far that can add a match to a filter (a new delivery, a receipt): a reader waiting for more
+    /// matches need not count again before enough of them have been applied.
+    private let matchingEvents = Atomic<Int>(0)
+
     /// Held while a batch is taken and applied, so two flushes (the run loop's and a reader's) cannot apply
     /// batches out of order: a receipt must never land before the delivery it updates.
     private let applying = Mutex(())
@@ -61,7 +65,9 @@ public final class DeliveryRecorder: Sendable {
         let events = try applying.withLock { _ in
             let events = buffer.take()
             try store.apply(events)
-            try retention.added(events.count { if case .accepted = $0 { true } else { false } })
+            let accepted = events.count { if case .accepted = $0 { true } else { false } }
+            matchingEvents.add(accepted + events.count { if case .receipt = $0 { true } else { false } }, ordering: .releasing)
+            try retention.added(accepted)
             return events
         }
         guard !events.isEmpty else { return }
@@ -72,16 +78,27 @@ public final class DeliveryRecorder: Sendable {
     /// long-poll on the record, with no sleeping (what `GET /v1/deliveries?wait=` and APNSimTesting use).
     public func deliveries(matching filter: DeliveryFilter, count: Int = 0,
                            until deadline: ContinuousClock.Instant = .now) async throws -> [DeliveryRecord] {
+        var counted: (matches: Int, events: Int)?
         while true {
             try flush()
             let generation = changes.generation
+            let events = matchingEvents.load(ordering: .acquiring)
+            // Each event applied since the last count adds one match at most: no count before that many could be enough.
+            let couldBeEnough = counted.map { $0.matches + events - $0.events >= count } ?? true
             // Counted first: a wait for a thousand deliveries reads them once, not after every batch of receipts.
-            if try count <= 1 || ContinuousClock.now >= deadline || min(store.deliveryCount(matching: filter), filter.limit) >= count {
+            if try count <= 1 || ContinuousClock.now >= deadline || couldBeEnough && enough(filter, count: count, counted: &counted, events: events) {
                 let found = try store.deliveries(matching: filter)
                 if found.count >= count || ContinuousClock.now >= deadline { return found }
             }
             await changes.nextChange(since: generation, before: deadline)
         }
+    }
+
+    /// Whether `filter` matches `count` deliveries now, the count kept with the events applied before it.
+    private func enough(_ filter: DeliveryFilter, count: Int, counted: inout (matches: Int, events: Int)?, events: Int) throws -> Bool {
+        let matches = min(try store.deliveryCount(matching: filter), filter.limit)
+        counted = (matches, events)
+        return matches >= count
     }
 
     /// Applies the buffer until ``finish()`` is called.

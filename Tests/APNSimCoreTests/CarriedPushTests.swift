@@ -14,10 +14,13 @@ struct CarriedPushTests {
                                                   channel: "Y2hhbm5lbA==", activity: "act-\(index)"))
     }
 
-    @Test("Carried pushes go in as many frames as they need, each within the limit, and read back whole, by hand and by Codable")
-    func carryFrames() throws {
-        let payload = #"{"aps":{"event":"update","timestamp":1800000000,"content-state":{"home":1,"away":"0 \"quoted\""}}}"#
-        let pushes = (1...1_000).map { Self.push($0, payload: payload) } + [Self.push(0, payload: String(repeating: "x", count: 5_000))]
+    static let scorePayload = #"{"aps":{"event":"update","timestamp":1800000000,"content-state":{"home":1,"away":"0 \"quoted\""}}}"#
+
+    @Test("A broadcast's carried pushes write what they share once; pushes that share less are written whole; both read back whole, by hand and by Codable, in frames within the limit",
+          arguments: [false, true])
+    func carryFrames(mixed: Bool) throws {
+        var pushes = (1...1_000).map { Self.push($0, payload: Self.scorePayload) }
+        if mixed { pushes.append(Self.push(0, payload: String(repeating: "x", count: 5_000))) }
         let frames = DeviceLinkFraming.frame(.carry(.init(pushes: pushes)))
         var reader = DeviceLinkFraming.Reader()
         reader.append(frames)
@@ -30,12 +33,33 @@ struct CarriedPushTests {
         }
         #expect(read == pushes)
         #expect(count > 1, "a thousand pushes do not fit one frame")
+        var decoded: [DeviceLinkMessage.CarriedPush] = []
         for body in DeviceLinkFraming.carryFrames(pushes) {
             #expect(body.count + 4 <= DeviceLinkFraming.maximumFrameLength)
-            let decoded = try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(body))
-            guard case .carry(let carry) = decoded else { Issue.record("Codable reads no carry"); continue }
-            #expect(pushes.contains(carry.pushes[0]))
+            #expect(String(decoding: body, as: UTF8.self).contains(#""common":"#) == !mixed)
+            guard case .carry(let carry) = try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(body)) else {
+                Issue.record("Codable reads no carry")
+                continue
+            }
+            decoded += carry.pushes
         }
+        #expect(decoded == pushes)
+        let share = Array(pushes.prefix(100))
+        let encoded = try JSONEncoder().encode(DeviceLinkMessage.carry(.init(pushes: share)))
+        #expect(try JSONDecoder().decode(DeviceLinkMessage.self, from: encoded) == .carry(.init(pushes: share)), "Codable writes what it reads")
+        #expect(String(decoding: encoded, as: UTF8.self).components(separatedBy: "timestamp").count == 2, "the payload once")
+    }
+
+    @Test("A carry whose common part is not what a push shares is an error naming it", arguments: [
+        (#"{"type":"carry","common":3,"pushes":[]}"#, "a carry message's common is 3, not an object"),
+        (#"{"type":"carry","common":{"apnsID":"A"},"pushes":[]}"#, "a carry message's pushType is missing"),
+        (#"{"type":"carry","common":{"apnsID":"A","bundleID":"b","pushType":"liveactivity","priority":10,"payload":"{}"},"pushes":[{"device":"d","id":"P"}]}"#,
+         "a carry message's token is missing"),
+    ])
+    func badCommon(_ body: String, _ message: String) {
+        var reader = DeviceLinkFraming.Reader()
+        reader.append(DeviceLinkFraming.framed(Array(body.utf8)))
+        #expect { _ = try reader.next() } throws: { error in "\(error)".contains(message) }
     }
 
     @Test("Receipts of carried pushes read as the gateway keeps a receipt, each with its device")

@@ -54,14 +54,23 @@ struct DeviceLinkFields {
 extension DeviceLinkFields {
     /// A `push`, the message a device gets for every push, read by hand as `Codable` reads it.
     func push() throws(DeviceLinkFraming.FramingError) -> DeviceLinkMessage.Delivery {
-        let tokenText = try required("token", of: "push")
-        guard let token = DeviceToken(tokenText) else { throw fail("push", "token", "\(shown("token")), not a device token") }
-        let typeName = try required("pushType", of: "push")
-        guard let pushType = PushType(headerValue: typeName) else { throw fail("push", "pushType", "\(shown("pushType")), not a push type") }
-        guard let priority = value("priority")?.integer else { throw fail("push", "priority", "\(shown("priority")), not a whole number") }
-        return DeviceLinkMessage.Delivery(id: try required("id", of: "push"), apnsID: try required("apnsID", of: "push"), token: token,
-                                          bundleID: try required("bundleID", of: "push"), pushType: pushType, priority: priority,
-                                          collapseID: try string("collapseID", of: "push"), payload: try required("payload", of: "push"),
-                                          channel: try string("channel", of: "push"), activity: try string("activity", of: "push"))
+        try own(with: try shared(of: "push"), of: "push")
+    }
+
+    /// The fields a push shares with the others of its broadcast: all but its ID, token and activity.
+    func shared(of message: String) throws(DeviceLinkFraming.FramingError) -> DeviceLinkMessage.Carry.Common {
+        let typeName = try required("pushType", of: message)
+        guard let pushType = PushType(headerValue: typeName) else { throw fail(message, "pushType", "\(shown("pushType")), not a push type") }
+        guard let priority = value("priority")?.integer else { throw fail(message, "priority", "\(shown("priority")), not a whole number") }
+        return .init(apnsID: try required("apnsID", of: message), bundleID: try required("bundleID", of: message), pushType: pushType,
+                     priority: priority, collapseID: try string("collapseID", of: message), payload: try required("payload", of: message),
+                     channel: try string("channel", of: message))
+    }
+
+    /// A push's own fields (its ID, token and activity) with the ones it shares.
+    func own(with shared: DeviceLinkMessage.Carry.Common, of message: String) throws(DeviceLinkFraming.FramingError) -> DeviceLinkMessage.Delivery {
+        let tokenText = try required("token", of: message)
+        guard let token = DeviceToken(tokenText) else { throw fail(message, "token", "\(shown("token")), not a device token") }
+        return shared.delivery(id: try required("id", of: message), token: token, activity: try string("activity", of: message))
     }
 }

@@ -29,14 +29,8 @@ public enum DeviceLinkFraming {
         var json = JSONWriter(capacity: delivery.payload.utf8.count + 256)
         if let device { json.field("device", device) } else { json.field("type", "push") }
         json.field("id", delivery.id)
-        json.field("apnsID", delivery.apnsID)
         json.field("token", delivery.token.hex)
-        json.field("bundleID", delivery.bundleID)
-        json.field("pushType", delivery.pushType.rawValue)
-        json.field("priority", delivery.priority)
-        json.field("collapseID", delivery.collapseID)
-        json.field("payload", delivery.payload)
-        json.field("channel", delivery.channel)
+        write(DeviceLinkMessage.Carry.Common(delivery), to: &json)
         json.field("activity", delivery.activity)
         return json.finish()
     }
