@@ -253,7 +253,10 @@ public final class DeviceHost: Sendable {
         case .carry(let carry):
             // Applied on the process's event loops in turn rather than on the carrier's: the gateway picks carriers
             // without knowing which of this process's loops their links are on, and often they are all on one.
-            MultiThreadedEventLoopGroup.singleton.next().execute { self.send(self.carried(carry), on: link) }
+            MultiThreadedEventLoopGroup.singleton.next().execute {
+                let answers = self.carried(carry)
+                if !answers.isEmpty { self.send(answers, on: link) }
+            }
             return []
         case .heartbeat(let beat):
             return [.heartbeatAck(beat)]

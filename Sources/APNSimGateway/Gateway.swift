@@ -56,7 +56,7 @@ public final class Gateway: Service, Sendable {
         let deliveries = try DeliveryRecorder(store: store, limits: configuration.records, clock: configuration.clock,
                                               changes: changes)
         self.deliveries = deliveries
-        self.devices = DeviceDirectory(registry: world, persist: { deliveries.record($0) }, changes: changes)
+        self.devices = DeviceDirectory(registry: world, persist: { deliveries.record(contentsOf: $0) }, changes: changes)
         // What a previous run left in a store file: registrations (and so their tokens) and held pushes.
         devices.restore(try store.deviceState())
         self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,

@@ -48,8 +48,12 @@ public final class DeliveryRecorder: Sendable {
     /// finds its registrations and held pushes again (``Store/deviceState()``) are not queued: nothing restarts from
     /// memory, and a held push written and deleted again was two of the four writes of every delivered push.
     public func record(_ event: DeliveryEvent) {
-        if !store.isFile, event.isRestartState { return }
-        buffer.append(event)
+        record(contentsOf: [event])
+    }
+
+    /// Queues events in order, under one lock (a broadcast's share is a few hundred).
+    public func record(contentsOf events: [DeliveryEvent]) {
+        buffer.append(contentsOf: store.isFile ? events : events.filter { !$0.isRestartState })
     }
 
     /// Events applied so far that can add a match to a filter (a new delivery, a receipt): a reader waiting for more

@@ -13,9 +13,15 @@ final class WriteBuffer<Element: Sendable>: Sendable {
 
     /// Queues an item; cheap, callable from any thread.
     func append(_ item: Element) {
+        append(contentsOf: [item])
+    }
+
+    /// Queues items in order under one lock.
+    func append(contentsOf more: [Element]) {
+        guard !more.isEmpty else { return }
         let wasEmpty = items.withLock { items in
-            items.append(item)
-            return items.count == 1
+            defer { items.append(contentsOf: more) }
+            return items.isEmpty
         }
         if wasEmpty { wake.yield() }
     }

@@ -11,12 +11,12 @@ final class DeviceDirectory: Sendable {
     typealias Device = DeviceRegistry.Device
 
     private let registry: WorldRegistry
-    private let persist: @Sendable (DeliveryEvent) -> Void
+    private let persist: @Sendable ([DeliveryEvent]) -> Void
     private let deliveryIDs = Mutex(RandomUUIDs())
     /// Counts what changes in `GET /v1/devices` (online, apps, refusals, badges), for the inbox.
     let revisions: ChangeCounter
 
-    init(registry: WorldRegistry, persist: @escaping @Sendable (DeliveryEvent) -> Void = { _ in }, changes: ChangeSignal? = nil) {
+    init(registry: WorldRegistry, persist: @escaping @Sendable ([DeliveryEvent]) -> Void = { _ in }, changes: ChangeSignal? = nil) {
         self.registry = registry
         self.persist = persist
         self.revisions = ChangeCounter(signalling: changes)
@@ -29,7 +29,7 @@ final class DeviceDirectory: Sendable {
         let persist = self.persist
         let actions = registry.change { registry -> DeviceRegistry.Actions? in
             let actions = event(&registry)
-            actions?.persist.forEach(persist)
+            if let events = actions?.persist, !events.isEmpty { persist(events) }
             return actions
         }
         guard let actions else { return false }
