@@ -39,11 +39,9 @@ struct LiveActivityLifecycleTests {
 
     static func seconds(_ date: Date) -> Int { Int(date.timeIntervalSince1970) }
 
-    /// UNIX seconds as the control API writes times: RFC 3339 in UTC with milliseconds.
+    /// UNIX seconds as the control API writes times (``ControlJSON/dateStyle``).
     static func rfc3339(_ seconds: Int) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(seconds)))
+        Date(timeIntervalSince1970: Double(seconds)).formatted(ControlJSON.dateStyle)
     }
 
     @Test("relevance-score orders an app's activities (the highest in the Dynamic Island, ties by start); stale-date marks one stale until a later update; end by push keeps it until dismissal-date, a past one removes it at once")

@@ -24,21 +24,6 @@ extension DeviceLinkMessage {
             public var payload: String
             public var channel: String?
 
-            init(apnsID: String, bundleID: String, pushType: PushType, priority: Int, collapseID: String?, payload: String, channel: String?) {
-                self.apnsID = apnsID
-                self.bundleID = bundleID
-                self.pushType = pushType
-                self.priority = priority
-                self.collapseID = collapseID
-                self.payload = payload
-                self.channel = channel
-            }
-
-            init(_ delivery: Delivery) {
-                self.init(apnsID: delivery.apnsID, bundleID: delivery.bundleID, pushType: delivery.pushType, priority: delivery.priority,
-                          collapseID: delivery.collapseID, payload: delivery.payload, channel: delivery.channel)
-            }
-
             func delivery(id: String, token: DeviceToken, activity: String?) -> Delivery {
                 Delivery(id: id, apnsID: apnsID, token: token, bundleID: bundleID, pushType: pushType, priority: priority,
                          collapseID: collapseID, payload: payload, channel: channel, activity: activity)
@@ -113,6 +98,14 @@ extension DeviceLinkMessage {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(device, forKey: .device)
         }
+    }
+}
+
+extension DeviceLinkMessage.Carry.Common {
+    /// What `delivery` shares with the others of its broadcast. (Here, so the memberwise initializer stays.)
+    init(_ delivery: DeviceLinkMessage.Delivery) {
+        self.init(apnsID: delivery.apnsID, bundleID: delivery.bundleID, pushType: delivery.pushType, priority: delivery.priority,
+                  collapseID: delivery.collapseID, payload: delivery.payload, channel: delivery.channel)
     }
 }
 

@@ -70,32 +70,33 @@ extension DeviceRegistry {
         return actions
     }
 
-    /// The pushes of one broadcast for several devices of one process (``DeviceSession/host``) go to that process
-    /// together, on the link of the first of them (``DeviceLinkMessage/Carry``): one write and one read where there
-    /// were one per device. Each stays held for its own device until its receipt; should the carrying link end first,
+    /// The pushes of one share of a broadcast for several devices of one process (``DeviceSession/host``) go to that
+    /// process together, on the link of the first of them (``DeviceLinkMessage/Carry``): one write and one read where
+    /// there were one per device. They are grouped by the host each link names now, not the one
+    /// ``beginBroadcast(_:apnsID:payload:now:)`` saw: a device that came back from another process in between gets its
+    /// push on its own link. Each stays held for its own device until its receipt; should the carrying link end first,
     /// they go to their devices one by one (``detach(_:)``).
     private mutating func carryTogether(_ actions: inout Actions) {
-        var byHost: [String: [(session: DeviceSession, delivery: DeviceLinkMessage.Delivery)]] = [:]
+        var byHost: [(host: String, pushes: [(session: DeviceSession, delivery: DeviceLinkMessage.Delivery)])] = []
         var others: [(session: DeviceSession, message: DeviceLinkMessage)] = []
         for (session, message) in actions.send {
             guard case .push(let delivery) = message, let host = session.host else {
                 others.append((session, message))
                 continue
             }
-            byHost[host, default: []].append((session, delivery))
-        }
-        for group in byHost.values.sorted(by: { $0[0].session.descriptor.id < $1[0].session.descriptor.id }) {
-            // In shares, each on the link of its first device: links are spread over the event loops of both ends,
-            // so the shares are read, applied and answered side by side rather than one after another.
-            for start in stride(from: 0, to: group.count, by: Self.carryShare) {
-                let share = group[start..<min(start + Self.carryShare, group.count)]
-                guard share.count > 1, let carrier = share.first?.session else {
-                    others += share.map { ($0.session, .push($0.delivery)) }
-                    continue
-                }
-                held.carry(share.map(\.delivery.id), by: carrier.descriptor.id)
-                others.append((carrier, .carry(.init(pushes: share.map { .init(device: $0.session.descriptor.id, body: $0.delivery) }))))
+            if let index = byHost.firstIndex(where: { $0.host == host }) {
+                byHost[index].pushes.append((session, delivery))
+            } else {
+                byHost.append((host, [(session, delivery)]))
             }
+        }
+        for (_, pushes) in byHost {
+            guard pushes.count > 1, let carrier = pushes.first?.session else {
+                others += pushes.map { ($0.session, .push($0.delivery)) }
+                continue
+            }
+            held.carry(pushes.map(\.delivery.id), by: carrier.descriptor.id)
+            others.append((carrier, .carry(.init(pushes: pushes.map { .init(device: $0.session.descriptor.id, body: $0.delivery) }))))
         }
         actions.send = others
     }
