@@ -57,39 +57,43 @@ PY
 [[ $(wc -l < "$work/urls") == "$devices" ]] || { echo "not every device started its activities"; exit 1; }
 echo "$devices devices, each with an activity on channel $channel and one with a token"
 
-elapsed_ms() { # the gateway's records: first request received to last delivery displayed, in ms
-  curl -sf "$control/deliveries?wait=60&count=$devices&limit=$((devices + 1))" >/dev/null
-  python3 - "$control" "$devices" <<'PY'
-import json, sys, urllib.request
+# The rounds are driven by one Python process that stays up, so that no process starts while a round is measured:
+# a curl started to wait for the deliveries took 10 ms of CPU at its start, on a machine whose 2 cores the fan-out
+# keeps busy. Only the sender (curl or h2load) is started each round, and it starts before its first request.
+python3 - "$control" "$devices" "$rounds" "$channel" "$jwt" "$work" "$port" <<'PY'
+import json, statistics, subprocess, sys, urllib.request
 from datetime import datetime
-control, count = sys.argv[1], int(sys.argv[2])
-sends = json.load(urllib.request.urlopen(f"{control}/sends?limit={count + 1}"))
-deliveries = json.load(urllib.request.urlopen(f"{control}/deliveries?limit={count + 1}"))
-assert len(deliveries) == count and all(d.get("displayedAt") for d in deliveries), f"{len(deliveries)} deliveries"
-applied = sum(1 for d in deliveries if (d.get("activity") or {}).get("result") == "applied")
-assert applied == count, f"only {applied} of {count} applied"
-t = lambda text: datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-print(round((max(t(d["displayedAt"]) for d in deliveries) - min(t(s["receivedAt"]) for s in sends)) * 1000, 1))
+control, count, rounds, channel, jwt, work, port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), *sys.argv[4:]
+get = lambda path: json.load(urllib.request.urlopen(f"{control}/{path}"))
+stamp = lambda text: datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+def reset():
+    urllib.request.urlopen(urllib.request.Request(f"{control}/reset", method="POST")).read()
+def elapsed_ms():  # the gateway's records: first request received to last delivery displayed, in ms
+    get(f"deliveries?wait=60&count={count}&limit={count + 1}")
+    sends, deliveries = get(f"sends?limit={count + 1}"), get(f"deliveries?limit={count + 1}")
+    assert len(deliveries) == count and all(d.get("displayedAt") for d in deliveries), f"{len(deliveries)} deliveries"
+    applied = sum(1 for d in deliveries if (d.get("activity") or {}).get("result") == "applied")
+    assert applied == count, f"only {applied} of {count} applied"
+    return round((max(stamp(d["displayedAt"]) for d in deliveries) - min(stamp(s["receivedAt"]) for s in sends)) * 1000, 1)
+update = f"{work}/update.json"
+broadcasts, loops = [], []
+for n in range(1, rounds + 1):
+    reset()
+    with open(update, "w") as f:
+        json.dump({"aps": {"event": "update", "timestamp": 1800000000 + n, "content-state": {"status": f"round {n}", "etaMinutes": n}}}, f)
+    subprocess.run(["curl", "-sf", "--http2", "--cacert", "Certs/ca.pem", "-o", "/dev/null", "-X", "POST",
+                    "-H", f"authorization: bearer {jwt}", "-H", f"apns-channel-id: {channel}", "-H", "apns-push-type: liveactivity",
+                    "-H", "apns-priority: 10", "--data-binary", f"@{update}", f"https://127.0.0.1:{port}/4/broadcasts/apps/com.example.app"],
+                   check=True)
+    broadcasts.append(elapsed_ms())
+    reset()
+    out = subprocess.run(["h2load", "-n", str(count), "-c", "10", "-m", "100", "-d", update, "-H", f"authorization: bearer {jwt}",
+                          "-H", "apns-topic: com.example.app.push-type.liveactivity", "-H", "apns-push-type: liveactivity",
+                          "-i", f"{work}/urls"], check=True, capture_output=True, text=True).stdout
+    assert f"status codes: {count} 2xx" in out, out
+    loops.append(elapsed_ms())
+    print(f"round {n}: broadcast {broadcasts[-1]} ms, {count} single sends {loops[-1]} ms", flush=True)
+b, l = statistics.median(broadcasts), statistics.median(loops)
+print(f"broadcast to {count} devices: median {b} ms; {count} single sends: median {l} ms")
+print(f"ratio (single sends / broadcast): {l / b:.1f}x")
 PY
-}
-
-broadcasts=() loops=()
-for round in $(seq "$rounds"); do
-  curl -sf -X POST "$control/reset" >/dev/null
-  printf '{"aps":{"event":"update","timestamp":%d,"content-state":{"status":"round %d","etaMinutes":%d}}}' \
-    "$((1800000000 + round))" "$round" "$round" > "$work/update.json"
-  curl -sf --http2 --cacert Certs/ca.pem -o /dev/null -X POST -H "authorization: bearer $jwt" -H "apns-channel-id: $channel" \
-    -H "apns-push-type: liveactivity" -H "apns-priority: 10" --data-binary @"$work/update.json" \
-    "https://127.0.0.1:$port/4/broadcasts/apps/com.example.app"
-  broadcasts+=("$(elapsed_ms)")
-  curl -sf -X POST "$control/reset" >/dev/null
-  h2load -n "$devices" -c 10 -m 100 -d "$work/update.json" -H "authorization: bearer $jwt" \
-    -H "apns-topic: com.example.app.push-type.liveactivity" -H "apns-push-type: liveactivity" -i "$work/urls" > "$work/h2load.out"
-  grep -q "status codes: $devices 2xx" "$work/h2load.out" || { cat "$work/h2load.out"; exit 1; }
-  loops+=("$(elapsed_ms)")
-  echo "round $round: broadcast ${broadcasts[-1]} ms, $devices single sends ${loops[-1]} ms"
-done
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-b=$(median "${broadcasts[@]}") l=$(median "${loops[@]}")
-echo "broadcast to $devices devices: median $b ms; $devices single sends: median $l ms"
-python3 -c "import sys; print(f'ratio (single sends / broadcast): {float(sys.argv[2]) / float(sys.argv[1]):.1f}x')" "$b" "$l"

@@ -179,7 +179,7 @@ final class DeviceDirectory: Sendable {
         let tokens = receipts.map { newToken(for: $0.receipt) }
         var stranger: String?
         perform { registry in
-            if let outsider = receipts.first(where: { carrier.host == nil || registry.devices[$0.device]?.host != carrier.host }) {
+            if let outsider = receipts.first(where: { carrier.host == nil || registry.host(of: $0.device) != carrier.host }) {
                 stranger = outsider.device
                 return nil
             }
@@ -202,7 +202,7 @@ final class DeviceDirectory: Sendable {
                              in registry: inout DeviceRegistry) -> DeviceRegistry.Actions {
         guard var started = receipt.activity, started.pushToken == nil else { return registry.receipt(receipt, device: device, at: date) }
         started.pushToken = token
-        let isNew = registry.devices[device]?.activities[started.id] == nil
+        let isNew = registry.inPlace(device) { $0.activities.index(forKey: started.id) == nil } ?? true
         var actions = registry.receipt(receipt, device: device, at: date)
         if isNew, let app = registry.registration(of: device, bundleID: started.bundleID) {
             actions.append(registry.startActivity(started, environment: app.environment, device: device,

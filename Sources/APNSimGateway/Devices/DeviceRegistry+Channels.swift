@@ -37,10 +37,15 @@ extension DeviceRegistry {
             storedBroadcasts[channel.id] = StoredBroadcast(apnsID: apnsID, priority: plan.priority, payload: payload, expires: until)
         }
         var byHost: [String: [BroadcastTarget]] = [:]
-        for (id, device) in devices {
-            for activity in device.activities.values where activity.channelID == channel.id && activity.bundleID == channel.bundleID {
-                byHost[device.host ?? "", default: []].append(BroadcastTarget(device: id, activity: activity.id))
+        var index = devices.startIndex
+        while index != devices.endIndex {  // each device read in place (``inPlace(_:_:)``), not copied
+            let id = devices.keys[index]
+            devices.values[index].reading { device in
+                for activity in device.activities.values where activity.channelID == channel.id && activity.bundleID == channel.bundleID {
+                    byHost[device.host ?? "", default: []].append(BroadcastTarget(device: id, activity: activity.id))
+                }
             }
+            devices.formIndex(after: &index)
         }
         return byHost.sorted { $0.key < $1.key }.flatMap { _, targets in
             let sorted = targets.sorted { ($0.device, $0.activity) < ($1.device, $1.activity) }
@@ -59,12 +64,15 @@ extension DeviceRegistry {
         actions.send.reserveCapacity(share.count)
         actions.persist.reserveCapacity(share.count * 2)
         for target in share {
-            guard let activity = devices[target.device]?.activities[target.activity], activity.channelID == channel.id,
-                  let app = registration(of: target.device, bundleID: channel.bundleID), app.environment == channel.environment else { continue }
+            let subscribed = inPlace(target.device) { device -> DeviceLinkMessage.Registered? in
+                guard device.activities[target.activity]?.channelID == channel.id else { return nil }
+                return device.registrations.values.first { $0.bundleID == channel.bundleID }
+            }
+            guard let app = subscribed ?? nil, app.environment == channel.environment else { continue }
             let delivery = DeviceLinkMessage.Delivery(id: newID(), apnsID: apnsID, token: app.token, bundleID: channel.bundleID,
                                                       pushType: .liveactivity, priority: plan.priority, collapseID: nil,
-                                                      payload: payload, channel: channel.id, activity: activity.id)
-            actions.append(deliver(delivery, to: target.device, expiration: expiration, now: now))
+                                                      payload: payload, channel: channel.id, activity: target.activity)
+            deliver(delivery, to: target.device, expiration: expiration, now: now, into: &actions)
         }
         carryTogether(&actions)
         return actions

@@ -30,6 +30,9 @@ struct DeviceRegistry: Sendable {
         var activities: [String: LiveActivity] = [:]
         /// Each app's Live Activity budget as the device last reported it, by bundle ID.
         var activityBudgets: [String: ActivityBudget.Report] = [:]
+
+        /// `read` on this device in place (``DeviceRegistry/inPlace(_:_:)``).
+        mutating func reading<Value>(_ read: (inout Device) -> Value) -> Value { read(&self) }
     }
 
     /// What an event asks for.
@@ -290,6 +293,18 @@ struct DeviceRegistry: Sendable {
         devices[device]?.registrations.values.first { $0.bundleID == bundleID }
     }
 
+    /// What `read` makes of device `id`, read where it is stored: `devices[id]?.field` copies the whole ``Device``
+    /// first (a dictionary's getter returns a copy, each of its fields retained and released again), which a broadcast
+    /// did three times for each of its deliveries. `nil` when there is no such device.
+    mutating func inPlace<Value>(_ id: String, _ read: (inout Device) -> Value) -> Value? {
+        devices[id]?.reading(read)
+    }
+
+    /// The process device `id` runs in (``Device/host``), read in place.
+    mutating func host(of id: String) -> String? {
+        inPlace(id) { $0.host } ?? nil
+    }
+
     // MARK: - Pushes
 
     /// Where a push to `token` goes now.
@@ -321,13 +336,19 @@ struct DeviceRegistry: Sendable {
 
     /// Records `delivery` accepted for `device`, then sends it, holds it or records it dropped (``HeldPushes``).
     mutating func deliver(_ delivery: DeviceLinkMessage.Delivery, to device: String, expiration: PushPlan.Expiration, now: Date) -> Actions {
-        var actions = Actions(persist: [.accepted(DeliveryRecord(id: delivery.id, apnsId: delivery.apnsID, device: device,
-                                                                 bundleID: delivery.bundleID, token: delivery.token.hex,
-                                                                 pushType: delivery.pushType.rawValue, acceptedAt: now))])
-        let session = devices[device]?.session
-        let (routing, events) = held.route(delivery, to: device, online: session != nil, expiration: expiration, now: now)
-        actions.persist += events
-        switch routing {
+        var actions = Actions()
+        deliver(delivery, to: device, expiration: expiration, now: now, into: &actions)
+        return actions
+    }
+
+    /// ``deliver(_:to:expiration:now:)`` adding to `actions`, as a broadcast does for each of its deliveries.
+    mutating func deliver(_ delivery: DeviceLinkMessage.Delivery, to device: String, expiration: PushPlan.Expiration, now: Date,
+                          into actions: inout Actions) {
+        actions.persist.append(.accepted(DeliveryRecord(id: delivery.id, apnsId: delivery.apnsID, device: device,
+                                                        bundleID: delivery.bundleID, token: delivery.token.hex,
+                                                        pushType: delivery.pushType.rawValue, acceptedAt: now)))
+        let session = inPlace(device) { $0.session } ?? nil
+        switch held.route(delivery, to: device, online: session != nil, expiration: expiration, now: now, events: &actions.persist) {
         case .sent:
             if let session { actions.send.append((session, .push(delivery))) }
         case .stored(let replaced?):
@@ -345,7 +366,6 @@ struct DeviceRegistry: Sendable {
                                                 : "the device was offline and the broadcast is not stored (apns-expiration 0 or a channel without storage)",
                                             at: now))
         }
-        return actions
     }
 
     /// The device has the push. What it said is recorded before the push stops being held: a gateway killed between
@@ -369,8 +389,11 @@ struct DeviceRegistry: Sendable {
             devices[device]?.activityBudgets[budget.bundleID] = budget
             actions.devicesChanged = true
         }
-        if let activity = receipt.activity, devices[device]?.activities[activity.id] != nil {
-            devices[device]?.activities[activity.id] = activity
+        if let activity = receipt.activity, inPlace(device, { device in
+            guard let index = device.activities.index(forKey: activity.id) else { return false }
+            device.activities.values[index] = activity
+            return true
+        }) == true {
             actions.devicesChanged = true
         }
         if let badge = receipt.badge {

@@ -31,6 +31,12 @@ struct HeldPushes: Sendable {
         var sequence = 0
         /// The device whose link carried it, when that is not its own (``DeviceLinkMessage/Carry``).
         var carrier: String?
+
+        /// Marked carried by `device` unless that is its own (changed in place: reading a `Held` out of the dictionary
+        /// first copied its delivery, for each push of a broadcast).
+        mutating func carry(by device: String) {
+            if self.device != device { carrier = device }
+        }
     }
 
     /// Stored while the device is offline: the newest push per device and app, with its expiry.
@@ -50,23 +56,34 @@ struct HeldPushes: Sendable {
         return "\(device)\u{1F}\(delivery.bundleID)"
     }
 
-    /// `delivery` for device `device`: sent when it is `online` (and held until acknowledged), else stored or dropped.
+    /// `delivery` for device `device`: sent when it is `online` (and held until acknowledged), else stored or dropped;
+    /// what changed for the record is added to `events`.
     mutating func route(_ delivery: DeviceLinkMessage.Delivery, to device: String, online: Bool, expiration: PushPlan.Expiration,
-                        now: Date) -> (Routing, [DeliveryEvent]) {
+                        now: Date, events: inout [DeliveryEvent]) -> Routing {
         if online {
             holdUnacknowledged(delivery, device: device)
-            return (.sent, [.held(HeldPush(id: delivery.id, device: device, slot: nil, expires: nil, delivery: delivery))])
+            events.append(.held(HeldPush(id: delivery.id, device: device, slot: nil, expires: nil, delivery: delivery)))
+            return .sent
         }
         let expires: Date
         switch expiration {
-        case .once: return (.dropped, [])
+        case .once: return .dropped
         case .storeByDefault: expires = now.addingTimeInterval(Self.defaultStorage)
         case .until(let date): expires = date
         }
         let slot = Self.slot(device: device, delivery: delivery)
         let replaced = pending[slot]?.delivery.id
         pending[slot] = Held(device: device, delivery: delivery, expires: expires)
-        return (.stored(replacing: replaced), [.held(HeldPush(id: delivery.id, device: device, slot: slot, expires: expires, delivery: delivery))])
+        events.append(.held(HeldPush(id: delivery.id, device: device, slot: slot, expires: expires, delivery: delivery)))
+        return .stored(replacing: replaced)
+    }
+
+    /// ``route(_:to:online:expiration:now:events:)`` with the events it adds.
+    mutating func route(_ delivery: DeviceLinkMessage.Delivery, to device: String, online: Bool, expiration: PushPlan.Expiration,
+                        now: Date) -> (Routing, [DeliveryEvent]) {
+        var events: [DeliveryEvent] = []
+        let routing = route(delivery, to: device, online: online, expiration: expiration, now: now, events: &events)
+        return (routing, events)
     }
 
     /// What device `device` gets on coming online: pushes it never acknowledged first, in the order first sent, then
@@ -93,7 +110,7 @@ struct HeldPushes: Sendable {
 
     /// Pushes `ids`, sent and held, went on the link of device `carrier` (for devices of its process).
     mutating func carry(_ ids: [String], by carrier: String) {
-        for id in ids where unacknowledged[id]?.device != carrier { unacknowledged[id]?.carrier = carrier }
+        for id in ids { unacknowledged[id]?.carry(by: carrier) }
     }
 
     /// The link of device `carrier` ended: the pushes it carried for other devices that they have not answered, in the
