@@ -335,15 +335,17 @@ public final class DeviceHost: Sendable {
         var receipts: [DeviceLinkMessage.CarriedReceipt] = []
         var answers: [DeviceLinkMessage] = []
         var read: (text: String, payload: PushPayload?)?  // a broadcast's pushes share one payload: read it once
-        for item in carry.pushes {
+        let hosts = configuration.group?.hosts(carry.pushes.lazy.map(\.device))  // one for each push, under one lock
+        receipts.reserveCapacity(carry.pushes.count)
+        for (index, item) in carry.pushes.enumerated() {
             if read?.text != item.body.payload { read = (item.body.payload, try? PushPayload(json: Array(item.body.payload.utf8))) }
-            guard let host = item.device == configuration.device.id ? self : configuration.group?.host(item.device) else {
+            guard let host = item.device == configuration.device.id ? self : hosts?[index] ?? nil else {
                 logger.warning("carried push for a device this process does not host", metadata: ["device": "\(item.device)"])
                 continue
             }
             for message in host.receive(item.body, payload: read?.payload, now: host.configuration.clock.now()) {
                 if case .receipt(let receipt) = message {
-                    receipts.append(.init(device: item.device, body: receipt))
+                    receipts.append(.init(device: item.device, body: receipt.carried))
                 } else if host === self {
                     answers.append(message)
                 } else {

@@ -95,7 +95,7 @@ struct DeviceLinkInboundTests {
             .init(id: "P4", outcome: .liveactivity, content: nil, activity: activity, activityChange: change),
             budgeted,
             .init(id: "P6", outcome: .liveactivity, content: nil, activityChange: .init(id: nil, event: nil, result: .refused)),
-        ]
+        ].flatMap { [$0, $0.carried] }  // each also as it answers a carried push: where its activity stands, not all of it
     }()
 
     @Test("A receipt written by hand reads through Codable as the same receipt, alone or carried")
@@ -133,6 +133,26 @@ struct DeviceLinkInboundTests {
         #expect(try reader.nextInbound() == nil)
     }
 
+    @Test("A carried push's receipt says where its activity stands instead of the whole activity, and the gateway reads it as written")
+    func carriedProgress() throws {
+        for receipt in Self.activityReceipts where receipt.activity != nil {
+            let carried = receipt.carried
+            #expect(carried.activity == nil)
+            #expect(carried.activityProgress == receipt.activity?.progress)
+            var reader = DeviceLinkFraming.Reader()
+            reader.append(DeviceLinkFraming.frame(.receipts(.init(receipts: [.init(device: "fan-1", body: carried)]))))
+            guard case .receipts(let read)? = try reader.nextInbound() else { Issue.record("not receipts"); continue }
+            #expect(read.first?.receipt.activity == nil)
+            #expect(read.first?.receipt.activityProgress == receipt.activity?.progress)
+            // Applied to the activity it came from, it gives the activity back.
+            var before = receipt.activity.map { LiveActivity(id: $0.id, bundleID: $0.bundleID, attributesType: $0.attributesType,
+                                                             attributes: $0.attributes, contentState: [:], startedAt: $0.startedAt,
+                                                             pushToken: $0.pushToken, channelID: $0.channelID) }
+            before?.progress = try #require(read.first?.receipt.activityProgress)
+            #expect(before == receipt.activity)
+        }
+    }
+
     @Test("Every other message reads as the DeviceLinkMessage it is; acks by hand")
     func others() throws {
         var reader = DeviceLinkFraming.Reader()
@@ -161,6 +181,8 @@ struct DeviceLinkInboundTests {
         (#"{"type":"receipt","id":"P1","outcome":"displayed","detail":5}"#, "detail is 5, not a string"),
         (#"{"type":"receipt","id":"P1","outcome":"displayed","badge":{"bundleID":"a","count":"3"}}"#, "badge is {\"bundleID\""),
         (#"{"type":"receipt","id":"P1","outcome":"displayed","badge":2}"#, "badge is 2, not an object"),
+        (#"{"type":"receipt","id":"P1","outcome":"liveactivity","activityProgress":{"id":"A"}}"#,
+         #"activityProgress is {"id":"A"}, not a LiveActivity.Progress"#),
         (#"{"type":"receipt","id":"P1","outcome":"displayed""#, "not a device-link message"),
         (#"{"type":"push","id":"P1","apnsID":"A","token":"zz","bundleID":"b","pushType":"alert","priority":10,"payload":"{}"}"#,
          #"push message's token is "zz", not a device token"#),

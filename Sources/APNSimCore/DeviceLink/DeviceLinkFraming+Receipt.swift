@@ -19,8 +19,10 @@ extension DeviceLinkFraming {
         json.field("activity", object: receipt.activity.map(written))
         json.field("activityChange", object: receipt.activityChange.map(written))
         json.field("activityBudget", object: receipt.activityBudget.map(written))
+        json.field("activityProgress", object: receipt.activityProgress.map(written))
         return json.finish()
     }
+
 
     private static func encoded(_ value: (some Encodable)?) -> [UInt8]? {
         value.map { Array(try! JSONEncoder().encode($0)) }  // plain Codable data
@@ -35,20 +37,31 @@ extension DeviceLinkFraming {
 
     static func written(_ activity: LiveActivity) -> [UInt8] {
         var json = JSONWriter(capacity: 384)
-        json.field("id", activity.id)
         json.field("bundleID", activity.bundleID)
         json.field("attributesType", activity.attributesType)
         json.field("attributes", activity.attributes)
         json.field("pushToken", activity.pushToken?.hex)
         json.field("channelID", activity.channelID)
-        json.field("contentState", activity.contentState)
         json.field("startedAt", date: activity.startedAt)
-        json.field("timestamp", date: activity.timestamp)
-        json.field("staleDate", date: activity.staleDate)
-        json.field("relevanceScore", activity.relevanceScore)
-        json.field("endedAt", date: activity.endedAt)
-        json.field("dismissalDate", date: activity.dismissalDate)
+        write(activity.progress, to: &json)
         return json.finish()
+    }
+
+    private static func written(_ progress: LiveActivity.Progress) -> [UInt8] {
+        var json = JSONWriter(capacity: 160)
+        write(progress, to: &json)
+        return json.finish()
+    }
+
+    /// What a push can change of an activity, and its ID: in a whole activity, and alone in a carried push's receipt.
+    private static func write(_ progress: LiveActivity.Progress, to json: inout JSONWriter) {
+        json.field("id", progress.id)
+        json.field("contentState", progress.contentState)
+        json.field("timestamp", date: progress.timestamp)
+        json.field("staleDate", date: progress.staleDate)
+        json.field("relevanceScore", progress.relevanceScore)
+        json.field("endedAt", date: progress.endedAt)
+        json.field("dismissalDate", date: progress.dismissalDate)
     }
 
     private static func written(_ change: ActivityChange) -> [UInt8] {

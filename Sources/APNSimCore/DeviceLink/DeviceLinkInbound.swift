@@ -31,12 +31,16 @@ public struct ReceivedReceipt: Sendable, Hashable {
     public var activityChange: EncodedJSON<ActivityChange>?
     /// The app's Live Activity budget after the push, read whole: `GET /v1/devices` shows what is left of it.
     public var activityBudget: ActivityBudget.Report?
+    /// Where the activity stands after a carried push, in place of ``activity`` (``DeviceLinkMessage/Receipt/carried``).
+    public var activityProgress: LiveActivity.Progress?
 
     public init(id: String, outcome: DeliveryOutcome, detail: String? = nil, badge: DeviceLinkMessage.AppBadge? = nil,
                 content: EncodedJSON<NotificationContent>? = nil, extensionRun: EncodedJSON<ExtensionRun>? = nil,
                 presentation: EncodedJSON<Presentation>? = nil, activity: LiveActivity? = nil,
-                activityChange: EncodedJSON<ActivityChange>? = nil, activityBudget: ActivityBudget.Report? = nil) {
+                activityChange: EncodedJSON<ActivityChange>? = nil, activityBudget: ActivityBudget.Report? = nil,
+                activityProgress: LiveActivity.Progress? = nil) {
         self.activityBudget = activityBudget
+        self.activityProgress = activityProgress
         self.activity = activity
         self.activityChange = activityChange
         self.id = id
@@ -53,7 +57,8 @@ public struct ReceivedReceipt: Sendable, Hashable {
         self.init(id: receipt.id, outcome: receipt.outcome, detail: receipt.detail, badge: receipt.badge,
                   content: receipt.content.map(EncodedJSON.init), extensionRun: receipt.extensionRun.map(EncodedJSON.init),
                   presentation: receipt.presentation.map(EncodedJSON.init), activity: receipt.activity,
-                  activityChange: receipt.activityChange.map(EncodedJSON.init), activityBudget: receipt.activityBudget)
+                  activityChange: receipt.activityChange.map(EncodedJSON.init), activityBudget: receipt.activityBudget,
+                  activityProgress: receipt.activityProgress)
     }
 }
 
@@ -112,6 +117,15 @@ extension DeviceLinkFields {
         return activity
     }
 
+    /// A carried push's receipt's progress of its activity, read by hand (``LiveActivity/Progress/init(json:)``).
+    private func activityProgress() throws(DeviceLinkFraming.FramingError) -> LiveActivity.Progress? {
+        guard let slice = slice("activityProgress"), slice.first != UInt8(ascii: "n") else { return nil }
+        guard let object = JSONObjectSyntax.object(slice), let progress = LiveActivity.Progress(json: object) else {
+            throw fail("receipt", "activityProgress", "\(shown("activityProgress")), not a LiveActivity.Progress")
+        }
+        return progress
+    }
+
     func receipt() throws(DeviceLinkFraming.FramingError) -> ReceivedReceipt {
         let outcomeName = try required("outcome", of: "receipt")
         guard let outcome = DeliveryOutcome(rawValue: outcomeName) else {
@@ -136,6 +150,7 @@ extension DeviceLinkFields {
                                presentation: try object("presentation", of: "receipt").map(EncodedJSON.init(unchecked:)),
                                activity: try activity(),
                                activityChange: try object("activityChange", of: "receipt").map(EncodedJSON.init(unchecked:)),
-                               activityBudget: try decoded(ActivityBudget.Report.self, "activityBudget"))
+                               activityBudget: try decoded(ActivityBudget.Report.self, "activityBudget"),
+                               activityProgress: try activityProgress())
     }
 }

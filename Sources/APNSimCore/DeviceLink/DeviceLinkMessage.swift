@@ -238,10 +238,24 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         public var activityChange: ActivityChange?
         /// The app's Live Activity budget after the push (``ActivityBudget/Report``), when the device has one.
         public var activityBudget: ActivityBudget.Report?
+        /// Where the activity stands after the push, in place of ``activity`` in the receipt of a carried push
+        /// (``carried``): the gateway has the rest of it.
+        public var activityProgress: LiveActivity.Progress?
 
         enum CodingKeys: String, CodingKey {
-            case id, outcome, content, detail, badge, presentation, activity, activityChange, activityBudget
+            case id, outcome, content, detail, badge, presentation, activity, activityChange, activityBudget, activityProgress
             case extensionRun = "extension"
+        }
+
+        /// The receipt as it answers a carried push (a broadcast's, to an activity the gateway lists): where the
+        /// activity stands (``LiveActivity/Progress``) instead of the whole activity.
+        public var carried: Receipt {
+            var receipt = self
+            if let activity = receipt.activity {
+                receipt.activityProgress = activity.progress
+                receipt.activity = nil
+            }
+            return receipt
         }
 
         public init(id: String, outcome: DeliveryOutcome, content: NotificationContent?, detail: String? = nil,

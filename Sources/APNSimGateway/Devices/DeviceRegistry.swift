@@ -396,6 +396,14 @@ struct DeviceRegistry: Sendable {
         }) == true {
             actions.devicesChanged = true
         }
+        // A carried push's receipt says where its activity stands; the rest of it is as the registry has it.
+        if let progress = receipt.activityProgress, inPlace(device, { device in
+            guard let index = device.activities.index(forKey: progress.id) else { return false }
+            device.activities.values[index].progress = progress
+            return true
+        }) == true {
+            actions.devicesChanged = true
+        }
         if let badge = receipt.badge {
             devices[device]?.badges[badge.bundleID] = badge.count == 0 ? nil : badge.count
             actions.devicesChanged = true

@@ -1,0 +1,50 @@
+import APNSimCore
+import APNSimDevice
+import APNSimGateway
+import APNSimProvider
+import Foundation
+import Testing
+
+/// A broadcast to several devices of one process (`apnsim device --count`), through the real gateway and device hosts:
+/// its pushes go to the process on one link, and their receipts come back together, each with where its activity
+/// stands rather than the whole activity (docs/device-link.md, "Carried pushes").
+@Suite("Carried broadcasts end to end")
+struct CarriedBroadcastTests {
+    @Test("A broadcast to three devices of one process: each applies it, and the gateway's list shows each activity whole with the new state")
+    func carriedToOneProcess() async throws {
+        try await withGateway { harness in
+            let group = DeviceHostGroup(id: "fan")
+            try await withDevice(harness, id: "fan-1", configure: { $0.group = group }) { first in
+                try await withDevice(harness, id: "fan-2", configure: { $0.group = group }) { second in
+                    try await withDevice(harness, id: "fan-3", configure: { $0.group = group }) { third in
+                        let control = ControlClient(port: harness.endpoints.controlPort)
+                        let channel = try await BroadcastChannelTests.create(harness, policy: 1)
+                        var ids: [String: String] = [:]
+                        for device in ["fan-1", "fan-2", "fan-3"] {
+                            ids[device] = try await BroadcastChannelTests.subscribe(control, device: device, channel: channel)
+                        }
+                        let (response, apnsID) = try await BroadcastChannelTests.broadcast(harness, channel: channel,
+                            aps: #"{"event":"update","timestamp":1800000060,"stale-date":1800003600,"content-state":{"status":"on the way","etaMinutes":20}}"#)
+                        #expect(response.status == 200)
+                        let records = try await BroadcastChannelTests.deliveries(control, apnsID: apnsID, count: 3)
+                        #expect(records.count == 3)
+                        #expect(records.allSatisfy { ($0["activity"] as? [String: Any])?["result"] as? String == "applied" }, "\(records)")
+                        for (host, device) in [(first, "fan-1"), (second, "fan-2"), (third, "fan-3")] {
+                            #expect(host.state(ofActivity: try #require(ids[device]))?.contentState["status"] == .string("on the way"))
+                        }
+                        let listed = try #require(try await control.get("/v1/activities?channel=\(channel)").json as? [[String: Any]])
+                        #expect(listed.count == 3)
+                        for view in listed {
+                            // The new state and stale date from the receipts; the rest as the gateway had it.
+                            #expect((view["contentState"] as? [String: Any])?["status"] as? String == "on the way", "\(view)")
+                            #expect(view["staleDate"] as? String == "2027-01-15T09:00:00.000Z", "\(view)")
+                            let device = try #require(view["device"] as? String)
+                            #expect((view["attributes"] as? [String: Any])?["orderID"] as? String == device, "\(view)")
+                            #expect(view["attributesType"] as? String == "DeliveryAttributes" && view["channel"] as? String == channel)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
