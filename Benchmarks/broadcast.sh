@@ -7,12 +7,12 @@
 # displayed. Time is measured by the gateway's own records: from the first request received to the last delivery
 # displayed. Rounds alternate; the ratio is loop time over broadcast time (medians).
 #
-# Usage: Benchmarks/broadcast.sh [ROUNDS] [DEVICES]   (defaults 10 and 1000)
+# Usage: Benchmarks/broadcast.sh [ROUNDS] [DEVICES]   (defaults 21 and 1000)
 # Needs: h2load (Debian nghttp2-client), curl, openssl, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Benchmarks/lib.sh
-rounds=${1:-10}
+rounds=${1:-21}
 devices=${2:-1000}
 port=${APNSIM_BROADCAST_PORT:-24197} manage=${APNSIM_BROADCAST_MANAGE_PORT:-24195}
 control_port=${APNSIM_BROADCAST_CONTROL_PORT:-24297} device_port=${APNSIM_BROADCAST_DEVICE_PORT:-24223}
