@@ -212,6 +212,34 @@ struct DeviceRegistryTests {
                 "the device gets the push it had not acknowledged")
     }
 
+    @Test("A broadcast's shares are carried on links spread over the gateway's event loops, not on whichever device sorts first")
+    func carriersSpread() {
+        var registry = DeviceRegistry(world: World())
+        let channel = BroadcastChannel(id: "Y2g=", bundleID: "com.example.app", environment: .development, storagePolicy: .noStorage,
+                                       createdAt: Self.now)
+        #expect(registry.createChannel(channel) == nil)
+        let loops = [EmbeddedEventLoop(), EmbeddedEventLoop()]
+        func name(_ index: Int) -> String { String(format: "d%03d", index) }
+        for index in 0..<200 {  // d000 on the first loop, d001 on the second, and so on
+            let id = name(index)
+            let link = EmbeddedChannel(handler: nil, loop: loops[index % 2])
+            _ = registry.attach(DeviceSession(descriptor: DeviceDescriptor(id: id, name: id), host: "H", channel: link), now: Self.now)
+            let token = DeviceToken(String(format: "%064x", index + 1))!
+            _ = registry.register(.init(bundleID: "com.example.app", environment: .development, token: token), device: id, team: "TEAM000001")
+            _ = registry.startActivity(LiveActivity(id: "act-\(id)", bundleID: "com.example.app", attributesType: "T", attributes: [:],
+                                                    contentState: [:], startedAt: Self.now, channelID: channel.id),
+                                       environment: .development, device: id)
+        }
+        let plan = BroadcastPlan(channel: channel, apnsID: "A-1", priority: 10, expiration: .once)
+        let shares = registry.beginBroadcast(plan, apnsID: "A-1", payload: "{}", now: Self.now)
+        #expect(shares.map(\.count) == [100, 100])
+        // Both shares would start with a device of the first loop (d000, d100); the second is carried by d101 instead.
+        let carriers = shares.map { $0.first?.device ?? "" }
+        #expect(carriers == ["d000", "d101"])
+        let expected = Set((100..<200).map(name))
+        #expect(Set(shares[1].map(\.device)) == expected, "the same devices")
+    }
+
     @Test("A broadcast to several devices of one process goes on one of their links (carry); if that link ends first, each unanswered push goes on its own device's link")
     func carriedBroadcast() {
         var registry = DeviceRegistry(world: World())
