@@ -6,8 +6,8 @@ extension LiveActivity {
     ///
     /// A device answers a broadcast's carried pushes with this instead of the whole activity (docs/device-link.md,
     /// "Carried pushes"): the gateway sent each to an activity it lists, so it has the rest. The whole activity was
-    /// half of every such receipt, and reading it a fifth of the gateway's time in a broadcast
-    /// (`Benchmarks/broadcast.sh`).
+    /// half of every such receipt; with this instead, a broadcast to 1,000 devices took 21.5 ms, not 23.5
+    /// (`Benchmarks/broadcast.sh 41`, medians).
     public struct Progress: Sendable, Hashable, Codable {
         public var id: String
         public var contentState: [String: JSONValue]
