@@ -58,8 +58,8 @@ extension DeviceRegistry {
     /// Puts first in each share the device whose link carries it (``carryTogether(_:)``), chosen so the shares' links
     /// are spread over the gateway's event loops: a share is made, and its receipts are read, on its carrier's loop.
     /// With the first device of each share as carrier, most of a broadcast's links could sit on one loop, which then
-    /// read every receipt in turn while the other had nothing to do (timestamps in `Benchmarks/broadcast.sh` runs: 7
-    /// of its last 8 ms). Looks at the first few devices of a share only.
+    /// read every receipt in turn while the other had nothing to do (timestamps in a `Benchmarks/broadcast.sh` run: the
+    /// last 6 ms of a broadcast). Looks at the first few devices of a share only.
     private mutating func spreadCarriers(_ shares: inout [[BroadcastTarget]]) {
         var carried: [ObjectIdentifier: Int] = [:]  // shares per event loop so far
         for index in shares.indices {
