@@ -23,7 +23,6 @@ extension DeviceLinkFraming {
         return json.finish()
     }
 
-
     private static func encoded(_ value: (some Encodable)?) -> [UInt8]? {
         value.map { Array(try! JSONEncoder().encode($0)) }  // plain Codable data
     }

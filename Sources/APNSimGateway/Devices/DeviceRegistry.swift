@@ -300,6 +300,15 @@ struct DeviceRegistry: Sendable {
         devices[id]?.reading(read)
     }
 
+    /// Changes activity `id` of `device` in place; `false` when the device has no such activity.
+    private mutating func changeActivity(_ id: String, on device: String, _ change: (inout LiveActivity) -> Void) -> Bool {
+        inPlace(device) { device in
+            guard let index = device.activities.index(forKey: id) else { return false }
+            change(&device.activities.values[index])
+            return true
+        } ?? false
+    }
+
     /// The process device `id` runs in (``Device/host``), read in place.
     mutating func host(of id: String) -> String? {
         inPlace(id) { $0.host } ?? nil
@@ -389,19 +398,11 @@ struct DeviceRegistry: Sendable {
             devices[device]?.activityBudgets[budget.bundleID] = budget
             actions.devicesChanged = true
         }
-        if let activity = receipt.activity, inPlace(device, { device in
-            guard let index = device.activities.index(forKey: activity.id) else { return false }
-            device.activities.values[index] = activity
-            return true
-        }) == true {
+        if let activity = receipt.activity, changeActivity(activity.id, on: device, { $0 = activity }) {
             actions.devicesChanged = true
         }
         // A carried push's receipt says where its activity stands; the rest of it is as the registry has it.
-        if let progress = receipt.activityProgress, inPlace(device, { device in
-            guard let index = device.activities.index(forKey: progress.id) else { return false }
-            device.activities.values[index].progress = progress
-            return true
-        }) == true {
+        if let progress = receipt.activityProgress, changeActivity(progress.id, on: device, { $0.progress = progress }) {
             actions.devicesChanged = true
         }
         if let badge = receipt.badge {
