@@ -83,6 +83,95 @@ struct CarriedPushTests {
         #expect(read.map(\.receipt) == receipts.map { ReceivedReceipt($0.body) })
     }
 
+    /// The receipts a device process sends for a broadcast to `count` of its devices' activities: each names its own
+    /// activity in its change, progress and detail. With `mixed`, three in the middle ignored it (a run of their own) and
+    /// one had an alert (it shares with none).
+    static func broadcastReceipts(_ count: Int, mixed: Bool) -> [DeviceLinkMessage.CarriedReceipt] {
+        let score: [String: JSONValue] = ["home": .number(2), "away": .string("1 \"late\" é"), "period": .object(["n": .number(2)])]
+        return (1...count).map { index in
+            let activity = index % 7 == 0 ? "act-\(index) \"é\"\\" : "act-\(index)"
+            let ignored = mixed && (400..<403).contains(index)
+            var live = LiveActivity(id: activity, bundleID: "com.example.sports", attributesType: "ScoreAttributes", attributes: [:],
+                                    contentState: ignored ? ["home": .number(1)] : score, startedAt: Date(timeIntervalSince1970: 1_800_000_000),
+                                    timestamp: Date(timeIntervalSince1970: 1_800_000_060), channelID: "Y2hhbm5lbA==")
+            live.staleDate = Date(timeIntervalSince1970: 1_800_003_600.5)
+            let change = ActivityChange(id: activity, event: .update, result: ignored ? .ignored : .applied,
+                                        reason: ignored ? "older than the last applied" : nil, before: ["home": .number(1)],
+                                        after: live.contentState, channel: "Y2hhbm5lbA==")
+            var receipt = DeviceLinkMessage.Receipt(id: "P\(index)", outcome: .liveactivity, content: nil,
+                                                    detail: "Live Activity \(activity) update: \(ignored ? "ignored" : "applied")",
+                                                    activityChange: change)
+            receipt.activityProgress = live.progress
+            if mixed && index == 700 { receipt.content = NotificationContent(title: "Goal!", body: "2–1") }
+            return .init(device: "fan-\(index)", body: receipt)
+        }
+    }
+
+    /// A receipt as the gateway keeps it, with its activity change and content apart, decoded: their text is as the
+    /// writer ordered it.
+    static func kept(_ receipt: ReceivedReceipt) throws -> (ReceivedReceipt, ActivityChange?, NotificationContent?) {
+        var receipt = receipt
+        let parts = (try receipt.activityChange?.decoded(), try receipt.content?.decoded())
+        (receipt.activityChange, receipt.content) = (nil, nil)
+        return (receipt, parts.0, parts.1)
+    }
+
+    @Test("A broadcast's receipts write what they share once, each with its own ID, detail and activity; receipts that share less are written whole; all read back whole, by the gateway and by Codable, in frames within the limit",
+          arguments: [false, true])
+    func sharedReceipts(mixed: Bool) throws {
+        let receipts = Self.broadcastReceipts(1_000, mixed: mixed)
+        let bodies = DeviceLinkFraming.receiptFrames(receipts)
+        var decoded: [DeviceLinkMessage.CarriedReceipt] = []
+        for body in bodies {
+            #expect(body.count + 4 <= DeviceLinkFraming.maximumFrameLength)
+            guard case .receipts(let batch) = try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(body)) else {
+                Issue.record("Codable reads no receipts")
+                continue
+            }
+            decoded += batch.receipts
+        }
+        #expect(decoded == receipts)
+        let whole = bodies.map { String(decoding: $0, as: UTF8.self) }.filter { !$0.contains(#""common":"#) }
+        #expect(whole.count == (mixed ? 1 : 0), "only the receipt with an alert shares with none")
+        #expect(whole.allSatisfy { $0.contains("Goal!") })
+        #expect(bodies.count == (mixed ? 5 : 2), "mixed: the three ignored, the one alone, and the three runs around them")
+        #expect(bodies.reduce(0) { $0 + $1.count } < receipts.count * 140, "each receipt's own fields only, but for the first of each run")
+
+        var reader = DeviceLinkFraming.Reader()
+        reader.append(bodies.flatMap(DeviceLinkFraming.framed))
+        var read: [CarriedReceivedReceipt] = []
+        while let inbound = try reader.nextInbound() {
+            guard case .receipts(let batch) = inbound else { Issue.record("not receipts: \(inbound)"); break }
+            read += batch
+        }
+        #expect(read.map(\.device) == receipts.map(\.device))
+        for (read, sent) in zip(read, receipts) {
+            let (kept, change, content) = try Self.kept(read.receipt)
+            #expect(kept == (try Self.kept(ReceivedReceipt(sent.body)).0))
+            #expect(change == sent.body.activityChange && content == sent.body.content)
+        }
+        let share = Array(receipts.prefix(100))
+        let encoded = try JSONEncoder().encode(DeviceLinkMessage.receipts(.init(receipts: share)))
+        #expect(try JSONDecoder().decode(DeviceLinkMessage.self, from: encoded) == .receipts(.init(receipts: share)), "Codable writes what it reads")
+        #expect(String(decoding: encoded, as: UTF8.self).components(separatedBy: "staleDate").count == 2, "the progress once")
+    }
+
+    @Test("A receipts message whose common part or own fields are not a receipt's is an error naming them", arguments: [
+        (#"{"type":"receipts","common":3,"receipts":[]}"#, "a receipts message's common is 3, not an object"),
+        (#"{"type":"receipts","common":{"id":"P","outcome":"late"},"receipts":[]}"#, #"a receipt message's outcome is "late", not one of"#),
+        (#"{"type":"receipts","common":{"id":"P","outcome":"liveactivity"},"receipts":[{"device":"d"}]}"#, "a receipts message's id is missing"),
+        (#"{"type":"receipts","common":{"id":"P","outcome":"liveactivity"},"receipts":[{"id":"P"}]}"#, "a receipts message's device is missing"),
+        (#"{"type":"receipts","common":{"id":"P","outcome":"liveactivity"},"receipts":[{"device":"d","id":"P","activityID":3}]}"#,
+         "a receipts message's activityID is 3, not a string"),
+        (#"{"type":"receipts","common":{"id":"P","outcome":"liveactivity"},"receipts":[{"device":"d","id":"P","detail":[]}]}"#,
+         "a receipts message's detail is [], not a string"),
+    ])
+    func badSharedReceipts(_ body: String, _ message: String) {
+        var reader = DeviceLinkFraming.Reader()
+        reader.append(DeviceLinkFraming.framed(Array(body.utf8)))
+        #expect { _ = try reader.nextInbound() } throws: { error in "\(error)".contains(message) }
+    }
+
     @Test("A receipts message without a device, or with one that is not an object, is an error naming it", arguments: [
         (#"{"type":"receipts","receipts":[{"id":"P1","outcome":"liveactivity"}]}"#, "a receipts message's device is missing"),
         (#"{"type":"receipts","receipts":[3]}"#, "a receipts message's receipts is an array with an element that is not an object"),

@@ -19,6 +19,18 @@ struct DeviceLinkInboundTests {
         try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(frame.dropFirst(4)))
     }
 
+    /// Each of the frames `bytes` holds, read by `Codable`.
+    static func decodedFrames(_ bytes: [UInt8]) throws -> [DeviceLinkMessage] {
+        var messages: [DeviceLinkMessage] = []
+        var rest = bytes[...]
+        while rest.count >= 4 {
+            let length = rest.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            messages.append(try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(rest.dropFirst(4).prefix(length))))
+            rest = rest.dropFirst(4 + length)
+        }
+        return messages
+    }
+
     @Test("A push written by hand reads through Codable as the same push, whatever its strings hold")
     func pushFrames() throws {
         var random = SplitMix(seed: 0xD1CE)
@@ -108,7 +120,11 @@ struct DeviceLinkInboundTests {
         }
         let carried = receipts.enumerated().map { DeviceLinkMessage.CarriedReceipt(device: "fan-\($0.offset)", body: $0.element) }
         let frames = DeviceLinkFraming.frame(.receipts(.init(receipts: carried)))
-        #expect(try Self.decoded(frames) == .receipts(.init(receipts: carried)))
+        let read = try Self.decodedFrames(frames).flatMap { message -> [DeviceLinkMessage.CarriedReceipt] in
+            guard case .receipts(let receipts) = message else { Issue.record("not receipts: \(message.type)"); return [] }
+            return receipts.receipts
+        }
+        #expect(read == carried)
     }
 
     @Test("A device's receipt reads as the gateway keeps it: the fields it acts on read, the rest as the device wrote them")

@@ -29,6 +29,13 @@ struct CarriedBroadcastTests {
                         let records = try await BroadcastChannelTests.deliveries(control, apnsID: apnsID, count: 3)
                         #expect(records.count == 3)
                         #expect(records.allSatisfy { ($0["activity"] as? [String: Any])?["result"] as? String == "applied" }, "\(records)")
+                        for record in records {
+                            // The receipts came back sharing all but their own fields: each record has its own activity.
+                            let device = try #require(record["device"] as? String)
+                            let activity = try #require(ids[device])
+                            #expect((record["activity"] as? [String: Any])?["id"] as? String == activity, "\(record)")
+                            #expect(record["detail"] as? String == "Live Activity \(activity) update: applied", "\(record)")
+                        }
                         for (host, device) in [(first, "fan-1"), (second, "fan-2"), (third, "fan-3")] {
                             #expect(host.state(ofActivity: try #require(ids[device]))?.contentState["status"] == .string("on the way"))
                         }

@@ -66,12 +66,6 @@ extension DeviceLinkMessage {
         }
     }
 
-    /// Device → gateway: the receipts of carried pushes, each naming its device.
-    public struct Receipts: Sendable, Hashable, Codable {
-        public var receipts: [CarriedReceipt]
-        public init(receipts: [CarriedReceipt]) { self.receipts = receipts }
-    }
-
     /// A push and the device it is for, written as the push's fields with `device` beside them.
     public typealias CarriedPush = ForDevice<Delivery>
     /// A receipt and the device it is from, written as the receipt's fields with `device` beside them.
@@ -146,14 +140,9 @@ extension DeviceLinkFraming {
         json.field("channel", common.channel)
     }
 
-    /// `receipts` as `receipts` frames' bodies, as many to a frame as fit within ``maximumFrameLength``.
-    public static func receiptFrames(_ receipts: [DeviceLinkMessage.CarriedReceipt]) -> [[UInt8]] {
-        bodies(type: "receipts", key: "receipts", receipts.map { written($0.body, device: $0.device) })
-    }
-
     /// `{"type": TYPE, "common": COMMON, KEY: [elements…]}` bodies (COMMON in each, when given), as many elements to one
     /// as fit within ``maximumFrameLength``.
-    private static func bodies(type: String, common: [UInt8]? = nil, key: StaticString, _ elements: [[UInt8]]) -> [[UInt8]] {
+    static func bodies(type: String, common: [UInt8]? = nil, key: StaticString, _ elements: [[UInt8]]) -> [[UInt8]] {
         let envelope = envelopeAllowance + (common?.count ?? 0)
         var bodies: [[UInt8]] = []
         var share: [[UInt8]] = []
@@ -218,24 +207,5 @@ extension DeviceLinkFields {
         guard let slice = slice(key), slice.first != UInt8(ascii: "n") else { return nil }
         guard let members = JSONObjectSyntax.members(slice) else { throw fail(message, key, "\(shown(key)), not an object") }
         return DeviceLinkFields(bytes: slice, members: members)
-    }
-
-    /// A `receipts`, read by hand as a `receipt` is.
-    func receipts() throws(DeviceLinkFraming.FramingError) -> [CarriedReceivedReceipt] {
-        var receipts: [CarriedReceivedReceipt] = []
-        for fields in try objects("receipts", of: "receipts") {
-            receipts.append(CarriedReceivedReceipt(device: try fields.required("device", of: "receipts"), receipt: try fields.receipt()))
-        }
-        return receipts
-    }
-}
-
-/// A carried push's receipt as the gateway keeps it, with the device it is from.
-public struct CarriedReceivedReceipt: Sendable, Hashable {
-    public var device: String
-    public var receipt: ReceivedReceipt
-    public init(device: String, receipt: ReceivedReceipt) {
-        self.device = device
-        self.receipt = receipt
     }
 }

@@ -297,7 +297,7 @@ struct DeviceRegistry: Sendable {
     /// first (a dictionary's getter returns a copy, each of its fields retained and released again), which a broadcast
     /// did three times for each of its deliveries. `nil` when there is no such device.
     mutating func inPlace<Value>(_ id: String, _ read: (inout Device) -> Value) -> Value? {
-        devices[id]?.reading(read)
+        devices.inPlace(id, read)
     }
 
     /// Changes activity `id` of `device` in place; `false` when the device has no such activity.

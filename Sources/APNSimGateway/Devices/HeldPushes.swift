@@ -110,14 +110,14 @@ struct HeldPushes: Sendable {
 
     /// Pushes `ids`, sent and held, went on the link of device `carrier` (for devices of its process).
     mutating func carry(_ ids: [String], by carrier: String) {
-        for id in ids { unacknowledged[id]?.carry(by: carrier) }
+        for id in ids { unacknowledged.inPlace(id) { $0.carry(by: carrier) } }
     }
 
     /// The link of device `carrier` ended: the pushes it carried for other devices that they have not answered, in the
     /// order first sent, to go to each on its own link; they are no longer marked as carried.
     mutating func uncarry(by carrier: String) -> [(device: String, delivery: DeviceLinkMessage.Delivery)] {
         let carried = unacknowledged.values.filter { $0.carrier == carrier }.sorted { $0.sequence < $1.sequence }
-        for held in carried { unacknowledged[held.delivery.id]?.carrier = nil }
+        for held in carried { unacknowledged.inPlace(held.delivery.id) { $0.carrier = nil } }
         return carried.map { ($0.device, $0.delivery) }
     }
 
