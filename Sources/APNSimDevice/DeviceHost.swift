@@ -302,8 +302,10 @@ public final class DeviceHost: Sendable {
     /// `payload`: the delivery's payload, when the caller has read it (once for a broadcast's carried pushes).
     func receive(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload? = nil, now: Date) -> [DeviceLinkMessage] {
         let answer = state.withLock { state -> PushAnswer in
-            if let receipt = state.center.receipt(for: delivery.id) { return .receipts([receipt]) }
-            switch Self.serviceExtension(for: delivery, apps: state.apps, configuration: configuration) {
+            let decision = Self.serviceExtension(for: delivery, apps: state.apps, configuration: configuration)
+            // A push answered before gets the same receipt (without an extension, the list itself sees to that).
+            if decision.involvesExtension, let receipt = state.center.receipt(for: delivery.id) { return .receipts([receipt]) }
+            switch decision {
             case .none:
                 return .receipts(state.center.receive(delivery, payload: payload, now: now, categories: state.categories[delivery.bundleID],
                                                       app: state.apps.first { $0.bundleID == delivery.bundleID }))
@@ -363,6 +365,10 @@ public final class DeviceHost: Sendable {
         case launch(AppManifest, PushPayload)
         /// iOS would skip the extension; the record says why.
         case notLaunched(ServiceExtensionManifest, PushPayload, String)
+
+        var involvesExtension: Bool {
+            if case .none = self { false } else { true }
+        }
     }
 
     /// What the device does with a push.

@@ -55,7 +55,7 @@ extension NotificationList {
                                       payload: PushPayload, now: Date, app: AppManifest?) -> DeviceLinkMessage.Receipt {
         var event: ActivityPush.Event?
         do {
-            let push = try ActivityPush(aps: payload.aps)
+            let push = try payload.activityPush?.get() ?? ActivityPush(aps: payload.aps)
             event = push.event
             guard push.event == .start else {
                 throw ActivityPushError("a push-to-start token takes only event start; this push's event is \(push.event.rawValue)")
@@ -93,7 +93,7 @@ extension NotificationList {
         var change = ActivityChange(id: activity.id, event: nil, result: .refused, before: before, channel: delivery.channel)
         let detail: String
         do {
-            let push = try ActivityPush(aps: payload.aps)
+            let push = try payload.activityPush?.get() ?? ActivityPush(aps: payload.aps)
             change.event = push.event
             if delivery.channel != nil, push.event == .start {
                 throw ActivityPushError("a broadcast cannot start a Live Activity; its event must be update or end")

@@ -50,13 +50,25 @@ struct LiveActivityTests {
         (#"{"aps":{"event":"start","timestamp":1,"content-state":{},"attributes-type":"T","attributes":{}}}"#, "no alert"),
         (#"{"aps":{"event":"end","timestamp":1,"dismissal-date":-5}}"#, "aps.dismissal-date is -5"),
     ])
-    func refused(_ json: String, _ says: String) {
+    func refused(_ json: String, _ says: String) throws {
         do {
             _ = try Self.push(json)
             Issue.record("read \(json)")
         } catch {
             #expect("\(error)".contains(says), "\(error)")
         }
+        // Read with the payload too (once for all the pushes of a broadcast), with the same refusal, when aps has an event.
+        let payload = try PushPayload(json: Array(json.utf8))
+        #expect((payload.activityPush == nil) == !json.contains(#""event""#))
+        if case .failure(let error)? = payload.activityPush { #expect("\(error)".contains(says), "\(error)") }
+        if case .success? = payload.activityPush { Issue.record("the payload read \(json)") }
+    }
+
+    @Test("A payload reads its Live Activity push with it, as ActivityPush reads aps")
+    func readWithPayload() throws {
+        let json = #"{"aps":{"event":"update","timestamp":1800000000,"content-state":{"status":"late"},"stale-date":1800000600}}"#
+        #expect(try PushPayload(json: Array(json.utf8)).activityPush?.get() == (try Self.push(json)))
+        #expect(try PushPayload(json: Array(#"{"aps":{"alert":"hi"}}"#.utf8)).activityPush == nil)
     }
 
     @Test("An update replaces the state; one older than the last applied is ignored; the same timestamp applies")

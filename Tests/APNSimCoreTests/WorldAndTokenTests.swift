@@ -8,6 +8,7 @@ import X509
 struct WorldAndTokenTests {
     @Test("Tokens: 8 to 100 bytes of hex in either case, compared in lower case", arguments: [
         (String(repeating: "ab", count: 32), true), (String(repeating: "AB", count: 54), true), (String(repeating: "0f", count: 80), true),
+        (String(repeating: "aF", count: 16), true),
         (String(repeating: "ab", count: 101), false), ("abc", false), (String(repeating: "gg", count: 32), false), ("", false),
     ])
     func tokens(_ text: String, _ valid: Bool) {

@@ -104,6 +104,10 @@ public struct PushPayload: Sendable, Hashable {
     public var mutableContent: Bool
     /// The whole `aps` dictionary, for paths that read other keys (Live Activity `content-state`, `event`).
     public var aps: [String: JSONValue]
+    /// What the payload asks of a Live Activity, or why ActivityKit could not read it (``ActivityPush``); `nil` when
+    /// `aps` has no `event`. Read with the payload, so the thousand pushes of a broadcast that share one payload read it
+    /// once.
+    public var activityPush: Result<ActivityPush, ActivityPushError>?
 
     /// Reads a payload; throws ``PayloadError`` with a sentence when it is not a JSON object.
     public init(json bytes: some Collection<UInt8>) throws(PayloadError) {
@@ -139,6 +143,7 @@ public struct PushPayload: Sendable, Hashable {
         self.content = content
         contentAvailable = aps["content-available"]?.integer == 1
         mutableContent = aps["mutable-content"]?.integer == 1
+        activityPush = aps["event"] == nil ? nil : Result { () throws(ActivityPushError) in try ActivityPush(aps: aps) }
     }
 
     public struct PayloadError: Error, Sendable, CustomStringConvertible {

@@ -23,7 +23,9 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible, Codable 
             problem = "a device token may hold only the hex digits 0-9 and a-f"
             return nil
         }
-        self.hex = raw.lowercased()
+        // Most tokens are lower case already (every token apnsim issues): those are taken as they are, not lowercased
+        // again into a new string (a device reads one for each push a broadcast carries to it).
+        self.hex = raw.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") } ? raw.lowercased() : String(raw)
     }
 
     /// Parses a token the caller vouches for, such as one from a world file; `nil` if it is not valid hex.

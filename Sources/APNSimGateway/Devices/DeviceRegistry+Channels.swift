@@ -37,15 +37,13 @@ extension DeviceRegistry {
             storedBroadcasts[channel.id] = StoredBroadcast(apnsID: apnsID, priority: plan.priority, payload: payload, expires: until)
         }
         var byHost: [String: [BroadcastTarget]] = [:]
-        var index = devices.startIndex
-        while index != devices.endIndex {  // each device read in place (``inPlace(_:_:)``), not copied
-            let id = devices.keys[index]
-            devices.values[index].reading { device in
-                for activity in device.activities.values where activity.channelID == channel.id && activity.bundleID == channel.bundleID {
-                    byHost[device.host ?? "", default: []].append(BroadcastTarget(device: id, activity: activity.id))
+        devices.forEachInPlace { id, device in  // every device and activity read where it is stored, not copied
+            let host = device.host ?? ""
+            device.activities.forEachInPlace { activityID, activity in
+                if activity.channelID == channel.id && activity.bundleID == channel.bundleID {
+                    byHost[host, default: []].append(BroadcastTarget(device: id, activity: activityID))
                 }
             }
-            devices.formIndex(after: &index)
         }
         var shares = byHost.sorted { $0.key < $1.key }.flatMap { _, targets in
             let sorted = targets.sorted { ($0.device, $0.activity) < ($1.device, $1.activity) }
@@ -89,7 +87,7 @@ extension DeviceRegistry {
         actions.persist.reserveCapacity(share.count * 2)
         for target in share {
             let subscribed = inPlace(target.device) { device -> DeviceLinkMessage.Registered? in
-                guard device.activities[target.activity]?.channelID == channel.id else { return nil }
+                guard device.activities.inPlace(target.activity, { $0.channelID == channel.id }) == true else { return nil }
                 return device.registrations.values.first { $0.bundleID == channel.bundleID }
             }
             guard let app = subscribed ?? nil, app.environment == channel.environment else { continue }

@@ -30,9 +30,6 @@ struct DeviceRegistry: Sendable {
         var activities: [String: LiveActivity] = [:]
         /// Each app's Live Activity budget as the device last reported it, by bundle ID.
         var activityBudgets: [String: ActivityBudget.Report] = [:]
-
-        /// `read` on this device in place (``DeviceRegistry/inPlace(_:_:)``).
-        mutating func reading<Value>(_ read: (inout Device) -> Value) -> Value { read(&self) }
     }
 
     /// What an event asks for.
