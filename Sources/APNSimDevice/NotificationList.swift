@@ -101,12 +101,13 @@ public struct NotificationList: Sendable {
                                  processed: (content: NotificationContent, run: ExtensionRun)? = nil,
                                  categories: [NotificationCategory] = [], app: AppManifest? = nil) -> [DeviceLinkMessage.Receipt] {
         if let receipt = answered[delivery.id] { return [receipt] }
-        let badgeBefore = badges[delivery.bundleID]
+        let badged = delivery.pushType != .liveactivity  // a Live Activity push never sets the app's badge
+        let badgeBefore = badged ? badges[delivery.bundleID] : nil
         var receipts = path(of: delivery, payload: payload, now: now, processed: processed, categories: categories, app: app)
         if let index = receipts.firstIndex(where: { $0.id == delivery.id }) {
             if let processed { receipts[index].extensionRun = processed.run }
             // The gateway shows the app's badge from receipts (docs/device-link.md): a push that changed it says so.
-            if badges[delivery.bundleID] != badgeBefore {
+            if badged && badges[delivery.bundleID] != badgeBefore {
                 receipts[index].badge = .init(bundleID: delivery.bundleID, count: badges[delivery.bundleID] ?? 0)
             }
         }

@@ -58,6 +58,7 @@ public final class Gateway: Service, Sendable {
         self.deliveries = deliveries
         self.devices = DeviceDirectory(registry: world, persist: { deliveries.record(contentsOf: $0) }, changes: changes)
         // What a previous run left in a store file: registrations (and so their tokens) and held pushes.
+        devices.recordRestartState(store.isFile)
         devices.restore(try store.deviceState())
         self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,
                                       deliveries: deliveries, clock: configuration.clock)

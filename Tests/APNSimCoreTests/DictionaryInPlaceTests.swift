@@ -19,15 +19,15 @@ struct DictionaryInPlaceTests {
         #expect(held == ["a": Held(name: "A", count: 1), "b": Held(name: "B")])
     }
 
-    @Test("forEachInPlace hands each key once with its stored value to change")
+    @Test("forEachInPlace hands each stored value once to change")
     func forEachInPlace() {
         var held = Dictionary(uniqueKeysWithValues: (0..<100).map { ("k\($0)", Held(name: "n\($0)")) })
         var seen: [String] = []
-        held.forEachInPlace { key, value in
-            seen.append(key)
-            value.count = Int(key.dropFirst())!
+        held.forEachInPlace { value in
+            seen.append(value.name)
+            value.count = Int(value.name.dropFirst())!
         }
-        #expect(seen.sorted() == held.keys.sorted())
+        #expect(seen.sorted() == held.values.map(\.name).sorted())
         #expect(held.allSatisfy { $0.value.count == Int($0.key.dropFirst())! && $0.value.name == "n\($0.value.count)" })
     }
 }

@@ -39,6 +39,21 @@ struct HeldPushesTests {
         #expect(held.arrive("d", now: Self.now).send.isEmpty, "nothing left to send again")
     }
 
+    @Test("With the record in memory, held pushes follow the same rules and make no events a restart would read; outcomes still make theirs")
+    func noRestartState() {
+        var held = HeldPushes()
+        held.recordsRestartState = false
+        let (sent, sentEvents) = held.route(Self.push("1"), to: "d", online: true, expiration: .storeByDefault, now: Self.now)
+        let (stored, storedEvents) = held.route(Self.push("2"), to: "e", online: false, expiration: .until(Self.now + 60), now: Self.now)
+        #expect(sent == .sent && stored == .stored(replacing: nil))
+        #expect(sentEvents.isEmpty && storedEvents.isEmpty)
+        #expect(held.arrive("d", now: Self.now).send.map(\.id) == ["1"], "still held until acknowledged")
+        #expect(held.acknowledge("1").isEmpty)
+        #expect(held.arrive("d", now: Self.now).send.isEmpty)
+        let late = held.arrive("e", now: Self.now + 120)
+        #expect(late.send.isEmpty && Self.words(late.events) == ["dropped:2"], "expired while offline: recorded dropped, no release")
+    }
+
     @Test("Offline: one stored push per app, the newer replacing the older; other apps keep theirs")
     func onePerApp() {
         var held = HeldPushes()

@@ -28,6 +28,11 @@ struct DeviceLinkFields {
     }
 
     func string(_ key: String, of message: String) throws(DeviceLinkFraming.FramingError) -> String? {
+        // A string without escapes is its bytes between the quotes (``JSONObjectSyntax/members(_:)`` has checked it):
+        // taken as they are, not read again as a JSON value (IDs and tokens, several in each element of a carry).
+        if let slice = slice(key), slice.count >= 2, slice.first == UInt8(ascii: "\""), !slice.contains(UInt8(ascii: "\\")) {
+            return String(decoding: UnsafeRawBufferPointer(rebasing: slice[(slice.startIndex + 1)..<(slice.endIndex - 1)]), as: UTF8.self)
+        }
         switch value(key) {
         case nil, .null?: return nil
         case .string(let string)?: return string

@@ -19,13 +19,14 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible, Codable 
             problem = "a device token is \(Self.byteCountRange.lowerBound) to \(Self.byteCountRange.upperBound) bytes (\(Self.byteCountRange.lowerBound * 2) to \(Self.byteCountRange.upperBound * 2) hex digits); this one has \(raw.utf8.count) digits"
             return nil
         }
-        guard raw.utf8.allSatisfy({ Self.isHexDigit($0) }) else {
+        // One pass over the bytes where they are: a device reads a token for each push a broadcast carries to it.
+        let (hex, upper) = raw.utf8.withContiguousStorageIfAvailable(Self.scan) ?? Self.scan(Array(raw.utf8))
+        guard hex else {
             problem = "a device token may hold only the hex digits 0-9 and a-f"
             return nil
         }
-        // Most tokens are lower case already (every token apnsim issues): those are taken as they are, not lowercased
-        // again into a new string (a device reads one for each push a broadcast carries to it).
-        self.hex = raw.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") } ? raw.lowercased() : String(raw)
+        // Most tokens are lower case already (every token apnsim issues): those are taken as they are.
+        self.hex = upper ? raw.lowercased() : String(raw)
     }
 
     /// Parses a token the caller vouches for, such as one from a world file; `nil` if it is not valid hex.
@@ -39,8 +40,17 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible, Codable 
     /// The first 8 digits and an ellipsis, for explanations.
     public var short: String { hex.count > 12 ? String(hex.prefix(8)) + "…" : hex }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
+    /// Whether `bytes` are all hex digits, and whether any is an upper-case one.
+    private static func scan(_ bytes: some Collection<UInt8>) -> (hex: Bool, upper: Bool) {
+        var upper = false
+        for byte in bytes {
+            switch byte {
+            case 0x30...0x39, 0x61...0x66: continue
+            case 0x41...0x46: upper = true
+            default: return (false, upper)
+            }
+        }
+        return (true, upper)
     }
 
     public init(from decoder: any Decoder) throws {

@@ -12,14 +12,14 @@ extension Dictionary {
         return try change(&values[index])
     }
 
-    /// Runs `body` on each key and value, the value where it is stored: `for (key, value) in dictionary` copies each
-    /// value it hands out. (A broadcast looks at every Live Activity of every device: as copies, most of the time it
-    /// took to choose a broadcast's activities.)
+    /// Runs `body` on each value where it is stored: `for value in dictionary.values` copies each value it hands out.
+    /// (A broadcast looks at every Live Activity of every device: as copies, most of the time it took to choose a
+    /// broadcast's activities.)
     @inlinable
-    public mutating func forEachInPlace(_ body: (Key, inout Value) throws -> Void) rethrows {
+    public mutating func forEachInPlace(_ body: (inout Value) throws -> Void) rethrows {
         var index = startIndex
         while index != endIndex {
-            try body(keys[index], &values[index])
+            try body(&values[index])
             formIndex(after: &index)
         }
     }

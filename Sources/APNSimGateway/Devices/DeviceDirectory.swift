@@ -38,6 +38,12 @@ final class DeviceDirectory: Sendable {
         return true
     }
 
+    /// Whether held pushes are recorded for a restart to take back (``HeldPushes/recordsRestartState``): only when the
+    /// record is a file.
+    func recordRestartState(_ records: Bool) {
+        registry.change { $0.held.recordsRestartState = records }
+    }
+
     func restore(_ saved: (registrations: [DeviceRegistration], held: [HeldPush])) {
         registry.change { $0.restore(saved) }
     }

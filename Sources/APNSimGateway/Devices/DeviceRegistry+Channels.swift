@@ -37,11 +37,11 @@ extension DeviceRegistry {
             storedBroadcasts[channel.id] = StoredBroadcast(apnsID: apnsID, priority: plan.priority, payload: payload, expires: until)
         }
         var byHost: [String: [BroadcastTarget]] = [:]
-        devices.forEachInPlace { id, device in  // every device and activity read where it is stored, not copied
-            let host = device.host ?? ""
-            device.activities.forEachInPlace { activityID, activity in
+        devices.forEachInPlace { device in  // every device and activity read where it is stored, not copied
+            let (id, host) = (device.descriptor.id, device.host ?? "")
+            device.activities.forEachInPlace { activity in
                 if activity.channelID == channel.id && activity.bundleID == channel.bundleID {
-                    byHost[host, default: []].append(BroadcastTarget(device: id, activity: activityID))
+                    byHost[host, default: []].append(BroadcastTarget(device: id, activity: activity.id))
                 }
             }
         }

@@ -45,6 +45,10 @@ struct HeldPushes: Sendable {
     private var unacknowledged: [String: Held] = [:]
     /// Orders unacknowledged pushes, so a device gets them again in the order they were first sent.
     private var sequence = 0
+    /// Whether the events that only let a restarted gateway take back what it held (``DeliveryEvent/isRestartState``)
+    /// are made: not when the record is kept in memory, which no restart reads. (Made anyway, the recorder dropped two
+    /// of them for every push a broadcast delivered.)
+    var recordsRestartState = true
 
     /// How long a push without `apns-expiration` is stored: Apple keeps one "for a limited period" and says at most 30
     /// days elsewhere; apnsim uses 30 days.
@@ -62,7 +66,7 @@ struct HeldPushes: Sendable {
                         now: Date, events: inout [DeliveryEvent]) -> Routing {
         if online {
             holdUnacknowledged(delivery, device: device)
-            events.append(.held(HeldPush(id: delivery.id, device: device, slot: nil, expires: nil, delivery: delivery)))
+            if recordsRestartState { events.append(.held(HeldPush(id: delivery.id, device: device, slot: nil, expires: nil, delivery: delivery))) }
             return .sent
         }
         let expires: Date
@@ -74,7 +78,7 @@ struct HeldPushes: Sendable {
         let slot = Self.slot(device: device, delivery: delivery)
         let replaced = pending[slot]?.delivery.id
         pending[slot] = Held(device: device, delivery: delivery, expires: expires)
-        events.append(.held(HeldPush(id: delivery.id, device: device, slot: slot, expires: expires, delivery: delivery)))
+        if recordsRestartState { events.append(.held(HeldPush(id: delivery.id, device: device, slot: slot, expires: expires, delivery: delivery))) }
         return .stored(replacing: replaced)
     }
 
@@ -98,12 +102,12 @@ struct HeldPushes: Sendable {
         var events: [DeliveryEvent] = []
         for delivery in stored {
             holdUnacknowledged(delivery, device: device)
-            events.append(.held(HeldPush(id: delivery.id, device: device, slot: nil, expires: nil, delivery: delivery)))
+            if recordsRestartState { events.append(.held(HeldPush(id: delivery.id, device: device, slot: nil, expires: nil, delivery: delivery))) }
         }
         for id in expired {
             // The outcome first, then the release, so no commit between them can leave a push with neither.
             events.append(.receipt(id: id, outcome: .dropped, content: nil, detail: "apns-expiration passed while the device was offline", at: now))
-            events.append(.released(id: id))
+            if recordsRestartState { events.append(.released(id: id)) }
         }
         return (resend + stored, events)
     }
@@ -123,7 +127,7 @@ struct HeldPushes: Sendable {
 
     /// The device has push `id`; it is no longer held.
     mutating func acknowledge(_ id: String) -> [DeliveryEvent] {
-        unacknowledged.removeValue(forKey: id) != nil ? [.released(id: id)] : []
+        unacknowledged.removeValue(forKey: id) != nil && recordsRestartState ? [.released(id: id)] : []
     }
 
     /// Drops every held push (`POST /v1/reset`).
