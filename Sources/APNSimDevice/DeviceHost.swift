@@ -301,7 +301,12 @@ public final class DeviceHost: Sendable {
     /// What the device does with a push: its receipt at once, or a pending ack while the app's extension runs.
     /// `payload`: the delivery's payload, when the caller has read it (once for a broadcast's carried pushes).
     func receive(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload? = nil, now: Date) -> [DeviceLinkMessage] {
-        let answer = state.withLock { state -> PushAnswer in
+        messages(answering: delivery, with: answer(delivery, payload: payload, now: now))
+    }
+
+    /// What the device does with a push (``receive(_:payload:now:)``), before it becomes messages.
+    private func answer(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload?, now: Date) -> PushAnswer {
+        state.withLock { state -> PushAnswer in
             let decision = Self.serviceExtension(for: delivery, apps: state.apps, configuration: configuration)
             // A push answered before gets the same receipt (without an extension, the list itself sees to that).
             if decision.involvesExtension, let receipt = state.center.receipt(for: delivery.id) { return .receipts([receipt]) }
@@ -317,6 +322,10 @@ public final class DeviceHost: Sendable {
                                                       categories: state.categories[delivery.bundleID]))
             }
         }
+    }
+
+    /// The messages that answer `delivery`: its receipts, or a pending ack while the app's extension runs.
+    private func messages(answering delivery: DeviceLinkMessage.Delivery, with answer: PushAnswer) -> [DeviceLinkMessage] {
         switch answer {
         case .receipts(let receipts):
             // The receipt comes at once, and a receipt acknowledges its push (docs/device-link.md).
@@ -345,10 +354,13 @@ public final class DeviceHost: Sendable {
                 logger.warning("carried push for a device this process does not host", metadata: ["device": "\(item.device)"])
                 continue
             }
-            for message in host.receive(item.body, payload: read?.payload, now: host.configuration.clock.now()) {
-                if case .receipt(let receipt) = message {
-                    receipts.append(.init(device: item.device, body: receipt.carried))
-                } else if host === self {
+            let answer = host.answer(item.body, payload: read?.payload, now: host.configuration.clock.now())
+            if case .receipts(let answered) = answer {  // the usual case: taken as they are, not made messages first
+                for receipt in answered { receipts.append(.init(device: item.device, body: receipt.carried)) }
+                continue
+            }
+            for message in host.messages(answering: item.body, with: answer) {
+                if host === self {
                     answers.append(message)
                 } else {
                     host.send([message], on: host.state.withLock { $0.link })  // a pending ack goes on its own link

@@ -33,19 +33,19 @@ extension NotificationList {
                          app: AppManifest?) -> DeviceLinkMessage.Receipt? {
         if let channel = delivery.channel, let id = delivery.activity {
             // A broadcast, for one activity subscribed to the channel: the gateway names it.
-            guard let activity = liveActivities[id], activity.channelID == channel else {
+            guard let index = liveActivities.index(forKey: id), liveActivities.values[index].channelID == channel else {
                 return .init(id: delivery.id, outcome: .dropped, content: nil,
                              detail: "a broadcast on channel \(channel) for Live Activity \(id), which this device does not have subscribed",
                              activityChange: ActivityChange(id: id, event: nil, result: .refused,
                                                             reason: "no Live Activity \(id) subscribed to channel \(channel) here", channel: channel))
             }
-            return activityPush(delivery, to: activity, payload: payload, now: now, app: app)
+            return activityPush(delivery, to: index, payload: payload, now: now, app: app)
         }
         if let target = pushToStart[delivery.token] {
             return startByPush(delivery, target: target, payload: payload, now: now, app: app)
         }
-        guard let activity = liveActivities.values.first(where: { $0.pushToken == delivery.token }) else { return nil }
-        return activityPush(delivery, to: activity, payload: payload, now: now, app: app)
+        guard let index = liveActivities.firstIndex(where: { $0.value.pushToken == delivery.token }) else { return nil }
+        return activityPush(delivery, to: index, payload: payload, now: now, app: app)
     }
 
     /// A push-to-start push (iOS 17.2): `event: start` to the app's push-to-start token for an attributes type starts a
@@ -85,9 +85,10 @@ extension NotificationList {
     /// A `liveactivity` push to an activity's token: applied by ActivityKit's rules (``LiveActivity/apply(_:now:)``),
     /// or refused with the reason (a payload ActivityKit cannot read, a content state the app's type would not decode,
     /// a priority-10 update past the app's budget); either way the activity is kept and the receipt carries it.
-    private mutating func activityPush(_ delivery: DeviceLinkMessage.Delivery, to activity: LiveActivity, payload: PushPayload,
+    /// `index`: where the activity is in ``liveActivities``, found once (a broadcast's thousand pushes looked each up twice).
+    private mutating func activityPush(_ delivery: DeviceLinkMessage.Delivery, to index: [String: LiveActivity].Index, payload: PushPayload,
                                        now: Date, app: AppManifest?) -> DeviceLinkMessage.Receipt {
-        var activity = activity
+        var activity = liveActivities.values[index]
         _ = activity.age(now: now)
         let before = activity.contentState
         var change = ActivityChange(id: activity.id, event: nil, result: .refused, before: before, channel: delivery.channel)
@@ -126,7 +127,7 @@ extension NotificationList {
             detail = "Live Activity \(activity.id) refused the push: \(error)"
         }
         change.after = activity.contentState
-        liveActivities[activity.id] = activity
+        liveActivities.values[index] = activity
         // An update or end with an alert lights the screen and plays its sound: the record keeps the alert as content.
         let alert = payload.aps["alert"] != nil && (change.result == .applied || change.result == .ended) ? payload.content : nil
         var receipt = DeviceLinkMessage.Receipt(id: delivery.id, outcome: .liveactivity, content: alert, detail: detail, activity: activity,

@@ -129,5 +129,38 @@ extension Fuzz {
             #expect(JSONObjectSyntax.object(Array(#"{"s":"\" \\ \/ \b \f \n \r \t \u00e9 \uD83D\uDE80","a":[1,-2.5e-3,true,null]}"#.utf8))
                     == ["s": .string("\" \\ / \u{8} \u{C} \n \r \t é 🚀"), "a": .array([.number(1), .number(-0.0025), .bool(true), .null])])
         }
+
+        /// Each member as its key and its value's text.
+        static func texts(_ members: [JSONObjectSyntax.Member], in bytes: UnsafeRawBufferPointer) -> [String] {
+            members.map { "\($0.key)=\(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0.value]), as: UTF8.self))" }
+        }
+
+        @Test("objectElements(_:) reads an array of objects in one pass as elements(_:) and members(_:) read it in two; nothing else")
+        func objectElements() {
+            let inputs = Self.cases.map { Array($0.utf8) } + Self.mutations(seed: 2199, extra: "u")
+            var disagreements: [String] = []
+            var read = 0
+            for input in inputs {
+                let array = Array("[".utf8) + input + Array(" , ".utf8) + input + Array("]".utf8)
+                array.withUnsafeBytes { bytes in
+                    let twoPasses = JSONObjectSyntax.elements(bytes).flatMap { elements -> [[String]]? in
+                        var objects: [[String]] = []
+                        for element in elements {
+                            let slice = UnsafeRawBufferPointer(rebasing: bytes[element])
+                            guard let members = JSONObjectSyntax.members(slice) else { return nil }
+                            objects.append(Self.texts(members, in: slice))
+                        }
+                        return objects
+                    }
+                    let onePass = JSONObjectSyntax.objectElements(bytes).map { $0.map { Self.texts($0, in: bytes) } }
+                    if onePass != nil { read += 1 }
+                    if onePass != twoPasses { disagreements.append(String(decoding: array, as: UTF8.self).debugDescription) }
+                }
+            }
+            #expect(read > 1_000, "enough of the mutations are objects to compare")
+            #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
+            #expect(Array("[]".utf8).withUnsafeBytes(JSONObjectSyntax.objectElements)?.isEmpty == true)
+            #expect(Array("[{},3]".utf8).withUnsafeBytes(JSONObjectSyntax.objectElements) == nil)
+        }
     }
 }

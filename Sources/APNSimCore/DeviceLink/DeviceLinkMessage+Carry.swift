@@ -176,17 +176,11 @@ extension DeviceLinkFields {
     /// Each element of the array `key` holds, as the fields of an object; throws naming the key when it is no array of
     /// objects.
     func objects(_ key: String, of message: String) throws(DeviceLinkFraming.FramingError) -> [DeviceLinkFields] {
-        guard let slice = slice(key), let elements = JSONObjectSyntax.elements(slice) else {
-            throw fail(message, key, text(key) == nil ? "missing" : "\(shown(key)), not an array")
+        guard let slice = slice(key) else { throw fail(message, key, "missing") }
+        guard let objects = JSONObjectSyntax.objectElements(slice) else {
+            throw fail(message, key, JSONObjectSyntax.elements(slice) == nil ? "\(shown(key)), not an array" : "an array with an element that is not an object")
         }
-        var objects: [DeviceLinkFields] = []
-        objects.reserveCapacity(elements.count)
-        for element in elements {
-            let bytes = UnsafeRawBufferPointer(rebasing: slice[element])
-            guard let members = JSONObjectSyntax.members(bytes) else { throw fail(message, key, "an array with an element that is not an object") }
-            objects.append(DeviceLinkFields(bytes: bytes, members: members))
-        }
-        return objects
+        return objects.map { DeviceLinkFields(bytes: slice, members: $0) }
     }
 
     /// A `carry`, read by hand as `Codable` reads it.

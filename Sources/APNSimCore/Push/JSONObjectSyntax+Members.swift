@@ -11,27 +11,33 @@ extension JSONObjectSyntax {
     /// receipt). In the order written; a key given twice is there twice.
     public static func members(_ bytes: UnsafeRawBufferPointer) -> [Member]? {
         var scanner = Scanner(bytes: bytes)
-        var members: [Member] = []
         scanner.skipWhitespace()
-        guard scanner.expect(UInt8(ascii: "{")) else { return nil }
+        guard let members = scanner.members(depth: 1) else { return nil }
         scanner.skipWhitespace()
-        if !scanner.expect(UInt8(ascii: "}")) {
+        return scanner.isAtEnd ? members : nil
+    }
+
+    /// The members of each object in the array the bytes hold, their values' places in these bytes, read in one pass
+    /// (rather than ``elements(_:)`` and then ``members(_:)`` of each): for the `carry` and `receipts` of a broadcast,
+    /// a hundred small objects each. `nil` when the bytes are not an array of objects by the rules of ``members(_:)``.
+    public static func objectElements(_ bytes: UnsafeRawBufferPointer) -> [[Member]]? {
+        var scanner = Scanner(bytes: bytes)
+        var objects: [[Member]] = []
+        scanner.skipWhitespace()
+        guard scanner.expect(UInt8(ascii: "[")) else { return nil }
+        scanner.skipWhitespace()
+        if !scanner.expect(UInt8(ascii: "]")) {
             while true {
                 scanner.skipWhitespace()
-                guard let key = scanner.parseString() else { return nil }
+                guard let members = scanner.members(depth: 2) else { return nil }
+                objects.append(members)
                 scanner.skipWhitespace()
-                guard scanner.expect(UInt8(ascii: ":")) else { return nil }
-                scanner.skipWhitespace()
-                let start = scanner.at
-                guard scanner.value(depth: 1) else { return nil }
-                members.append(Member(key: key, value: start..<scanner.at))
-                scanner.skipWhitespace()
-                if scanner.expect(UInt8(ascii: "}")) { break }
+                if scanner.expect(UInt8(ascii: "]")) { break }
                 guard scanner.expect(UInt8(ascii: ",")) else { return nil }
             }
         }
         scanner.skipWhitespace()
-        return scanner.isAtEnd ? members : nil
+        return scanner.isAtEnd ? objects : nil
     }
 
     /// Where each element's text is in the array the bytes hold, checked as ``members(_:)`` checks an object's.
@@ -63,5 +69,29 @@ extension JSONObjectSyntax {
         guard let value = scanner.parse(depth: 0) else { return nil }
         scanner.skipWhitespace()
         return scanner.isAtEnd ? value : nil
+    }
+}
+
+extension JSONObjectSyntax.Scanner {
+    /// The members of the object that starts here (at `depth`), each with the place of its value's text; the scanner
+    /// ends after its `}`. `nil` when it is not an object by the rules of ``value(depth:)``.
+    mutating func members(depth: Int) -> [JSONObjectSyntax.Member]? {
+        guard depth <= JSONObjectSyntax.maximumDepth, expect(UInt8(ascii: "{")) else { return nil }
+        var members: [JSONObjectSyntax.Member] = []
+        skipWhitespace()
+        if expect(UInt8(ascii: "}")) { return members }
+        while true {
+            skipWhitespace()
+            guard let key = parseString() else { return nil }
+            skipWhitespace()
+            guard expect(UInt8(ascii: ":")) else { return nil }
+            skipWhitespace()
+            let start = at
+            guard value(depth: depth) else { return nil }
+            members.append(JSONObjectSyntax.Member(key: key, value: start..<at))
+            skipWhitespace()
+            if expect(UInt8(ascii: "}")) { return members }
+            guard expect(UInt8(ascii: ",")) else { return nil }
+        }
     }
 }
