@@ -53,7 +53,8 @@ public final class DeliveryRecorder: Sendable {
 
     /// Queues events in order, under one lock (a broadcast's share is a few hundred).
     public func record(contentsOf events: [DeliveryEvent]) {
-        buffer.append(contentsOf: store.isFile ? events : events.filter { !$0.isRestartState })
+        let kept = store.isFile || !events.contains(where: \.isRestartState) ? events : events.filter { !$0.isRestartState }
+        buffer.append(contentsOf: kept)
     }
 
     /// Events applied so far that can add a match to a filter (a new delivery, a receipt): a reader waiting for more

@@ -161,6 +161,8 @@ struct LiveActivityTests {
         #expect(type.contentStateProblem(["status": .number(1), "etaMinutes": .number(4)])
                 == "content-state does not decode as DeliveryAttributes.ContentState: status is 1, not a String")
         #expect(type.contentStateProblem(["status": .string("s"), "etaMinutes": .number(4.5)])?.contains("etaMinutes is 4.5, not an Int") == true)
+        #expect(type.contentStateProblem([:]) == "content-state does not decode as DeliveryAttributes.ContentState: etaMinutes is missing",
+                "two problems: always the first in key order")
         #expect(type.attributesProblem([:]) == "attributes do not decode as DeliveryAttributes: orderID is missing")
         #expect(ActivityAttributesType.Field(swiftType: "Int?") == .init(.int, optional: true))
         #expect(ActivityAttributesType.Field(swiftType: "UUID") == nil)

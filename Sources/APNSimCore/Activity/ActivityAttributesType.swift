@@ -56,12 +56,13 @@ public struct ActivityAttributesType: Sendable, Hashable, Codable {
             case .bool: if case .bool = value { true } else { false }
             case .json: true
             }
+            if fits { return nil }
             let expected = switch kind {
             case .date: "a Date (a number)"
             case .int: "an Int"
             default: "a \(kind.rawValue)"
             }
-            return fits ? nil : "is \(value.jsonText), not \(expected)"
+            return "is \(value.jsonText), not \(expected)"
         }
     }
 
@@ -82,7 +83,9 @@ public struct ActivityAttributesType: Sendable, Hashable, Codable {
     }
 
     private static func problem(_ object: [String: JSONValue], fields: [String: Field]) -> String? {
-        for (key, field) in fields.sorted(by: { $0.key < $1.key }) {
+        // Checked as they are first: the usual answer is none, and a device asks for each push a broadcast brings it.
+        guard fields.contains(where: { $0.value.problem(with: object[$0.key]) != nil }) else { return nil }
+        for (key, field) in fields.sorted(by: { $0.key < $1.key }) {  // the first in key order, so it is always the same
             if let problem = field.problem(with: object[key]) { return "\(key) \(problem)" }
         }
         return nil
