@@ -82,12 +82,11 @@ public struct ActivityAttributesType: Sendable, Hashable, Codable {
         Self.problem(attributes, fields: self.attributes).map { "attributes do not decode as \(name): \($0)" }
     }
 
+    /// The problem of the first field in key order, so it is always the same; one pass, with no sorting (a device
+    /// checks each push a broadcast brings it, and the usual answer is none).
     private static func problem(_ object: [String: JSONValue], fields: [String: Field]) -> String? {
-        // Checked as they are first: the usual answer is none, and a device asks for each push a broadcast brings it.
-        guard fields.contains(where: { $0.value.problem(with: object[$0.key]) != nil }) else { return nil }
-        for (key, field) in fields.sorted(by: { $0.key < $1.key }) {  // the first in key order, so it is always the same
-            if let problem = field.problem(with: object[key]) { return "\(key) \(problem)" }
-        }
-        return nil
+        fields.compactMap { key, field in field.problem(with: object[key]).map { (key, $0) } }
+            .min { $0.0 < $1.0 }
+            .map { "\($0.0) \($0.1)" }
     }
 }

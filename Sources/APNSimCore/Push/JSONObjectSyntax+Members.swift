@@ -21,38 +21,30 @@ extension JSONObjectSyntax {
     /// (rather than ``elements(_:)`` and then ``members(_:)`` of each): for the `carry` and `receipts` of a broadcast,
     /// a hundred small objects each. `nil` when the bytes are not an array of objects by the rules of ``members(_:)``.
     public static func objectElements(_ bytes: UnsafeRawBufferPointer) -> [[Member]]? {
-        var scanner = Scanner(bytes: bytes)
-        var objects: [[Member]] = []
-        scanner.skipWhitespace()
-        guard scanner.expect(UInt8(ascii: "[")) else { return nil }
-        scanner.skipWhitespace()
-        if !scanner.expect(UInt8(ascii: "]")) {
-            while true {
-                scanner.skipWhitespace()
-                guard let members = scanner.members(depth: 2) else { return nil }
-                objects.append(members)
-                scanner.skipWhitespace()
-                if scanner.expect(UInt8(ascii: "]")) { break }
-                guard scanner.expect(UInt8(ascii: ",")) else { return nil }
-            }
-        }
-        scanner.skipWhitespace()
-        return scanner.isAtEnd ? objects : nil
+        array(bytes) { scanner in scanner.members(depth: 2) }
     }
 
     /// Where each element's text is in the array the bytes hold, checked as ``members(_:)`` checks an object's.
     public static func elements(_ bytes: UnsafeRawBufferPointer) -> [Range<Int>]? {
+        array(bytes) { scanner in
+            let start = scanner.at
+            return scanner.value(depth: 1) ? start..<scanner.at : nil
+        }
+    }
+
+    /// What `element` reads of each element of the array the bytes hold (it starts at the element and ends after it;
+    /// `nil` when it is not one), or `nil` when the bytes are not such an array.
+    private static func array<Element>(_ bytes: UnsafeRawBufferPointer, _ element: (inout Scanner) -> Element?) -> [Element]? {
         var scanner = Scanner(bytes: bytes)
-        var elements: [Range<Int>] = []
+        var elements: [Element] = []
         scanner.skipWhitespace()
         guard scanner.expect(UInt8(ascii: "[")) else { return nil }
         scanner.skipWhitespace()
         if !scanner.expect(UInt8(ascii: "]")) {
             while true {
                 scanner.skipWhitespace()
-                let start = scanner.at
-                guard scanner.value(depth: 1) else { return nil }
-                elements.append(start..<scanner.at)
+                guard let read = element(&scanner) else { return nil }
+                elements.append(read)
                 scanner.skipWhitespace()
                 if scanner.expect(UInt8(ascii: "]")) { break }
                 guard scanner.expect(UInt8(ascii: ",")) else { return nil }

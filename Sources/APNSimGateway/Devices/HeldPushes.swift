@@ -66,7 +66,7 @@ struct HeldPushes: Sendable {
                         now: Date, events: inout [DeliveryEvent]) -> Routing {
         if online {
             holdUnacknowledged(delivery, device: device)
-            if recordsRestartState { events.append(.held(HeldPush(id: delivery.id, device: device, slot: nil, expires: nil, delivery: delivery))) }
+            restartState(.held(HeldPush(id: delivery.id, device: device, slot: nil, expires: nil, delivery: delivery)), into: &events)
             return .sent
         }
         let expires: Date
@@ -78,7 +78,7 @@ struct HeldPushes: Sendable {
         let slot = Self.slot(device: device, delivery: delivery)
         let replaced = pending[slot]?.delivery.id
         pending[slot] = Held(device: device, delivery: delivery, expires: expires)
-        if recordsRestartState { events.append(.held(HeldPush(id: delivery.id, device: device, slot: slot, expires: expires, delivery: delivery))) }
+        restartState(.held(HeldPush(id: delivery.id, device: device, slot: slot, expires: expires, delivery: delivery)), into: &events)
         return .stored(replacing: replaced)
     }
 
@@ -102,12 +102,12 @@ struct HeldPushes: Sendable {
         var events: [DeliveryEvent] = []
         for delivery in stored {
             holdUnacknowledged(delivery, device: device)
-            if recordsRestartState { events.append(.held(HeldPush(id: delivery.id, device: device, slot: nil, expires: nil, delivery: delivery))) }
+            restartState(.held(HeldPush(id: delivery.id, device: device, slot: nil, expires: nil, delivery: delivery)), into: &events)
         }
         for id in expired {
             // The outcome first, then the release, so no commit between them can leave a push with neither.
             events.append(.receipt(id: id, outcome: .dropped, content: nil, detail: "apns-expiration passed while the device was offline", at: now))
-            if recordsRestartState { events.append(.released(id: id)) }
+            restartState(.released(id: id), into: &events)
         }
         return (resend + stored, events)
     }
@@ -127,7 +127,9 @@ struct HeldPushes: Sendable {
 
     /// The device has push `id`; it is no longer held.
     mutating func acknowledge(_ id: String) -> [DeliveryEvent] {
-        unacknowledged.removeValue(forKey: id) != nil && recordsRestartState ? [.released(id: id)] : []
+        var events: [DeliveryEvent] = []
+        if unacknowledged.removeValue(forKey: id) != nil { restartState(.released(id: id), into: &events) }
+        return events
     }
 
     /// Drops every held push (`POST /v1/reset`).
@@ -148,6 +150,11 @@ struct HeldPushes: Sendable {
                 holdUnacknowledged(push.delivery, device: push.device)
             }
         }
+    }
+
+    /// Adds `event`, which only a restarted gateway reads (``DeliveryEvent/isRestartState``), when such events are kept.
+    private func restartState(_ event: @autoclosure () -> DeliveryEvent, into events: inout [DeliveryEvent]) {
+        if recordsRestartState { events.append(event()) }
     }
 
     private mutating func holdUnacknowledged(_ delivery: DeviceLinkMessage.Delivery, device: String) {
