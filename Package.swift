@@ -213,6 +213,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            // What every test target's end-to-end tests share: the hang guard, the trait that runs them a few at a
+            // time, an HTTP client with the hang guard's timeouts. Not a product.
+            name: "APNSimTestSupport",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/APNSimTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "APNSimCoreTests",
             dependencies: [
@@ -227,7 +238,7 @@ let package = Package(
             name: "APNSimGatewayTests",
             dependencies: [
                 "APNSimCore", "APNSimGateway", "APNSimInbox", "APNSimStore", "APNSimProvider", "APNSimDevice", "APNSimExtensions",
-                "APNSimTesting",
+                "APNSimTesting", "APNSimTestSupport",
                 "apnsim",  // built for the tests that start real device processes
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -266,12 +277,12 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSimScenarioTests",
-            dependencies: ["APNSimCore", "APNSimScenario", "APNSimStore"],
+            dependencies: ["APNSimCore", "APNSimScenario", "APNSimStore", "APNSimTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "APNSimTestingTests",
-            dependencies: ["APNSimTesting", "APNSimScenario", "APNSimProvider"],
+            dependencies: ["APNSimTesting", "APNSimScenario", "APNSimProvider", "APNSimTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

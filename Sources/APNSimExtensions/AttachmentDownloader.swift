@@ -20,14 +20,17 @@ public struct AttachmentDownloader: Sendable {
     /// redirects (no loops), gzip and deflate decoded (up to 100 times the compressed size), and a refused or
     /// unreachable server fails the download at once instead of being retried until the budget runs out. One
     /// process may run many devices, each of which would have its own connections to a media host; the pool
-    /// allows 64 per host where async-http-client's default is 8 (Benchmarks/e2e.sh, rich-push run).
+    /// allows 64 per host where async-http-client's default is 8 (Benchmarks/e2e.sh, rich-push run). A connection
+    /// may take as long as URLSession's request timeout (60 s) to open, so the extension's budget, the deadline of
+    /// each download, is what ends a slow one, as on iOS; async-http-client's own 10 s ended downloads on a busy machine
+    /// that the budget still had room for.
     public static let sharedClient: HTTPClient = {
         var pool = HTTPClient.Configuration.ConnectionPool()
         pool.retryConnectionEstablishment = false
         pool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         let configuration = HTTPClient.Configuration(
             redirectConfiguration: .follow(max: 5, allowCycles: false),
-            timeout: .init(connect: .seconds(10)),
+            timeout: .init(connect: .seconds(60)),
             connectionPool: pool,
             decompression: .enabled(limit: .ratio(100)))
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)

@@ -21,6 +21,9 @@ extension Sandbox {
         /// How long the sandbox waits for its devices to register before it reports ready anyway: long enough for a
         /// Swift extension's first build on a busy machine (it returns as soon as they have).
         public var registrationTimeout: Duration = .seconds(120)
+        /// How long one attempt of a device to reach the gateway may take before it backs off and tries again; `nil`:
+        /// the device's own default (`DeviceHostConfiguration.connectTimeout`).
+        public var deviceConnectTimeout: Duration?
         /// Runs the gateway and the in-process devices on this clock, which `POST /v1/clock` moves ahead.
         public var virtualClock: VirtualClock? {
             didSet {
@@ -33,6 +36,17 @@ extension Sandbox {
             self.world = world
             self.certs = certs
             self.gateway = GatewayConfiguration(tls: .certsDirectory(certs))
+        }
+
+        /// For a world that tests run in: every timeout that only guards against a peer too slow to go on with (a
+        /// provider's TLS handshake and HTTP/2 preface, a device link's heartbeats, a device's connect) becomes `limit`.
+        /// On a busy machine those run long, and how fast the machine is must decide no test's verdict. What tests
+        /// check (Apple's rules: the idle timeout, token ages, extension budgets) stays as it is.
+        public mutating func waitForSlowPeers(upTo limit: Duration) {
+            gateway.connection.handshakeTimeout = limit
+            // A link silent for three intervals is dead (DeviceLinkHandler); devices keep their own beat.
+            gateway.heartbeatInterval = limit.inSeconds / 3
+            deviceConnectTimeout = limit
         }
 
         /// Every listener on a port the system picks, so sandboxes run side by side.

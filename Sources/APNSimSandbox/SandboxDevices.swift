@@ -33,7 +33,7 @@ struct SandboxDevices: Sendable {
             let processes = DeviceProcesses()
             do {
                 try await processes.start(specs, executable: executable, world: configuration.world, devicePort: devicePort,
-                                          certs: configuration.certs, dataRoot: dataRoot)
+                                          certs: configuration.certs, dataRoot: dataRoot, connectTimeout: configuration.deviceConnectTimeout)
                 let registered = await processes.waitUntilRegistered(specs, gateway: gateway, timeout: configuration.registrationTimeout)
                 let status = Set(gateway.deviceStatus.filter(\.online).map(\.descriptor.id))
                 await onRegistered(registered ? [] : specs.flatMap(\.deviceIDs).filter { !status.contains($0) })
@@ -73,6 +73,7 @@ struct SandboxDevices: Sendable {
             device.extensionCategoriesApply = spec.extensionCategoriesApply ?? false
             if let budget = spec.extensionBudget { device.extensionBudget = .milliseconds(Int64(budget * 1000)) }
             if let clock = configuration.virtualClock { device.clock = .virtual(clock) }
+            if let connectTimeout = configuration.deviceConnectTimeout { device.connectTimeout = connectTimeout }
             device.group = group
             return DeviceHost(configuration: device, logger: logger, tlsContext: context)
         } }

@@ -12,25 +12,34 @@ struct ControlClient: Sendable {
     let baseURL: String
     /// Sent as `Authorization: Bearer …` when the control API asks for one.
     var token: String?
+    /// How long one request may take: an install waits for the device's answer (its Swift extension's build), a
+    /// long-poll for what it waits for. Only a hang runs into it (``ScenarioRunner/Options/patience``).
+    var timeout: Duration = .seconds(600)
 
     struct Answer: Sendable {
         var status: Int
         var body: JSONValue?
     }
 
-    func get(_ path: String, timeout: Duration = .seconds(70)) async throws -> Answer {
-        try await request(path, method: .GET, timeout: timeout)
+    func get(_ path: String) async throws -> Answer {
+        try await request(path, method: .GET)
     }
 
     func post(_ path: String, body: String? = nil) async throws -> Answer {
-        try await request(path, method: .POST, body: body, timeout: .seconds(30))
+        try await request(path, method: .POST, body: body)
     }
 
     func delete(_ path: String) async throws -> Answer {
-        try await request(path, method: .DELETE, timeout: .seconds(30))
+        try await request(path, method: .DELETE)
     }
 
-    private func request(_ path: String, method: HTTPMethod, body: String? = nil, timeout: Duration) async throws -> Answer {
+    /// The client the runner's requests go through: no read timeout of its own (async-http-client's shared one gives
+    /// up after 90 s without a byte, which an install waiting on a build on a busy machine can take); each request's
+    /// deadline is ``timeout``.
+    private static let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                                           configuration: .init(timeout: .init(connect: .seconds(60), read: nil)))
+
+    private func request(_ path: String, method: HTTPMethod, body: String? = nil) async throws -> Answer {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if let token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
@@ -38,7 +47,7 @@ struct ControlClient: Sendable {
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: body))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .nanoseconds(timeout.components.seconds * 1_000_000_000))
+        let response = try await Self.client.execute(request, timeout: .nanoseconds(timeout.components.seconds * 1_000_000_000))
         let bytes = try await response.body.collect(upTo: 64 << 20)
         let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes.readableBytesView))
         return Answer(status: Int(response.status.code), body: value)

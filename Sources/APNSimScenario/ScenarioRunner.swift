@@ -19,6 +19,10 @@ public struct ScenarioRunner: Sendable {
         /// How long a step waits for a delivery or an install when its `expect.within` does not say. A step that
         /// passes ends as soon as what it waits for is there, so this only bounds a failing one.
         public var within: Duration = .seconds(60)
+        /// How long a scenario's world waits for a peer that is slow only because the machine is busy (a provider's
+        /// TLS handshake, a device's connect, link heartbeats, devices registering, the control API answering): ten
+        /// minutes, so a busy machine's speed decides no scenario's verdict; what a scenario checks keeps its own time.
+        public var patience: Duration = .seconds(600)
         /// Logs of the worlds scenarios run in; errors only unless changed (the report says what happened).
         public var logger: Logger = {
             var logger = Logger(label: "apnsim.replay")
@@ -82,7 +86,7 @@ public struct ScenarioRunner: Sendable {
     public func run(path: String, against gateway: RunningGateway) async -> ScenarioResult {
         await loading(path) { loaded in
             let started = ContinuousClock.now
-            let control = ControlClient(baseURL: gateway.controlURL, token: gateway.controlToken)
+            let control = ControlClient(baseURL: gateway.controlURL, token: gateway.controlToken, timeout: options.patience)
             do {
                 let health = try await control.get("/v1/health")
                 guard health.status == 200, case .object(let ports)? = health.body?["providerPorts"] else {
@@ -116,6 +120,8 @@ public struct ScenarioRunner: Sendable {
         configuration.media = Sandbox.Media(directory: loaded.mediaDirectory ?? options.media)
         configuration.useEphemeralPorts()
         configuration.virtualClock = VirtualClock()
+        configuration.waitForSlowPeers(upTo: options.patience)
+        configuration.registrationTimeout = options.patience
         let certs = options.certs
         let registrationTimeout = configuration.registrationTimeout
         do {
@@ -126,7 +132,7 @@ public struct ScenarioRunner: Sendable {
                 }
                 let target = ScenarioSession.Target(
                     host: "127.0.0.1", providerPorts: running.providerPorts, managementPorts: running.managementPorts,
-                    control: ControlClient(baseURL: running.controlURL),
+                    control: ControlClient(baseURL: running.controlURL, timeout: options.patience),
                     media: running.mediaURL.map { "\($0)/media" }, certs: certs)
                 return await self.steps(of: loaded, on: target)
             }

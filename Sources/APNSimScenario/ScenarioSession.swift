@@ -372,17 +372,26 @@ actor ScenarioSession {
 
     /// The deliveries of one accepted push or broadcast with an outcome, once there are `count` (or `within` has passed).
     private func deliveries(apnsID: String, count: Int, within: Duration) async throws -> [JSONValue] {
-        let seconds = min(60, within.inSeconds)
-        return try await target.control.get("/v1/deliveries?apnsId=\(apnsID)&wait=\(seconds)&count=\(max(1, count))&limit=\(count + 1)").body?.array ?? []
+        try await longPoll("/v1/deliveries?apnsId=\(apnsID)&count=\(max(1, count))&limit=\(count + 1)", count: max(1, count), within: within)
     }
 
     /// The device's deliveries with an outcome, oldest first, once there are as many as `expected` names (or
-    /// `within` has passed): one long-poll, `GET /v1/deliveries?wait=…&count=…`.
+    /// `within` has passed): long-polls of `GET /v1/deliveries?wait=…&count=…`.
     private func deliveries(_ expected: Scenario.Deliveries, within: Duration) async throws -> [JSONValue] {
-        let seconds = min(60, within.inSeconds)
-        var query = "/v1/deliveries?device=\(expected.device)&limit=1000&wait=\(seconds)&count=\(max(1, expected.records.count))"
+        var query = "/v1/deliveries?device=\(expected.device)&limit=1000&count=\(max(1, expected.records.count))"
         if let app = expected.app { query += "&bundle=\(app)" }
-        return try await target.control.get(query).body?.array ?? []
+        return try await longPoll(query, count: max(1, expected.records.count), within: within)
+    }
+
+    /// `GET query&wait=…` until it answers `count` records or `within` has passed: the control API holds one
+    /// long-poll for at most 60 s, so a longer `within` asks again (a step given two minutes had one).
+    private func longPoll(_ query: String, count: Int, within: Duration) async throws -> [JSONValue] {
+        let deadline = ContinuousClock.now + within
+        while true {
+            let left = max(deadline - ContinuousClock.now, .zero)
+            let records = try await target.control.get("\(query)&wait=\(min(60, left.inSeconds))").body?.array ?? []
+            if records.count >= count || left <= .seconds(60) { return records }
+        }
     }
 
     /// The app's token or refusal on the device. The control API has no long-poll for installs, so this asks

@@ -43,6 +43,7 @@ public final class SimulatedWorld: Sendable {
         configuration.media = Sandbox.Media(directory: options.media, port: 0)
         configuration.useEphemeralPorts()
         configuration.registrationTimeout = options.registrationTimeout
+        if let patience = options.patience { configuration.waitForSlowPeers(upTo: patience) }
         let clock = VirtualClock()
         configuration.virtualClock = clock
         let certs = options.certs
@@ -116,6 +117,11 @@ extension SimulatedWorld {
         public var media = APNSimFiles.root.appendingPathComponent("Scenarios/media").path
         /// How long the world waits for its devices to register, a Swift extension's first build included.
         public var registrationTimeout: Duration = .seconds(120)
+        /// How long the world waits for a peer that is slow only because the machine is busy: a provider's TLS
+        /// handshake and HTTP/2 preface, a device's connect, the device links' heartbeats. Ten minutes, so how fast
+        /// the machine running the tests is decides no verdict. `nil` keeps the gateway's own (10 s for a handshake,
+        /// as `apnsim up` has), for a test of how a provider fares with those.
+        public var patience: Duration? = .seconds(600)
         /// The world's logs; warnings and worse unless changed.
         public var logger: Logger = {
             var logger = Logger(label: "apnsim.testing")

@@ -186,8 +186,8 @@ struct DeviceCommand: AsyncParsableCommand {
         guard connectTimeout.isFinite, (0.1...600).contains(connectTimeout) else {
             throw ValidationError("--connect-timeout takes 0.1 to 600 seconds; got \(connectTimeout)")
         }
-        guard extensionGrace.isFinite, (0...60).contains(extensionGrace) else {
-            throw ValidationError("--extension-grace takes 0 to 60 seconds; got \(extensionGrace)")
+        guard extensionGrace.isFinite, (0...600).contains(extensionGrace) else {
+            throw ValidationError("--extension-grace takes 0 to 600 seconds; got \(extensionGrace)")
         }
         for entry in resources { _ = try Self.appAndValue(entry, option: "--resources") }
         for entry in extensions { _ = try Self.serviceExtension(entry) }

@@ -55,6 +55,18 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("idle-timeout"), help: "Seconds without inbound bytes before a provider connection gets GOAWAY IdleTimeout.")
     var idleTimeout = 3600
 
+    @Option(name: .customLong("handshake-timeout"),
+            help: "Seconds a provider connection has to finish its TLS handshake and HTTP/2 preface before it is closed.")
+    var handshakeTimeout = 10.0
+
+    @Option(name: .customLong("shutdown-grace"),
+            help: "Seconds the requests in flight get to finish after GOAWAY Shutdown when the gateway stops, before their connections close.")
+    var shutdownGrace = 5.0
+
+    @Option(name: .customLong("heartbeat-interval"),
+            help: "Seconds between the heartbeats a device link carries; a link silent for three intervals is closed as dead.")
+    var heartbeatInterval = 15.0
+
     @Option(name: .customLong("max-streams"), help: "MAX_CONCURRENT_STREAMS once a connection is authenticated.")
     var maxStreams = 1000
 
@@ -106,6 +118,13 @@ struct GatewayOptions: ParsableArguments {
             throw ValidationError("--max-record-age takes a number of seconds, 0 (no limit) or more; got \(maxRecordAge)")
         }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout takes a positive number of seconds; got \(idleTimeout)") }
+        for (name, seconds) in [("--handshake-timeout", handshakeTimeout), ("--heartbeat-interval", heartbeatInterval)]
+        where !(seconds.isFinite && seconds > 0 && seconds <= Self.longestTimeout) {
+            throw ValidationError("\(name) takes more than 0 and up to \(Int(Self.longestTimeout)) seconds; got \(seconds)")
+        }
+        guard shutdownGrace.isFinite, (0...Self.longestTimeout).contains(shutdownGrace) else {
+            throw ValidationError("--shutdown-grace takes 0 to \(Int(Self.longestTimeout)) seconds; got \(shutdownGrace)")
+        }
         guard uninstallDelay.isFinite, uninstallDelay >= 0 else {
             throw ValidationError("--uninstall-delay takes a number of seconds, 0 or more; got \(uninstallDelay)")
         }
@@ -116,6 +135,9 @@ struct GatewayOptions: ParsableArguments {
             throw ValidationError("\(name) takes 0 to 65535; got \(port)")
         }
     }
+
+    /// The longest a timeout of seconds may be: a day, so a mistyped one is an error rather than a hang.
+    static let longestTimeout = 86_400.0
 
     var logger: Logger {
         var logger = Logger(label: "apnsim")
@@ -155,6 +177,9 @@ struct GatewayOptions: ParsableArguments {
         configuration.tokenSecret = tokenSecret
         configuration.uninstallDelay = uninstallDelay
         configuration.connection.idleTimeout = .seconds(idleTimeout)
+        configuration.connection.handshakeTimeout = .milliseconds(Int64(handshakeTimeout * 1000))
+        configuration.connection.shutdownGrace = .milliseconds(Int64(shutdownGrace * 1000))
+        configuration.heartbeatInterval = heartbeatInterval
         configuration.connection.maxConcurrentStreams = maxStreams
         configuration.connection.initialTokenStreams = initialTokenStreams
         configuration.durableAnswers = !answerBeforeCommit

@@ -1,11 +1,12 @@
 import APNSimCore
 import APNSimGateway
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// Who may reach the gateway's doors: the control API (a token beyond loopback) and the device link (a device
 /// certificate from the gateway's CA).
-@Suite("Access")
+@Suite("Access", .endToEnd)
 struct AccessTests {
     static func status(_ port: Int, authorization: String?) async throws -> (Int, String) {
         let answer = try await ControlClient(port: port).get("/v1/health", headers: authorization.map { [("Authorization", $0)] } ?? [])

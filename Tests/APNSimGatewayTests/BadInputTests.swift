@@ -2,11 +2,12 @@ import APNSimCore
 import APNSimGateway
 import APNSimProvider
 import APNSimStore
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// Bad input is answered, not crashed on, and the gateway keeps serving afterwards.
-@Suite("Bad input")
+@Suite("Bad input", .endToEnd)
 struct BadInputTests {
     /// A valid push on a new connection: the gateway is still up and serving.
     static func stillServes(_ harness: GatewayHarness) async throws {

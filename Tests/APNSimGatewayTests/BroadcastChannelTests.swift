@@ -4,13 +4,14 @@ import APNSimExtensions
 import APNSimGateway
 import APNSimProvider
 import APNSimStore
+import APNSimTestSupport
 import Crypto
 import Foundation
 import Testing
 
 /// Broadcast channels (iOS 18) through the real gateway and real devices over TLS: the channel management API on its
 /// own port, broadcasts on the provider port, fanned out to every Live Activity subscribed.
-@Suite("Broadcast channels end to end")
+@Suite("Broadcast channels end to end", .endToEnd)
 struct BroadcastChannelTests {
     static let app = "com.example.app"
 
@@ -176,7 +177,7 @@ struct BroadcastChannelTests {
     }
 
     static func deliveries(_ control: ControlClient, apnsID: String, count: Int) async throws -> [[String: Any]] {
-        try #require(try await control.get("/v1/deliveries?apnsId=\(apnsID)&wait=60&count=\(count)").json as? [[String: Any]])
+        try await control.deliveries("apnsId=\(apnsID)", count: count)
     }
 
     @Test("One broadcast reaches every activity subscribed, on every device; a late subscriber gets the stored message only with storage")

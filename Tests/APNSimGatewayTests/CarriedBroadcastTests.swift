@@ -2,13 +2,14 @@ import APNSimCore
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// A broadcast to several devices of one process (`apnsim device --count`), through the real gateway and device hosts:
 /// its pushes go to the process on one link, and their receipts come back together, each with where its activity
 /// stands rather than the whole activity (docs/device-link.md, "Carried pushes").
-@Suite("Carried broadcasts end to end")
+@Suite("Carried broadcasts end to end", .endToEnd)
 struct CarriedBroadcastTests {
     @Test("A broadcast to three devices of one process: each applies it, and the gateway's list shows each activity whole with the new state")
     func carriedToOneProcess() async throws {

@@ -1,12 +1,13 @@
 import APNSimCore
 import APNSimProvider
 import APNSimStore
+import APNSimTestSupport
 import Foundation
 import NIOHTTP2
 import Testing
 
 /// Certificate authentication with client certificates made in code for each edge case.
-@Suite("Certificate auth")
+@Suite("Certificate auth", .endToEnd)
 struct CertificateAuthTests {
     static func alert(topic: String? = "com.example.app", pushType: String = "alert",
                       token: String = TestWorld.devToken) -> ProviderRequest {

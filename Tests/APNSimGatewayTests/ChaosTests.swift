@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import APNSimTestSupport
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -10,13 +11,13 @@ import Testing
 
 /// Nothing answered 200 is lost when the gateway is killed (SIGKILL) while it runs with a store file: after a
 /// restart on the same file, every accepted push is displayed or recorded dropped by Apple's rules.
-@Suite("Chaos: killed gateway", .serialized)
+@Suite("Chaos: killed gateway", .serialized, .endToEnd)
 struct ChaosTests {
     /// Starts `count` devices in one `apnsim device` process and returns it with each device's token.
     static func devices(_ count: Int, gateway: GatewayProcess, data: String) async throws -> (ApnsimProcess, [String]) {
         let process = try await ApnsimProcess(["device", "--count", String(count), "--id", "chaos", "--device-port", String(gateway.devicePort),
-                                         "--certs", "Certs", "--data", data, "--stop-when-stdin-closes"])
-        let printed = try await process.waitForOutput(timeout: .seconds(60)) { text in
+                                         "--certs", "Certs", "--data", data, "--stop-when-stdin-closes"] + DeviceProcess.hangGuardTimeouts)
+        let printed = try await process.waitForOutput(timeout: HangGuard.limit) { text in
             text.components(separatedBy: "registered, token").count - 1 >= count
         }
         let tokens = printed.split(whereSeparator: \.isNewline).compactMap { line -> String? in
@@ -94,11 +95,11 @@ struct ChaosTests {
             if answered.increment() == tokens.count { first.process.signal(SIGKILL) }  // at once, on the last 200
         }
         #expect(accepted.count == 100, "every push is accepted before the kill")
-        #expect(await first.process.exitTime(within: .seconds(60)) != nil)
+        #expect(await first.process.exitTime(within: HangGuard.limit) != nil)
 
         let second = try await GatewayProcess.start(store: store, devicePort: first.devicePort)
         let (again, _) = try await Self.devices(100, gateway: second, data: data)
-        let outcomes = try await Self.outcomes(of: accepted, gateway: second, within: .seconds(300))
+        let outcomes = try await Self.outcomes(of: accepted, gateway: second, within: HangGuard.limit)
         #expect(outcomes.count == accepted.count, "\(accepted.count - outcomes.count) accepted pushes have no outcome after the restart")
         #expect(outcomes.values.allSatisfy { $0 == "displayed" }, "\(Set(outcomes.values))")
         await again.stop()
@@ -122,12 +123,12 @@ struct ChaosTests {
             accepted.formUnion(round)
             if round.count < 1000 { break }
         }
-        #expect(await first.process.exitTime(within: .seconds(60)) != nil)
+        #expect(await first.process.exitTime(within: HangGuard.limit) != nil)
         #expect(!accepted.isEmpty)
         print("chaos: \(accepted.count) pushes answered 200 before the kill")
 
         let second = try await GatewayProcess.start(store: store, devicePort: first.devicePort)
-        let outcomes = try await Self.outcomes(of: accepted, gateway: second, within: .seconds(300))
+        let outcomes = try await Self.outcomes(of: accepted, gateway: second, within: HangGuard.limit)
         #expect(outcomes.count == accepted.count, "\(accepted.count - outcomes.count) of \(accepted.count) accepted pushes have no outcome")
         #expect(Set(outcomes.values).isSubset(of: ["displayed", "replaced", "dropped"]), "\(Set(outcomes.values))")
         await devices.stop()

@@ -1,11 +1,12 @@
 import APNSimCore
 import APNSimGateway
 import APNSimProvider
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// `GET /v1/clock` and `POST /v1/clock`: a virtual clock moves ahead on request; the system's clock does not.
-@Suite("Clock")
+@Suite("Clock", .endToEnd)
 struct ClockTests {
     @Test("A virtual clock moves ahead by what is asked, and token checks see it")
     func virtualClock() async throws {

@@ -1,10 +1,11 @@
 import APNSimExtensions
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// What a command prints when it cannot do what it was asked: one sentence naming the input, exit status 1, and
 /// no usage text (that is for mistakes on the command line itself).
-@Suite("Command errors")
+@Suite("Command errors", .endToEnd)
 struct CommandErrorTests {
     @Test("A broken world file stops apnsim gateway with file, line and key, and no usage text")
     func brokenWorld() async throws {
@@ -36,6 +37,17 @@ struct CommandErrorTests {
         let (status, output) = try await ChildProcess.run([ApnsimProcess.executable.path, "gateway", "--log-level", "loud"])
         #expect(status != .exited(0))
         #expect(output.contains("'loud' is invalid for '--log-level") && output.contains("warning"))
+    }
+
+    @Test("A timeout of the gateway that is no number of seconds it can wait is an error naming the option and the value",
+          arguments: [("--handshake-timeout", "0", "--handshake-timeout takes more than 0 and up to 86400 seconds; got 0.0"),
+                      ("--handshake-timeout", "nan", "--handshake-timeout takes more than 0 and up to 86400 seconds; got nan"),
+                      ("--heartbeat-interval", "-1", "--heartbeat-interval takes more than 0 and up to 86400 seconds; got -1.0"),
+                      ("--shutdown-grace", "1e9", "--shutdown-grace takes 0 to 86400 seconds; got 1000000000.0")])
+    func badTimeouts(_ option: String, _ value: String, _ message: String) async throws {
+        let (status, output) = try await ChildProcess.run([ApnsimProcess.executable.path, "gateway", "\(option)=\(value)"])
+        #expect(status != .exited(0))
+        #expect(output.contains("Error: \(message)"), "\(output)")
     }
 
     @Test("apnsim extension run removes its run folder, unless --keep, which says where it is")

@@ -2,12 +2,13 @@ import APNSimCore
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// Faults that act on whole provider connections, with many streams in flight at once: what a provider sees,
 /// and that a provider which sends again what was not answered loses nothing and duplicates nothing.
-@Suite("Connection faults")
+@Suite("Connection faults", .endToEnd)
 struct ConnectionFaultTests {
     @Test("GOAWAY after 5 of 20 concurrent pushes: those up to last-stream-id are answered, the rest are not processed; sent again, every push is displayed once")
     func goAwayWithStreamsInFlight() async throws {
@@ -48,7 +49,7 @@ struct ConnectionFaultTests {
                     #expect(response.status == 200)
                 }
                 await again.close()
-                let records = try #require(try await control.get("/v1/deliveries?token=\(token)&limit=1000&wait=60&count=20").json as? [[String: Any]])
+                let records = try await control.deliveries("token=\(token)&limit=1000", count: 20)
                 let bodies = records.compactMap { ($0["content"] as? [String: Any])?["body"] as? String }
                 #expect(bodies.sorted() == (0...19).map(String.init).sorted(), "every push displayed exactly once")
 

@@ -1,11 +1,12 @@
 import APNSimCore
 import APNSimGateway
 import APNSimProvider
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// Connection-level behaviour: PING, idle and shutdown GOAWAYs.
-@Suite("Connection behaviour")
+@Suite("Connection behaviour", .endToEnd)
 struct ConnectionTests {
     @Test("PING is answered")
     func ping() async throws {

@@ -3,12 +3,13 @@ import APNSimDevice
 import APNSimGateway
 import APNSimProvider
 import APNSimStore
+import APNSimTestSupport
 import Crypto
 import Foundation
 import Testing
 
 /// The control API over real HTTP, driven the way a test in any language would drive it.
-@Suite("Control API")
+@Suite("Control API", .endToEnd)
 struct ControlAPITests {
     static func push(_ harness: GatewayHarness, _ client: ProviderClient, token: String = TestWorld.devToken, jwt: String) async throws -> ProviderResponse {
         try await client.send(.push(token: token, payload: GatewayHarness.alert, headers: harness.headers(jwt: jwt)))

@@ -2,11 +2,12 @@ import APNSimCore
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// Driving devices through the control API: offline and online, installing and removing apps.
-@Suite("Device control")
+@Suite("Device control", .endToEnd)
 struct DeviceControlTests {
     @Test("Offline on request: pushes are stored; back online, they are delivered")
     func offlineOnline() async throws {

@@ -2,11 +2,12 @@ import APNSimCore
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// Provider → gateway → simulated device → delivery record, over real TLS on both legs.
-@Suite("Delivery to devices")
+@Suite("Delivery to devices", .endToEnd)
 struct DeviceDeliveryTests {
     static func push(_ harness: GatewayHarness, token: DeviceToken, payload: String, apnsID: String,
                      extra: [(name: String, value: String)] = []) async throws -> ProviderResponse {
@@ -17,9 +18,8 @@ struct DeviceDeliveryTests {
     }
 
     /// The delivery record of `apnsID` once it is complete, waiting up to `wait` seconds (a long-poll).
-    static func delivery(_ control: ControlClient, apnsID: String, wait: Int = 60) async throws -> [String: Any]? {
-        let found = try await control.get("/v1/deliveries?apnsId=\(apnsID)&wait=\(wait)").json as? [[String: Any]]
-        return found?.first
+    static func delivery(_ control: ControlClient, apnsID: String) async throws -> [String: Any]? {
+        try await control.deliveries("apnsId=\(apnsID)").first
     }
 
     @Test("A device registers, an alert reaches it, and the delivery record shows what it displayed")
@@ -118,7 +118,7 @@ struct DeviceDeliveryTests {
     }
 }
 
-@Suite("Delivery to devices: paths and guarantees")
+@Suite("Delivery to devices: paths and guarantees", .endToEnd)
 struct DevicePathTests {
     @Test("Each push type takes its path on the device, and the record says which", arguments: [
         ("background", #"{"aps":{"content-available":1},"sync":"all"}"#, [("apns-priority", "5")], "background"),
@@ -184,7 +184,7 @@ struct DevicePathTests {
     }
 }
 
-@Suite("Delivery to devices: gateway restarts")
+@Suite("Delivery to devices: gateway restarts", .endToEnd)
 struct GatewayRestartTests {
     @Test("With a store file, a restarted gateway keeps tokens and pending pushes, and delivers them on reconnect")
     func restartKeepsPendingPushes() async throws {
@@ -240,7 +240,7 @@ extension GatewayRestartTests {
     }
 }
 
-@Suite("Delivery to devices: expiry while offline")
+@Suite("Delivery to devices: expiry while offline", .endToEnd)
 struct ExpiryTests {
     @Test("A stored push whose apns-expiration passes while the device is offline is dropped, not delivered")
     func expiredWhileOffline() async throws {

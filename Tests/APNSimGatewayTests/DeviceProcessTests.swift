@@ -1,11 +1,12 @@
 import APNSimCore
 import APNSimGateway
 import APNSimProvider
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// The send-to-display path with `apnsim device` as its own process, as users run it.
-@Suite("Device processes")
+@Suite("Device processes", .endToEnd)
 struct DeviceProcessTests {
     /// The device list once `check` holds for it, asked again each time the gateway says the devices changed.
     static func devices(_ control: ControlClient, until check: @escaping @Sendable ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
@@ -67,7 +68,7 @@ struct DeviceProcessTests {
     }
 }
 
-@Suite("Device processes: every path")
+@Suite("Device processes: every path", .endToEnd)
 struct DeviceProcessPathTests {
     @Test("Each push type takes its path in an apnsim device process", arguments: [
         ("alert", "com.example.app", #"{"aps":{"alert":{"title":"T","body":"B"}}}"#, "displayed"),
@@ -95,7 +96,7 @@ struct DeviceProcessPathTests {
     }
 }
 
-@Suite("Device processes: the notification list")
+@Suite("Device processes: the notification list", .endToEnd)
 struct DeviceProcessListTests {
     static func send(_ harness: GatewayHarness, token: String, payload: String, collapseID: String? = nil) async throws -> String {
         let apnsID = UUID().uuidString

@@ -1,13 +1,14 @@
 import APNSimCore
 @testable import APNSimGateway
 import APNSimStore
+import APNSimTestSupport
 import Foundation
 import NIOEmbedded
 import Testing
 
 /// The one owner of apps, tokens and devices, driven with plain values and a fixed time: no socket (a device's link
 /// is an `EmbeddedChannel` nothing reads), no clock, delivery IDs given by the test.
-@Suite("Device registry")
+@Suite("Device registry", .endToEnd)
 struct DeviceRegistryTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let token = DeviceToken(String(repeating: "cd", count: 32))!

@@ -3,6 +3,7 @@ import APNSimDevice
 import APNSimExtensions
 import APNSimGateway
 import APNSimProvider
+import APNSimTestSupport
 import Foundation
 import Logging
 import Testing
@@ -10,7 +11,7 @@ import Testing
 /// Extensions of kind `executable` (docs/extension-protocol.md): the Python example in Scenarios/extensions runs
 /// as a scenario; these are executables that misbehave, each with a clear sentence on the record while the
 /// device keeps serving.
-@Suite("Service extensions: executables")
+@Suite("Service extensions: executables", .endToEnd)
 struct ExecutableExtensionTests {
     static func app(_ command: [String], _ change: (inout ServiceExtensionManifest) -> Void = { _ in }) -> AppManifest {
         appWithExtension(.executable) { manifest in
@@ -99,9 +100,9 @@ struct ExecutableExtensionTests {
                 let second = try await client.send(.push(token: try #require(device.tokens["com.example.other"]).hex, payload: GatewayHarness.alert,
                                                 headers: harness.headers(jwt: jwt, topic: "com.example.other", extra: [("apns-id", fine)])))
                 #expect(second.status == 200, "\(second)")
-                let shown = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: fine, wait: 60))
+                let shown = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: fine))
                 #expect(shown["outcome"] as? String == "displayed")
-                let crashed = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: broken, wait: 60))
+                let crashed = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: broken))
                 #expect((crashed["extension"] as? [String: Any])?["outcome"] as? String == "crashed", "\(crashed)")
             }
         }
@@ -125,7 +126,7 @@ struct ExecutableExtensionTests {
                 let response = try await client.send(.push(token: try #require(device.tokens["com.example.other"]).hex, payload: GatewayHarness.alert,
                                                            headers: harness.headers(jwt: harness.jwt(), topic: "com.example.other", extra: [("apns-id", fine)])))
                 #expect(response.status == 200, "\(response)")
-                let shown = try await DeviceDeliveryTests.delivery(ControlClient(port: harness.endpoints.controlPort), apnsID: fine, wait: 60)
+                let shown = try await DeviceDeliveryTests.delivery(ControlClient(port: harness.endpoints.controlPort), apnsID: fine)
                 #expect(shown?["outcome"] as? String == "displayed")
             }
         }

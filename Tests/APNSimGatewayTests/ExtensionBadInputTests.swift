@@ -1,12 +1,13 @@
 import APNSimCore
 import APNSimDevice
 import APNSimGateway
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// What goes wrong between the extension and the media, and at install: each gets a sentence on the record, the
 /// original content, and the next push still works.
-@Suite("Service extensions: bad media and bad manifests")
+@Suite("Service extensions: bad media and bad manifests", .endToEnd)
 struct ExtensionBadInputTests {
     /// A Braze `ab.att` (`MEDIA` is the media server), and what the record must show.
     static let media: [(name: String, att: String, refusal: Int?, diagnostic: String)] = [

@@ -2,12 +2,13 @@ import APNSimCore
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// The runtime's rules, driven by the `scripted` kind (the push says what the extension does): the budget and the
 /// expiry callback, first call wins, crashes, memory, suppression, one process per app reused.
-@Suite("Service extensions: the runtime")
+@Suite("Service extensions: the runtime", .endToEnd)
 struct ExtensionRuntimeTests {
     static func script(_ json: String) -> String { richPush(#""apnsim":{"extension":\#(json)}"#) }
 
@@ -28,7 +29,8 @@ struct ExtensionRuntimeTests {
 
     @Test("At expiry serviceExtensionTimeWillExpire's best attempt is shown")
     func bestAttemptAtExpiry() async throws {
-        try await withExtensionWorld(appWithExtension(.scripted), budget: .seconds(1), grace: .milliseconds(300)) { send in
+        // The grace is the hang guard's: the best attempt comes at once, however long a busy machine takes to hand it.
+        try await withExtensionWorld(appWithExtension(.scripted), budget: .seconds(1)) { send in
             let delivery = try await send(Self.script(#"{"action":"hang","atExpiry":"best-attempt","title":"Best attempt"}"#))
             #expect(delivery.run["outcome"] as? String == "expired")
             #expect(delivery.content["title"] as? String == "Best attempt", "\(delivery.run)")

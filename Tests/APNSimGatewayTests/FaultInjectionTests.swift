@@ -1,11 +1,12 @@
 import APNSimCore
 import APNSimGateway
 import APNSimProvider
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// Apple's server-side failures, queued through `POST /v1/faults` and answered on the real provider connection.
-@Suite("Fault injection")
+@Suite("Fault injection", .endToEnd)
 struct FaultInjectionTests {
     @Test("A queued fault answers the next matching pushes, then pushes pass again", arguments: [
         ("ServiceUnavailable", 503),

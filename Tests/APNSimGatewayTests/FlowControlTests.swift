@@ -1,10 +1,11 @@
 import APNSimCore
 import APNSimGateway
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// The connection-level receive window, which the gateway has to replenish itself (it reads frames directly).
-@Suite("Flow control")
+@Suite("Flow control", .endToEnd)
 struct FlowControlTests {
     static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + http2Frame(type: 0x4, stream: 0, payload: [])
     static let settingsAck = http2Frame(type: 0x4, flags: 0x1, stream: 0, payload: [])

@@ -1,5 +1,6 @@
 import APNSimCore
 import APNSimGateway
+import APNSimTestSupport
 import APNSimTesting
 import AsyncHTTPClient
 import Foundation
@@ -10,13 +11,13 @@ import Testing
 /// The inbox's composer (`POST /v1/compose`) in a whole sandbox world: it sends through the provider API, signed
 /// with the world's key, so a good push is displayed and a bad one gets Apple's status, reason and the gateway's
 /// explanation; a request it cannot send is a sentence naming what is wrong.
-@Suite("Inbox composer")
+@Suite("Inbox composer", .endToEnd)
 struct InboxComposerTests {
     static func post(_ world: SimulatedWorld, _ body: String) async throws -> (status: UInt, json: [String: Any]) {
         var request = HTTPClientRequest(url: world.controlURL + "/v1/compose")
         request.method = .POST
         request.body = .bytes(ByteBuffer(string: body))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+        let response = try await HTTPClient.forTests.execute(request, timeout: HangGuard.deadline)
         let data = Data(try await response.body.collect(upTo: 1 << 20).readableBytesView)
         return (response.status.code, try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any]))
     }
@@ -30,7 +31,7 @@ struct InboxComposerTests {
     @Test("It offers the media server's fixtures and every push type; a Braze push is displayed with the device's copy")
     func brazeThroughTheProviderAPI() async throws {
         try await SimulatedWorld.run { world in
-            let offer = try await HTTPClient.shared.execute(HTTPClientRequest(url: world.controlURL + "/v1/compose"), timeout: .seconds(120))
+            let offer = try await HTTPClient.forTests.execute(HTTPClientRequest(url: world.controlURL + "/v1/compose"), timeout: HangGuard.deadline)
             let offered = try #require(try JSONSerialization.jsonObject(with: Data(try await offer.body.collect(upTo: 1 << 20).readableBytesView)) as? [String: Any])
             #expect(offered["available"] as? Bool == true)
             let media = try #require(offered["media"] as? [String: Any])
@@ -49,12 +50,12 @@ struct InboxComposerTests {
             let delivery = try await world.delivery(apnsID: try #require(sent["apnsId"] as? String))
             #expect(delivery.outcome == .displayed)
             let attachment = try #require(delivery.content?.attachments.first)
-            let copy = try await HTTPClient.shared.execute(HTTPClientRequest(url: world.controlURL + "/v1/attachments/\(attachment.sha256)"),
-                                                           timeout: .seconds(120))
+            let copy = try await HTTPClient.forTests.execute(HTTPClientRequest(url: world.controlURL + "/v1/attachments/\(attachment.sha256)"),
+                                                           timeout: HangGuard.deadline)
             #expect(copy.status == .ok)
             #expect(copy.headers.first(name: "content-type") == "image/jpeg")
             // The app's badge, as the device reported it.
-            let devices = try await HTTPClient.shared.execute(HTTPClientRequest(url: world.controlURL + "/v1/devices"), timeout: .seconds(120))
+            let devices = try await HTTPClient.forTests.execute(HTTPClientRequest(url: world.controlURL + "/v1/devices"), timeout: HangGuard.deadline)
             let list = try #require(try JSONSerialization.jsonObject(with: Data(try await devices.body.collect(upTo: 1 << 20).readableBytesView)) as? [[String: Any]])
             let apps = try #require(list.first { $0["id"] as? String == "iphone-dev" }?["apps"] as? [[String: Any]])
             #expect(apps.first?["badge"] as? Int == 5)

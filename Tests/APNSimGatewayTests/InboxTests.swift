@@ -1,6 +1,7 @@
 import APNSimDevice
 import APNSimGateway
 import APNSimStore
+import APNSimTestSupport
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -9,7 +10,7 @@ import Testing
 
 /// The sandbox inbox's files and its event stream, as the control port serves them (the browser check in CI opens
 /// the page itself).
-@Suite("Inbox")
+@Suite("Inbox", .endToEnd)
 struct InboxTests {
     @Test("The page, its stylesheet and script are served with their types; an unknown file is 404")
     func files() async throws {
@@ -17,13 +18,13 @@ struct InboxTests {
             let base = "http://127.0.0.1:\(harness.endpoints.controlPort)"
             for (path, type, mention) in [("/", "text/html", "apnsim inbox"), ("/inbox/inbox.css", "text/css", "prefers-color-scheme"),
                                           ("/inbox/inbox.js", "text/javascript", "EventSource")] {
-                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + path), timeout: .seconds(120))
+                let response = try await HTTPClient.forTests.execute(HTTPClientRequest(url: base + path), timeout: HangGuard.deadline)
                 #expect(response.status == .ok, "\(path)")
                 #expect(response.headers.first(name: "content-type")?.hasPrefix(type) == true, "\(path)")
                 let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
                 #expect(text.contains(mention), "\(path)")
             }
-            let missing = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/inbox/secrets.txt"), timeout: .seconds(120))
+            let missing = try await HTTPClient.forTests.execute(HTTPClientRequest(url: base + "/inbox/secrets.txt"), timeout: HangGuard.deadline)
             #expect(missing.status == .notFound)
         }
     }
@@ -33,7 +34,7 @@ struct InboxTests {
         try await withGateway { harness in
             try await withDevice(harness) { device in
                 let base = "http://127.0.0.1:\(harness.endpoints.controlPort)"
-                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/v1/events"), timeout: .seconds(120))
+                let response = try await HTTPClient.forTests.execute(HTTPClientRequest(url: base + "/v1/events"), timeout: HangGuard.deadline)
                 #expect(response.headers.first(name: "content-type") == "text/event-stream")
                 var text = ""
                 var sent = false
@@ -60,7 +61,7 @@ struct InboxTests {
                 // The device's registration is in the record before the stream opens (the gateway queued it before
                 // answering the device), so any deliveries event below is the test's own doing.
                 try harness.gateway.deliveries.flush()
-                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/v1/events"), timeout: .seconds(120))
+                let response = try await HTTPClient.forTests.execute(HTTPClientRequest(url: base + "/v1/events"), timeout: HangGuard.deadline)
                 var text = ""
                 var beforeReset = ""
                 var step = 0
@@ -101,7 +102,7 @@ struct InboxTests {
                     _ = try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"\#(index)"}}"#,
                                                            apnsID: UUID().uuidString)
                 }
-                _ = try await control.get("/v1/deliveries?wait=10&count=7")
+                _ = try await control.deliveries("limit=1000", count: 7)
                 var seen: [String] = []
                 var path = "/v1/deliveries?order=newest&limit=3"
                 while true {

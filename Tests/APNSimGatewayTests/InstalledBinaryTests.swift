@@ -1,10 +1,11 @@
 import APNSimExtensions
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// An apnsim installed away from its checkout (a binary copied to a server or into an image) builds a team's Swift
 /// extension from the UserNotifications mirror built into it.
-@Suite("An installed apnsim")
+@Suite("An installed apnsim", .endToEnd)
 struct InstalledBinaryTests {
     @Test("A binary copied alone to another folder builds and runs a team's Swift extension", .hangGuard)
     func copiedBinaryBuildsExtensions() async throws {

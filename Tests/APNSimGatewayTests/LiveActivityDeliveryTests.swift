@@ -3,12 +3,13 @@ import APNSimDevice
 import APNSimExtensions
 import APNSimGateway
 import APNSimProvider
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// Live Activities through the real gateway and a real device over TLS: an app starts one, a provider updates it by
 /// its own push token.
-@Suite("Live Activities end to end")
+@Suite("Live Activities end to end", .endToEnd)
 struct LiveActivityDeliveryTests {
     static func update(_ harness: GatewayHarness, token: String, aps: String) async throws -> (ProviderResponse, String) {
         let client = try await harness.connect()

@@ -2,13 +2,14 @@ import APNSimCore
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// The rest of what iOS does to a Live Activity, through the real gateway and a real device over TLS: relevance
 /// order, stale and dismissal dates sent by push, the budget of an app with frequent updates, and payloads the
 /// gateway or the device refuses without losing the activity.
-@Suite("Live Activities: order, stale, end by push, budget, refusals")
+@Suite("Live Activities: order, stale, end by push, budget, refusals", .endToEnd)
 struct LiveActivityLifecycleTests {
     /// Sends `aps` to `token` as a `liveactivity` push with `priority`; returns the answer and the delivery record.
     static func push(_ harness: GatewayHarness, _ control: ControlClient, token: String, priority: Int = 10,

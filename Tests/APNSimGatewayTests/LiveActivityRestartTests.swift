@@ -1,10 +1,11 @@
 import APNSimProvider
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// A Live Activity outlives a gateway restart, as an activity on a phone outlives an APNs outage: the device keeps
 /// it, tells the new gateway about it when it registers again, and its push token reaches it.
-@Suite("Live Activities across a gateway restart")
+@Suite("Live Activities across a gateway restart", .endToEnd)
 struct LiveActivityRestartTests {
     @Test("After the gateway restarts, a device's running activity is listed again and its push token still updates it",
           .hangGuard)
@@ -13,7 +14,7 @@ struct LiveActivityRestartTests {
         let types = #"[{"name":"DeliveryAttributes","attributes":{"orderID":"String"},"contentState":{"status":"String","etaMinutes":"Int"}}]"#
         let device = try await ApnsimProcess(["device", "--id", "la-1", "--device-port", String(first.devicePort), "--certs", "Certs",
                                               "--data", temporaryDirectory(), "--activity-types", "com.example.app:\(types)",
-                                              "--stop-when-stdin-closes"])
+                                              "--stop-when-stdin-closes"] + DeviceProcess.hangGuardTimeouts)
         defer { Task { await device.stop() } }
         _ = try await device.waitForOutput("registered, token")
         let started = try await first.control.post("/v1/devices/la-1/activities", #"""

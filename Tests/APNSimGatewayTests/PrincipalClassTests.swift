@@ -1,5 +1,6 @@
 import APNSimCore
 import APNSimExtensions
+import APNSimTestSupport
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// `NSExtensionPrincipalClass`, from the world file or beside the source, else the most-derived subclass. Read from
 /// the source's text, so no build is needed to check it. And the modules an extension imports, in the order their
 /// imports need, with a sentence naming the module, file and line when one does not build.
-@Suite("Own extensions: the principal class and modules")
+@Suite("Own extensions: the principal class and modules", .endToEnd)
 struct PrincipalClassTests {
     static let base = "open class VendorService: UNNotificationServiceExtension {\n    open func hook() {}\n}\n"
     static let subclass = "final class NotificationService: VendorService {\n    override func hook() {}\n}\n"

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import APNSimTestSupport
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -18,10 +19,10 @@ import Testing
 /// What is checked is that it stops, not how fast: ``hangGuard`` only ends a wait for a process that would never stop.
 /// A limit of two seconds once stood here and failed on busy machines with processes that had stopped, because this
 /// test process was slow to see them go (`Benchmarks/stop.sh` measures how long stopping takes).
-@Suite("Process stops", .hangGuard)
+@Suite("Process stops", .hangGuard, .endToEnd)
 struct ProcessStopTests {
     static let signals: [Int32] = [SIGINT, SIGTERM]
-    static let hangGuard: Duration = .seconds(60)
+    static let hangGuard: Duration = HangGuard.limit
 
     static func name(_ signal: Int32) -> String { signal == SIGINT ? "SIGINT" : "SIGTERM" }
 
@@ -85,7 +86,7 @@ struct ProcessStopTests {
                     }
                 }
                 // Pushes are arriving at the device: the first one is displayed.
-                _ = try await control.get("/v1/deliveries?token=\(token)&wait=60")
+                _ = try await control.deliveries("token=\(token)")
                 try await Self.expectStops(device.process, on: signal, "mid-delivery")
                 tasks.cancelAll()
             }
@@ -116,7 +117,7 @@ struct ProcessStopTests {
     func gatewayUnderLoad(_ signal: Int32) async throws {
         let gateway = try await ApnsimProcess(["gateway", "--development-port", "0", "--production-port", "0", "--control-port", "0",
                                          "--device-port", "0", "--store", temporaryDirectory() + ".sqlite", "--log-level", "notice",
-                                         "--stop-when-stdin-closes"])
+                                         "--stop-when-stdin-closes"] + GatewayProcess.hangGuardTimeouts)
         let banner = try await gateway.waitForOutput("CA to trust")
         let port = try #require(Self.port(after: "development (sandbox) provider API  https://127.0.0.1:", in: banner))
         let client: ProviderClient
@@ -148,7 +149,7 @@ struct ProcessStopTests {
     func upAndItsDevices(_ signal: Int32) async throws {
         let up = try await ApnsimProcess(["up", "--development-port", "0", "--production-port", "0", "--control-port", "0",
                                     "--device-port", "0", "--media-port", "0", "--data", temporaryDirectory(), "--certs", "Certs",
-                                    "--stop-when-stdin-closes"])
+                                    "--stop-when-stdin-closes"] + GatewayProcess.hangGuardTimeouts)
         _ = try await up.waitForOutput("Ctrl-C stops everything.")
         let devices = await Self.children(of: up.pid)
         #expect(devices.count == 2, "the sandbox world's two devices: \(devices)")

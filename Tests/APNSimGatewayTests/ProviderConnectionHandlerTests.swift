@@ -24,7 +24,9 @@ struct ProviderConnectionHandlerTests {
         let store: Store
         let clock: ManualClock
 
-        init(policy: GatewayConfiguration.ConnectionPolicy = .init()) throws {
+        /// `beforeHTTP2`: the connection as it is until its TLS handshake and HTTP/2 preface are done, with the handler
+        /// that waits for them (and closes it when the handshake timeout runs out) instead of the HTTP/2 handler.
+        init(policy: GatewayConfiguration.ConnectionPolicy = .init(), beforeHTTP2: Bool = false) throws {
             let clock = ManualClock(Date())
             let store = try Store()
             let recorder = try SendRecorder(store: store, clock: .manual(clock))
@@ -38,8 +40,12 @@ struct ProviderConnectionHandlerTests {
             let connection = ProviderConnection(environment: .development, services: services, remoteAddress: "test")
             loop = EmbeddedEventLoop()
             channel = EmbeddedChannel(loop: loop)
-            try channel.pipeline.syncOperations.addHandler(
-                ProviderConnectionHandler(connection: connection, watch: ProtocolErrorWatch(connection: connection)))
+            if beforeHTTP2 {
+                try channel.pipeline.syncOperations.addHandler(ProtocolSelectionHandler(connection: connection))
+            } else {
+                try channel.pipeline.syncOperations.addHandler(
+                    ProviderConnectionHandler(connection: connection, watch: ProtocolErrorWatch(connection: connection)))
+            }
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 2197)).wait()
             self.faults = faults
             self.recorder = recorder

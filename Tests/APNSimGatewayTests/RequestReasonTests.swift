@@ -1,13 +1,14 @@
 import APNSimCore
 import APNSimProvider
 import APNSimStore
+import APNSimTestSupport
 import Crypto
 import Foundation
 import Testing
 
 /// Every reason a single request can earn, each through a real TLS + HTTP/2 connection to a live gateway,
 /// checking status, reason and Apple's error framing (HEADERS, then one DATA frame that ends the stream).
-@Suite("Request reasons")
+@Suite("Request reasons", .endToEnd)
 struct RequestReasonTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String

@@ -2,6 +2,7 @@ import APNSimCore
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import APNSimTestSupport
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
@@ -10,7 +11,7 @@ import Testing
 
 /// Provider → gateway → device → the app's notification service extension (downloads, attachments) → the
 /// delivery record, over real TLS and a real HTTP media server.
-@Suite("Service extensions")
+@Suite("Service extensions", .endToEnd)
 struct ServiceExtensionTests {
     /// Sends `payload` to the device's app and returns its delivery record once the device has answered.
     static func send(_ payload: String, harness: GatewayHarness, device: DeviceHost) async throws -> [String: Any] {
@@ -20,7 +21,7 @@ struct ServiceExtensionTests {
         #expect(response.status == 200)
         let control = ControlClient(port: harness.endpoints.controlPort)
         // Long enough for a download while other suites keep both cores busy; the long-poll returns at once.
-        return try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID, wait: 60))
+        return try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
     }
 
     @Test("Braze: ab.att with a JPEG, a GIF or an MP4 is downloaded, attached and displayed",
@@ -51,8 +52,8 @@ struct ServiceExtensionTests {
                     #expect(stats["/media/\(file)"] == 1)
                     // The inbox shows the device's own copy, sent over the device link, with the type's MIME type.
                     let sha = try #require(attachments.first?["sha256"] as? String)
-                    let copy = try await HTTPClient.shared.execute(
-                        HTTPClientRequest(url: "http://127.0.0.1:\(harness.endpoints.controlPort)/v1/attachments/\(sha)"), timeout: .seconds(120))
+                    let copy = try await HTTPClient.forTests.execute(
+                        HTTPClientRequest(url: "http://127.0.0.1:\(harness.endpoints.controlPort)/v1/attachments/\(sha)"), timeout: HangGuard.deadline)
                     #expect(copy.status == .ok)
                     #expect(copy.headers.first(name: "content-type") == AttachmentRules.fileType(forExtension: type)?.mime)
                     let bytes = [UInt8](try await copy.body.collect(upTo: 16 << 20).readableBytesView)
@@ -60,7 +61,7 @@ struct ServiceExtensionTests {
                     // A video player seeks with Range requests.
                     var ranged = HTTPClientRequest(url: "http://127.0.0.1:\(harness.endpoints.controlPort)/v1/attachments/\(sha)")
                     ranged.headers.add(name: "range", value: "bytes=2-11")
-                    let part = try await HTTPClient.shared.execute(ranged, timeout: .seconds(120))
+                    let part = try await HTTPClient.forTests.execute(ranged, timeout: HangGuard.deadline)
                     #expect(part.status == .partialContent)
                     #expect(part.headers.first(name: "content-range") == "bytes 2-11/\(bytes.count)")
                     #expect([UInt8](try await part.body.collect(upTo: 1 << 20).readableBytesView) == Array(bytes[2...11]))

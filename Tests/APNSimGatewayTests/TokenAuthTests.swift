@@ -1,12 +1,13 @@
 import APNSimCore
 import APNSimProvider
 import APNSimStore
+import APNSimTestSupport
 import Foundation
 import NIOHTTP2
 import Testing
 
 /// Token (JWT) authentication over live connections; time moves on the gateway's injected clock, never by waiting.
-@Suite("Token auth")
+@Suite("Token auth", .endToEnd)
 struct TokenAuthTests {
     static func alert(_ harness: GatewayHarness, jwt: String, token: String = TestWorld.devToken,
                       topic: String = "com.example.app") -> ProviderRequest {

@@ -1,10 +1,11 @@
 import APNSimCore
+import APNSimTestSupport
 import APNSimTesting
 import Foundation
 import Testing
 
 /// Each vendor's rich push through its built-in extension kind, and `auto` picking the kind by the payload's keys.
-@Suite("Service extensions: vendors and auto")
+@Suite("Service extensions: vendors and auto", .endToEnd)
 struct VendorExtensionTests {
     /// A vendor's payload keys (`MEDIA` is the media server) and the attachment types that must result.
     static let happyPaths: [(kind: ExtensionKind, keys: String, types: [String], body: String)] = [

@@ -1,9 +1,10 @@
 import APNSimScenario
+import APNSimTestSupport
 import Foundation
 import Testing
 
 /// The runner against real worlds (gateway, devices and media server over TLS on ephemeral ports).
-@Suite("Scenario runner")
+@Suite("Scenario runner", .endToEnd)
 struct ScenarioRunnerTests {
     static let runner = ScenarioRunner(options: .init(certs: repositoryRoot.appendingPathComponent("Certs").path,
                                                       media: repositoryRoot.appendingPathComponent("Scenarios/media").path))

@@ -1,12 +1,13 @@
 import APNSimProvider
 import APNSimScenario
+import APNSimTestSupport
 import APNSimTesting
 import Foundation
 import Testing
 
 /// APNSimTesting as a team's test suite uses it: a world per test, a provider client pointed at it by the
 /// settings it hands out, and assertions on typed records.
-@Suite("APNSimTesting: a simulated world in a Swift test")
+@Suite("APNSimTesting: a simulated world in a Swift test", .endToEnd)
 struct SimulatedWorldTests {
     /// A provider client configured from the world's settings, as a team configures its own.
     static func connect(_ world: SimulatedWorld) async throws -> (ProviderClient, bearer: String) {

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import APNSimExtensions
+import APNSimTestSupport
 import Foundation
 import NIOCore
 import NIOPosix
@@ -52,12 +53,12 @@ final class ApnsimProcess: Sendable {
     var printed: String { output.text }
 
     /// Waits until the output contains `text` (or `timeout` passes, which throws).
-    func waitForOutput(_ text: String, timeout: Duration = .seconds(120)) async throws -> String {
+    func waitForOutput(_ text: String, timeout: Duration = HangGuard.limit) async throws -> String {
         try await output.wait(timeout: timeout) { $0.contains(text) }
     }
 
     /// Waits until `check` holds for the output (or `timeout` passes, which throws).
-    func waitForOutput(timeout: Duration = .seconds(120), until check: @escaping @Sendable (String) -> Bool) async throws -> String {
+    func waitForOutput(timeout: Duration = HangGuard.limit, until check: @escaping @Sendable (String) -> Bool) async throws -> String {
         try await output.wait(timeout: timeout, until: check)
     }
 

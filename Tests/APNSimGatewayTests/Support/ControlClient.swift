@@ -1,3 +1,4 @@
+import APNSimTestSupport
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -28,10 +29,10 @@ struct ControlClient: Sendable {
     /// what no long-poll answers, such as the gateway seeing a device link close or a push acknowledged. The check runs
     /// once the stream has said hello, so no change is missed between the two. `hangGuard` only ends a wait that would
     /// never end.
-    func waitUntil(_ what: String, hangGuard: Duration = .seconds(120), _ check: @escaping @Sendable () async throws -> Bool) async throws {
+    func waitUntil(_ what: String, hangGuard: Duration = HangGuard.limit, _ check: @escaping @Sendable () async throws -> Bool) async throws {
         let met = try await withHangGuard(hangGuard) {
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events"),
-                                                               timeout: .seconds(hangGuard.components.seconds))
+            let response = try await HTTPClient.forTests.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events"),
+                                                                 timeout: .seconds(hangGuard.components.seconds))
             var events = response.body.makeAsyncIterator()
             guard try await events.next() != nil else { return false }  // the hello
             if try await check() { return true }
@@ -41,6 +42,17 @@ struct ControlClient: Sendable {
             return false  // the gateway stopped
         } ?? false
         guard met else { throw ControlClientError("\(what): still not so after \(hangGuard), or the gateway stopped") }
+    }
+
+    /// `GET /v1/deliveries?QUERY` once `count` of its deliveries have an outcome: long-polls (`wait=60&count=`) asked
+    /// again until then, since the control API holds one for 60 s at most and on a busy machine what it waits for (a
+    /// download, an extension's build) can take longer. After the hang guard, what there is.
+    func deliveries(_ query: String, count: Int = 1) async throws -> [[String: Any]] {
+        let deadline = ContinuousClock.now + HangGuard.limit
+        while true {
+            let records = try await get("/v1/deliveries?\(query)&wait=60&count=\(count)").json as? [[String: Any]] ?? []
+            if records.count { $0["outcome"] != nil } >= count || ContinuousClock.now >= deadline { return records }
+        }
     }
 
     /// `GET /v1/devices` once `check` holds for what it answers (see ``waitUntil(_:hangGuard:_:)``).
@@ -63,7 +75,7 @@ struct ControlClient: Sendable {
             request.body = .bytes(ByteBuffer(string: body))
             request.headers.add(name: "content-type", value: "application/json")
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+        let response = try await HTTPClient.forTests.execute(request, timeout: HangGuard.deadline)
         let data = Data(try await response.body.collect(upTo: 64 << 20).readableBytesView)
         let json = (try? JSONSerialization.jsonObject(with: data)) ?? String(decoding: data, as: UTF8.self)
         return (Int(response.status.code), json)

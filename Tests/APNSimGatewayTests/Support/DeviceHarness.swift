@@ -1,6 +1,7 @@
 import APNSimCore
 import APNSimDevice
 import APNSimGateway
+import APNSimTestSupport
 import Foundation
 import Logging
 
@@ -25,25 +26,31 @@ func withDevice<T: Sendable>(_ harness: GatewayHarness, id: String = "device-1",
         defer { tasks.cancelAll() }
         // A bound, so a registration that never comes fails the test instead of holding it forever; long enough for a
         // Swift extension's first build (at install) on a busy machine with a cold cache.
-        guard await host.registers(within: .seconds(300)) else { throw ProcessTestError("\(id) did not register within 300 s") }
+        guard await host.registers(within: HangGuard.limit) else { throw ProcessTestError("\(id) did not register within \(HangGuard.limit)") }
         let result = try await body(host)
         return result
     }
 }
 
-/// A device of `harness`'s gateway with the test PKI's identity, with `apps` (by default com.example.app).
+/// A device of `harness`'s gateway with the test PKI's identity, with `apps` (by default com.example.app), on the
+/// gateway's clock (one clock for the world, as a sandbox has: a device ending a Live Activity at the system's time
+/// while the gateway's stood still disagreed about its dismissal once a slow test outran the clock's advances). Its
+/// connect and its extensions' grace at expiry take as long as the hang guard: no test is about them.
 func deviceConfiguration(_ harness: GatewayHarness, id: String, apps: [AppManifest]? = nil) -> DeviceHostConfiguration {
     var configuration = DeviceHostConfiguration(
         tls: .init(ca: harness.pki.caFile, certificate: TestPKI.deviceIdentity.certificate, privateKey: TestPKI.deviceIdentity.key),
         device: DeviceDescriptor(id: id, name: "Test iPhone \(id)"),
         apps: apps ?? [.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())])
     configuration.devicePort = harness.endpoints.devicePort!
+    configuration.clock = .manual(harness.clock)
+    configuration.connectTimeout = HangGuard.limit
+    configuration.extensionGrace = HangGuard.limit
     return configuration
 }
 
-/// The extension budget of test devices unless a test is about budgets: five minutes, far beyond Apple's 30 s, so no
-/// download or process start on a busy machine runs into it (a budget that expires is a verdict about speed).
-let testExtensionBudget: Duration = .seconds(300)
+/// The extension budget of test devices unless a test is about budgets: the hang guard, far beyond Apple's 30 s, so
+/// no download or process start on a busy machine runs into it (a budget that expires is a verdict about speed).
+let testExtensionBudget: Duration = HangGuard.limit
 
 /// A fresh folder for a device's data.
 func temporaryDirectory() -> String {

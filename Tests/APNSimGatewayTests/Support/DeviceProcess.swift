@@ -1,4 +1,6 @@
+import APNSimCore
 import APNSimGateway
+import APNSimTestSupport
 import Foundation
 
 /// An `apnsim device` process: the same binary users run, started against a test gateway.
@@ -15,8 +17,14 @@ struct DeviceProcess {
         // apnsim up's devices end with it; ApnsimProcess keeps its standard input open until then.
         return DeviceProcess(process: try await ApnsimProcess(["device", "--id", id, "--device-port", String(devicePort),
                                                          "--certs", TestPKI.shared.directory.path, "--data", data,
-                                                         "--stop-when-stdin-closes"] + extra))
+                                                         "--stop-when-stdin-closes"] + hangGuardTimeouts + extra))
     }
+
+    /// What a test's device process waits for, unless `extra` says otherwise (a later option wins): the hang guard, as
+    /// in-process test devices have (``deviceConfiguration(_:id:apps:)``).
+    static let hangGuardTimeouts = ["--connect-timeout", String(HangGuard.limit.inSeconds),
+                                    "--extension-budget", String(testExtensionBudget.inSeconds),
+                                    "--extension-grace", String(HangGuard.limit.inSeconds)]
 
     /// Asks the process to stop as Ctrl-C would, without waiting (for a `defer`; `process.stop()` waits). One
     /// that does not stop is killed when the test lets go of it.

@@ -1,5 +1,6 @@
 import APNSimCore
 import APNSimDevice
+import APNSimTestSupport
 import Foundation
 import Testing
 
@@ -35,9 +36,9 @@ func sendToExtension(_ payload: String, media: String, harness: GatewayHarness, 
                              content: record["content"] as? [String: Any] ?? [:])
 }
 
-/// A media server, a gateway and a device with `app`, for `body`. The budget is far beyond Apple's 30 s unless a test
-/// is about it: a download on a busy machine must not run into it.
-func withExtensionWorld<T: Sendable>(_ app: AppManifest, budget: Duration = testExtensionBudget, grace: Duration = .seconds(2),
+/// A media server, a gateway and a device with `app`, for `body`. The budget and the grace at expiry are the hang
+/// guard unless a test is about them: a download or an extension's answer on a busy machine must not run into them.
+func withExtensionWorld<T: Sendable>(_ app: AppManifest, budget: Duration = testExtensionBudget, grace: Duration = HangGuard.limit,
                                      configure: @escaping @Sendable (inout DeviceHostConfiguration) -> Void = { _ in },
                                      _ body: @escaping @Sendable (_ send: @escaping @Sendable (String) async throws -> ExtensionDelivery) async throws -> T)
     async throws -> T {

@@ -3,6 +3,7 @@ import APNSimGateway
 import APNSimInbox
 import APNSimProvider
 import APNSimStore
+import APNSimTestSupport
 import Foundation
 import Logging
 
@@ -59,7 +60,8 @@ func withGateway<T: Sendable>(_ configure: @Sendable (inout GatewayConfiguration
     }
 }
 
-/// A gateway on ephemeral ports with the test PKI and a manual clock, not yet running.
+/// A gateway on ephemeral ports with the test PKI and a manual clock, not yet running; the timeouts that only guard
+/// against a slow peer are the hang guard.
 func makeTestGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void = { _ in }, world: World = TestWorld.make(),
                      storePath: String? = nil) throws -> (Gateway, ManualClock) {
     let pki = TestPKI.shared
@@ -72,6 +74,10 @@ func makeTestGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void
     configuration.devicePort = 0
     configuration.clock = .manual(clock)
     configuration.additions = [try Inbox()]  // as `apnsim gateway` serves it
+    // No test is about these unless it sets them: a provider's TLS handshake under the whole suite's load took longer
+    // than the product's 10 s, and the gateway closed connections tests were about to use.
+    configuration.connection.handshakeTimeout = HangGuard.limit
+    configuration.heartbeatInterval = HangGuard.limit.inSeconds / 3
     configure(&configuration)
     let logger = testLogger("apnsim.gateway.test")
     let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store(path: storePath), logger: logger)

@@ -1,4 +1,6 @@
+import APNSimCore
 import APNSimProvider
+import APNSimTestSupport
 import Foundation
 
 /// `apnsim gateway` as its own process on ephemeral ports, with the committed `Certs/` and sandbox world (tests run
@@ -15,7 +17,7 @@ struct GatewayProcess {
         var arguments = ["gateway", "--development-port", "0", "--production-port", "0", "--control-port", "0",
                          "--device-port", String(devicePort), "--log-level", "notice",
                          // It ends with this test process however that ends (ApnsimProcess keeps standard input open).
-                         "--stop-when-stdin-closes"]
+                         "--stop-when-stdin-closes"] + hangGuardTimeouts
         if let store { arguments += ["--store", store] }
         let process = try await ApnsimProcess(arguments + extra)
         let banner = try await process.waitForOutput("CA to trust")
@@ -26,6 +28,10 @@ struct GatewayProcess {
         }
         return GatewayProcess(process: process, providerPort: provider, controlPort: control, devicePort: device)
     }
+
+    /// What a test's gateway process waits for a slow peer: the hang guard (as an in-process test gateway).
+    static let hangGuardTimeouts = ["--handshake-timeout", String(HangGuard.limit.inSeconds),
+                                    "--heartbeat-interval", String(HangGuard.limit.inSeconds / 3)]
 
     func connect() async throws -> ProviderClient {
         try await ProviderClient.connect(.init(host: "127.0.0.1", port: providerPort, caFile: "Certs/ca.pem"))

@@ -7,10 +7,20 @@ import Dispatch
 import Foundation
 import Testing
 
+/// How long anything a test waits for may take before the test gives up on it as hung: ten minutes. Only a hang runs
+/// into it, on any machine, however busy; what is waited for is a signal, a long-poll or a line a process prints,
+/// never the time itself. The gateways, devices and clients tests start get it for every timeout a test is not
+/// about (a provider's handshake, a device's connect, the link's heartbeats, an extension's grace, a client's read),
+/// so that no product timeout decides a verdict on a slow machine.
+public enum HangGuard {
+    public static let limit: Duration = .seconds(600)
+}
+
 /// The one way a test bounds a wait: `body`'s value, or `nil` once `limit` has passed, when `body` is cancelled (it
 /// must end on cancellation). The bound only ends a wait that would never end; what is waited for is a signal, a
 /// long-poll or a line a process prints, never the time itself.
-func withHangGuard<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
+public func withHangGuard<T: Sendable>(_ limit: Duration = HangGuard.limit,
+                                       _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body() }
         group.addTask {
@@ -23,14 +33,15 @@ func withHangGuard<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable (
 }
 
 extension Trait where Self == TimeLimitTrait {
-    /// A test's time limit as a guard against a hang, never a speed: the whole suite takes seconds, busy or quiet.
-    static var hangGuard: Self { .timeLimit(.minutes(10)) }
+    /// A test's time limit as a guard against a hang, never a speed: longer than ``HangGuard/limit``, so a wait that
+    /// hangs fails first, saying what it waited for.
+    public static var hangGuard: Self { .timeLimit(.minutes(15)) }
 }
 
 /// Returns when process `pid`, which need not be this test's child, has ended (a zombie counts), or at once when
 /// there is no such process. Linux says so through a pidfd, which becomes readable when the process exits; macOS
 /// through a process source. Nothing is polled. Cancelling the wait ends it.
-func processExit(_ pid: Int32) async {
+public func processExit(_ pid: Int32) async {
     #if canImport(Glibc)
     // pidfd_open(2) (Linux 5.3, glibc 2.36), looked up by name: Glibc's module does not bring <sys/pidfd.h>, and
     // syscall(2), being variadic, is not callable from Swift.
