@@ -282,7 +282,7 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSimTestingTests",
-            dependencies: ["APNSimTesting", "APNSimScenario", "APNSimProvider", "APNSimTestSupport"],
+            dependencies: ["APNSimTesting", "APNSimScenario", "APNSimProvider", "APNSimGateway", "APNSimTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

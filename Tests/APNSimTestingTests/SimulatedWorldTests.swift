@@ -1,3 +1,4 @@
+import APNSimGateway
 import APNSimProvider
 import APNSimScenario
 import APNSimTestSupport
@@ -39,6 +40,22 @@ struct SimulatedWorldTests {
             #expect(delivery.content?.badge == 3)
             let sent = try #require(try world.send(apnsID: delivery.apnsId))
             #expect(sent.status == 200 && sent.topic == "com.example.app")
+        }
+    }
+
+    /// With the gateway's own 10 s, a provider's handshake in a world of a busy test run could be cut off, and the
+    /// test failed with "the connection closed before the request could be sent".
+    @Test("A world waits for a slow provider handshake and a silent device link as long as its patience; nil keeps the gateway's own")
+    func patience() async throws {
+        try await SimulatedWorld.run { world in
+            #expect(world.gateway.configuration.connection.handshakeTimeout == .seconds(600))
+            #expect(world.gateway.configuration.heartbeatInterval == 200, "three silent intervals end a link: ten minutes")
+        }
+        var options = SimulatedWorld.Options()
+        options.patience = nil
+        try await SimulatedWorld.run(options: options) { world in
+            #expect(world.gateway.configuration.connection.handshakeTimeout == .seconds(10))
+            #expect(world.gateway.configuration.heartbeatInterval == 15)
         }
     }
 
