@@ -137,6 +137,7 @@ public final class Gateway: Service, Sendable {
                                  uninstallDelay: configuration.uninstallDelay, virtualClock: configuration.virtualClock,
                                  stopping: stopping, additions: configuration.additions)
         control.managementPorts = managementPorts
+        control.installWait = configuration.installWait
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: control.makeRouter(token: configuration.controlToken),

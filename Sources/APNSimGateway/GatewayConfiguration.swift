@@ -29,6 +29,9 @@ public struct GatewayConfiguration: Sendable {
     public var uninstallDelay: TimeInterval = 0
     /// Seconds between device-link heartbeats.
     public var heartbeatInterval = 15.0
+    /// How long `POST /v1/devices/{id}/apps` waits for the device's answer when it gives no `?wait=`: long enough for
+    /// a Swift extension's first build on a cold cache (Sandbox's `waitForSlowPeers` makes it a test run's patience).
+    public var installWait: Duration = .seconds(120)
     /// With a store file: answer 200 only once the push is committed to it, so a crash loses no accepted push.
     /// Off, answers go out at once and the last few hundred milliseconds of accepted pushes can be lost to a kill.
     public var durableAnswers = true

@@ -39,7 +39,8 @@ extension Sandbox {
         }
 
         /// For a world that tests run in: every timeout that only guards against a peer too slow to go on with (a
-        /// provider's TLS handshake and HTTP/2 preface, a device link's heartbeats, a device's connect) becomes `limit`.
+        /// provider's TLS handshake and HTTP/2 preface, a device link's heartbeats, a device's connect, an install's
+        /// wait for the device's answer) becomes `limit`.
         /// On a busy machine those run long, and how fast the machine is must decide no test's verdict. What tests
         /// check (Apple's rules: the idle timeout, token ages, extension budgets) stays as it is.
         public mutating func waitForSlowPeers(upTo limit: Duration) {
@@ -47,6 +48,7 @@ extension Sandbox {
             // A link silent for three intervals is dead (DeviceLinkHandler); devices keep their own beat.
             gateway.heartbeatInterval = limit.inSeconds / 3
             deviceConnectTimeout = limit
+            gateway.installWait = limit
         }
 
         /// Every listener on a port the system picks, so sandboxes run side by side.

@@ -67,6 +67,10 @@ struct GatewayOptions: ParsableArguments {
             help: "Seconds between the heartbeats a device link carries; a link silent for three intervals is closed as dead.")
     var heartbeatInterval = 15.0
 
+    @Option(name: .customLong("install-wait"),
+            help: "Seconds POST /v1/devices/{id}/apps waits for the device's answer when the request gives no ?wait= (up to 600).")
+    var installWait = 120.0
+
     @Option(name: .customLong("max-streams"), help: "MAX_CONCURRENT_STREAMS once a connection is authenticated.")
     var maxStreams = 1000
 
@@ -121,6 +125,9 @@ struct GatewayOptions: ParsableArguments {
         for (name, seconds) in [("--handshake-timeout", handshakeTimeout), ("--heartbeat-interval", heartbeatInterval)]
         where !(seconds.isFinite && seconds > 0 && seconds <= Self.longestTimeout) {
             throw ValidationError("\(name) takes more than 0 and up to \(Int(Self.longestTimeout)) seconds; got \(seconds)")
+        }
+        guard installWait.isFinite, installWait > 0, installWait <= 600 else {
+            throw ValidationError("--install-wait takes more than 0 and up to 600 seconds; got \(installWait)")
         }
         guard shutdownGrace.isFinite, (0...Self.longestTimeout).contains(shutdownGrace) else {
             throw ValidationError("--shutdown-grace takes 0 to \(Int(Self.longestTimeout)) seconds; got \(shutdownGrace)")
@@ -180,6 +187,7 @@ struct GatewayOptions: ParsableArguments {
         configuration.connection.handshakeTimeout = .milliseconds(Int64(handshakeTimeout * 1000))
         configuration.connection.shutdownGrace = .milliseconds(Int64(shutdownGrace * 1000))
         configuration.heartbeatInterval = heartbeatInterval
+        configuration.installWait = .milliseconds(Int64(installWait * 1000))
         configuration.connection.maxConcurrentStreams = maxStreams
         configuration.connection.initialTokenStreams = initialTokenStreams
         configuration.durableAnswers = !answerBeforeCommit

@@ -43,7 +43,8 @@ struct CommandErrorTests {
           arguments: [("--handshake-timeout", "0", "--handshake-timeout takes more than 0 and up to 86400 seconds; got 0.0"),
                       ("--handshake-timeout", "nan", "--handshake-timeout takes more than 0 and up to 86400 seconds; got nan"),
                       ("--heartbeat-interval", "-1", "--heartbeat-interval takes more than 0 and up to 86400 seconds; got -1.0"),
-                      ("--shutdown-grace", "1e9", "--shutdown-grace takes 0 to 86400 seconds; got 1000000000.0")])
+                      ("--shutdown-grace", "1e9", "--shutdown-grace takes 0 to 86400 seconds; got 1000000000.0"),
+                      ("--install-wait", "601", "--install-wait takes more than 0 and up to 600 seconds; got 601.0")])
     func badTimeouts(_ option: String, _ value: String, _ message: String) async throws {
         let (status, output) = try await ChildProcess.run([ApnsimProcess.executable.path, "gateway", "\(option)=\(value)"])
         #expect(status != .exited(0))

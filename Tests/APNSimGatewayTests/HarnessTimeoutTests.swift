@@ -13,11 +13,12 @@ import Testing
 /// ProviderConnectionHandlerTests).
 @Suite("Test harness: no product timeout a test is not about", .endToEnd)
 struct HarnessTimeoutTests {
-    @Test("A test gateway waits as long as the hang guard for a provider's handshake and a silent device link")
+    @Test("A test gateway waits as long as the hang guard for a provider's handshake, a silent device link and an install's answer")
     func gateway() throws {
         let (gateway, _) = try makeTestGateway()
         #expect(gateway.configuration.connection.handshakeTimeout >= HangGuard.limit)
         #expect(gateway.configuration.heartbeatInterval * 3 >= HangGuard.limit.inSeconds, "three silent intervals end a link")
+        #expect(gateway.configuration.installWait >= HangGuard.limit, "an install without ?wait= waits for the device's answer")
     }
 
     @Test("A test device waits as long as the hang guard for its connect and its extensions, on its gateway's clock")
@@ -40,6 +41,7 @@ struct HarnessTimeoutTests {
         let limit = HangGuard.limit.inSeconds
         #expect(seconds(GatewayProcess.hangGuardTimeouts, "--handshake-timeout") ?? 0 >= limit)
         #expect((seconds(GatewayProcess.hangGuardTimeouts, "--heartbeat-interval") ?? 0) * 3 >= limit)
+        #expect(seconds(GatewayProcess.hangGuardTimeouts, "--install-wait") ?? 0 >= limit)
         for option in ["--connect-timeout", "--extension-budget", "--extension-grace"] {
             #expect(seconds(DeviceProcess.hangGuardTimeouts, option) ?? 0 >= limit, "\(option)")
         }

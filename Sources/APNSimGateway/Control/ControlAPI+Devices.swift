@@ -142,7 +142,7 @@ extension ControlAPI {
         let manifest: AppManifest
         let wait: Duration
         do {
-            wait = try ControlQuery.installWait(request.queryValues)
+            wait = try ControlQuery.installWait(request.queryValues, otherwise: installWait)
             manifest = try Self.manifest(from: Data(body.readableBytesView), world: world, now: clock.now())
         } catch {
             return ControlJSON.error(error.description)

@@ -13,6 +13,8 @@ struct ControlAPI: Sendable {
     var managementPorts: [APNsEnvironment: Int] = [:]
     let installs: InstallWaiters
     let uninstallDelay: TimeInterval
+    /// How long an install waits for the device's answer without `?wait=`.
+    var installWait: Duration = .seconds(120)
     let virtualClock: VirtualClock?
     /// Set as the gateway begins to shut down: event streams end.
     let stopping: StopSignal

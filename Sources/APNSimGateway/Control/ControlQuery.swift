@@ -26,9 +26,10 @@ enum ControlQuery {
     }
 
     /// `POST /v1/devices/{id}/apps?wait=SECONDS`: how long the answer waits for the device to install the app (and
-    /// build its Swift extension, which on a cold cache takes minutes on a slow machine); 120 s when absent, up to 600.
-    static func installWait(_ query: [String: String]) throws(ControlAPIError) -> Duration {
-        guard let text = query["wait"] else { return .seconds(120) }
+    /// build its Swift extension, which on a cold cache takes minutes on a slow machine); `otherwise` when absent
+    /// (``GatewayConfiguration/installWait``, 120 s), up to 600.
+    static func installWait(_ query: [String: String], otherwise: Duration) throws(ControlAPIError) -> Duration {
+        guard let text = query["wait"] else { return otherwise }
         guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
             throw ControlAPIError("wait must be a number of seconds above 0 and up to 600; got \(text)")
         }

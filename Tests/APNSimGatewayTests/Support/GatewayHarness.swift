@@ -78,6 +78,7 @@ func makeTestGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void
     // than the product's 10 s, and the gateway closed connections tests were about to use.
     configuration.connection.handshakeTimeout = HangGuard.limit
     configuration.heartbeatInterval = HangGuard.limit.inSeconds / 3
+    configuration.installWait = HangGuard.limit
     configure(&configuration)
     let logger = testLogger("apnsim.gateway.test")
     let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store(path: storePath), logger: logger)

@@ -31,7 +31,8 @@ struct GatewayProcess {
 
     /// What a test's gateway process waits for a slow peer: the hang guard (as an in-process test gateway).
     static let hangGuardTimeouts = ["--handshake-timeout", String(HangGuard.limit.inSeconds),
-                                    "--heartbeat-interval", String(HangGuard.limit.inSeconds / 3)]
+                                    "--heartbeat-interval", String(HangGuard.limit.inSeconds / 3),
+                                    "--install-wait", String(HangGuard.limit.inSeconds)]
 
     func connect() async throws -> ProviderClient {
         try await ProviderClient.connect(.init(host: "127.0.0.1", port: providerPort, caFile: "Certs/ca.pem"))
