@@ -56,6 +56,17 @@ public struct GatewayConfiguration: Sendable {
         self.tls = tls
     }
 
+    /// For a gateway that tests run: every timeout that only guards against a peer too slow to go on with (a
+    /// provider's TLS handshake and HTTP/2 preface, a device link's heartbeats, an install's wait for the device's
+    /// answer) becomes `limit`. On a busy machine those run long, and how fast the machine is must decide no test's
+    /// verdict. What tests check (Apple's rules: the idle timeout, token ages) stays as it is.
+    public mutating func waitForSlowPeers(upTo limit: Duration) {
+        connection.handshakeTimeout = limit
+        // A link silent for three intervals is dead (DeviceLinkHandler); devices keep their own beat.
+        heartbeatInterval = limit.inSeconds / 3
+        installWait = limit
+    }
+
     public struct TLSFiles: Sendable, Hashable {
         public var certificateChain: String
         public var privateKey: String

@@ -38,17 +38,11 @@ extension Sandbox {
             self.gateway = GatewayConfiguration(tls: .certsDirectory(certs))
         }
 
-        /// For a world that tests run in: every timeout that only guards against a peer too slow to go on with (a
-        /// provider's TLS handshake and HTTP/2 preface, a device link's heartbeats, a device's connect, an install's
-        /// wait for the device's answer) becomes `limit`.
-        /// On a busy machine those run long, and how fast the machine is must decide no test's verdict. What tests
-        /// check (Apple's rules: the idle timeout, token ages, extension budgets) stays as it is.
+        /// For a world that tests run in: the gateway's timeouts that only guard against a slow peer
+        /// (`GatewayConfiguration.waitForSlowPeers(upTo:)`) and its devices' connect become `limit`.
         public mutating func waitForSlowPeers(upTo limit: Duration) {
-            gateway.connection.handshakeTimeout = limit
-            // A link silent for three intervals is dead (DeviceLinkHandler); devices keep their own beat.
-            gateway.heartbeatInterval = limit.inSeconds / 3
+            gateway.waitForSlowPeers(upTo: limit)
             deviceConnectTimeout = limit
-            gateway.installWait = limit
         }
 
         /// Every listener on a port the system picks, so sandboxes run side by side.

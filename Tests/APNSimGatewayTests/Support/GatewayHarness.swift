@@ -76,9 +76,7 @@ func makeTestGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void
     configuration.additions = [try Inbox()]  // as `apnsim gateway` serves it
     // No test is about these unless it sets them: a provider's TLS handshake under the whole suite's load took longer
     // than the product's 10 s, and the gateway closed connections tests were about to use.
-    configuration.connection.handshakeTimeout = HangGuard.limit
-    configuration.heartbeatInterval = HangGuard.limit.inSeconds / 3
-    configuration.installWait = HangGuard.limit
+    configuration.waitForSlowPeers(upTo: HangGuard.limit)
     configure(&configuration)
     let logger = testLogger("apnsim.gateway.test")
     let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store(path: storePath), logger: logger)
