@@ -148,14 +148,19 @@ public final class DeviceHost: Sendable {
             Task { await extensions.shutdown() }
         }
         var backoff: Duration = .milliseconds(100)
+        var failing = false
         while !Task.isCancelled {
             do {
                 try await runLink(sslContext: sslContext)
                 backoff = .milliseconds(100)
+                failing = false
             } catch {
                 if Task.isCancelled { return }
-                logger.info("device link failed; retrying", metadata: ["device": "\(configuration.device.id)", "error": "\(error)",
-                                                                     "in": "\(backoff)"])
+                // The first failure of a run is a warning, so a device that cannot link says why at the default log
+                // level; the retries after it are info, one line per device per outage.
+                logger.log(level: failing ? .info : .warning, "device link failed; retrying",
+                           metadata: ["device": "\(configuration.device.id)", "error": "\(error)", "in": "\(backoff)"])
+                failing = true
             }
             if Task.isCancelled { return }
             // Back-off between reconnection attempts (docs/device-link.md), not a wait for a result.
@@ -197,7 +202,8 @@ public final class DeviceHost: Sendable {
         try await withTaskCancellationHandler {
             let (channel, ended) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.init(configuration.connectTimeout))
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                // The TCP level's option, not the socket level's (there, number 1 is SO_DEBUG; Listener.swift).
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .connect(host: host, port: configuration.devicePort) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try attempt.started(channel)

@@ -14,6 +14,8 @@ enum Listener {
                     try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
                 }
             }
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            // TCP_NODELAY is an option of the TCP level: `.socketOption(.tcp_nodelay)` once set option 1 of the socket
+            // level, SO_DEBUG, which needs CAP_NET_ADMIN and so failed every connection in a container.
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
     }
 }

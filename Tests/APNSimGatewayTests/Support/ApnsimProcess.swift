@@ -30,10 +30,11 @@ final class ApnsimProcess: Sendable {
     }
 
     /// Starts `apnsim ARGUMENTS…`, its standard output and error (logs too, so a failure shows them) collected
-    /// together. Its standard input stays open until it ends.
-    init(_ arguments: [String]) async throws {
+    /// together. Its standard input stays open until it ends. `wrapper` is a command that execs the rest of its
+    /// arguments in a changed environment (``Capabilities/withoutNetAdmin``).
+    init(_ arguments: [String], under wrapper: [String] = []) async throws {
         let output = Output()
-        process = try await ChildProcess.start([try Self.executable.path] + arguments) { _, bytes in output.append(Data(bytes)) }
+        process = try await ChildProcess.start(wrapper + [try Self.executable.path] + arguments) { _, bytes in output.append(Data(bytes)) }
         self.output = output
         Task { [process] in
             await process.waitForExit()
