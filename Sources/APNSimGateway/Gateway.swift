@@ -138,6 +138,7 @@ public final class Gateway: Service, Sendable {
                                  stopping: stopping, additions: configuration.additions)
         control.managementPorts = managementPorts
         control.installWait = configuration.installWait
+        control.readyDevices = configuration.readyDevices
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: control.makeRouter(token: configuration.controlToken),
@@ -198,6 +199,11 @@ extension Gateway {
         public var descriptor: DeviceDescriptor
         public var online: Bool
         public var tokens: [DeviceLinkMessage.Registered]
+    }
+
+    /// The IDs of the devices of `specs` not yet linked with each app of their spec registered.
+    public func unregistered(_ specs: [World.DeviceSpec]) -> [String] {
+        DeviceDirectory.unregistered(specs, in: devices.devices)
     }
 
     public var deviceStatus: [DeviceStatus] {

@@ -32,6 +32,10 @@ public struct GatewayConfiguration: Sendable {
     /// How long `POST /v1/devices/{id}/apps` waits for the device's answer when it gives no `?wait=`: long enough for
     /// a Swift extension's first build on a cold cache (Sandbox's `waitForSlowPeers` makes it a test run's patience).
     public var installWait: Duration = .seconds(120)
+    /// The devices `GET /readyz` waits for, each linked with every app of its spec registered: the world's devices
+    /// that `apnsim up` starts. None by default: a gateway alone is ready once it listens, and devices in other
+    /// containers link after that.
+    public var readyDevices: [World.DeviceSpec] = []
     /// With a store file: answer 200 only once the push is committed to it, so a crash loses no accepted push.
     /// Off, answers go out at once and the last few hundred milliseconds of accepted pushes can be lost to a kill.
     public var durableAnswers = true

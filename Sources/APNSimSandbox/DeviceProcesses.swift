@@ -56,14 +56,7 @@ final class DeviceProcesses: Sendable {
     func waitUntilRegistered(_ devices: [World.DeviceSpec], gateway: Gateway, timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let status = Dictionary(gateway.deviceStatus.map { ($0.descriptor.id, $0) }, uniquingKeysWith: { $1 })
-            let ready = devices.allSatisfy { device in
-                device.deviceIDs.allSatisfy { id in
-                    guard let seen = status[id], seen.online else { return false }
-                    return device.apps.allSatisfy { app in seen.tokens.contains { $0.bundleID == app.bundleID && $0.environment == app.environment } }
-                }
-            }
-            if ready { return true }
+            if gateway.unregistered(devices).isEmpty { return true }
             try? await Task.sleep(for: .milliseconds(50))  // child processes starting: nothing to long-poll on
         }
         return false

@@ -30,6 +30,8 @@ public final class Sandbox: Service, Sendable {
         self.configuration = configuration
         self.logger = logger
         var gatewayConfiguration = configuration.gateway
+        // GET /readyz answers ready once the world's devices, which the sandbox starts, are linked and registered.
+        gatewayConfiguration.readyDevices = configuration.world.devices
         // The inbox on the control port, its composer signing with the sandbox's key, unless the configuration
         // brought what its control port serves.
         if gatewayConfiguration.additions.isEmpty {

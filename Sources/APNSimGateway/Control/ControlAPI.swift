@@ -22,6 +22,8 @@ struct ControlAPI: Sendable {
     let additions: [any ControlPortAddition]
     /// Names this run of the gateway in the event stream's hello, so a page that sees another run starts over.
     let run = UUID().uuidString
+    /// The devices `GET /readyz` waits for (``GatewayConfiguration/readyDevices``).
+    var readyDevices: [World.DeviceSpec] = []
 
     var world: WorldRegistry { actions.world }
     var recorder: SendRecorder { actions.recorder }
@@ -33,6 +35,8 @@ struct ControlAPI: Sendable {
     func makeRouter(token: String?) -> Router<BasicRequestContext> {
         let router = Router()
         if let token { router.add(middleware: ControlAccess(token: token)) }
+        router.add(middleware: ControlQuery.ParameterCheck())
+        addProbeRoutes(to: router)
         let v1 = router.group("v1")
         v1.get("health") { _, _ in try self.health() }
         v1.get("sends") { request, _ in try self.sends(request) }
@@ -55,30 +59,6 @@ struct ControlAPI: Sendable {
         addActivityRoutes(to: v1)
         for addition in additions { addition.addRoutes(to: router, gateway: GatewayAccess(api: self)) }
         return router
-    }
-
-    private func health() throws -> Response {
-        struct Health: Encodable {
-            var status = "ok"
-            var providerPorts: [String: Int]
-            /// The channel management API's ports (broadcast channels).
-            var managementPorts: [String: Int]
-            var sends: Int
-            var deliveries: Int
-            /// Deliveries with an outcome (displayed, background, … or dropped).
-            var completedDeliveries: Int
-            /// Records dropped, oldest first, to keep within the gateway's record limits (`--max-sends` and friends).
-            var droppedSends: Int
-            var droppedDeliveries: Int
-        }
-        try recorder.flush()
-        try deliveries.flush()
-        let ports = Dictionary(uniqueKeysWithValues: providerPorts.map { ($0.key.rawValue, $0.value) })
-        let counts = try store.deliveryCounts()
-        let management = Dictionary(uniqueKeysWithValues: managementPorts.map { ($0.key.rawValue, $0.value) })
-        return try ControlJSON.response(Health(providerPorts: ports, managementPorts: management, sends: try store.sendCount(), deliveries: counts.total,
-                                               completedDeliveries: counts.completed, droppedSends: recorder.dropped,
-                                               droppedDeliveries: deliveries.dropped))
     }
 
     private func sends(_ request: Request) throws -> Response {

@@ -3,7 +3,8 @@ import Foundation
 import Hummingbird
 
 /// Who may use the control API. It changes the world and reads every push, so it listens on loopback unless told
-/// otherwise, and anywhere else only with a token: `--control-token`, sent as `Authorization: Bearer <token>`.
+/// otherwise, and anywhere else only with a token: `--control-token`, sent as `Authorization: Bearer <token>`. The
+/// health probes (`/healthz`, `/readyz`) need none: they say only whether the gateway serves.
 struct ControlAccess: RouterMiddleware {
     typealias Context = BasicRequestContext
 
@@ -15,6 +16,7 @@ struct ControlAccess: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if ControlAPI.probePaths.contains(request.uri.path) { return try await next(request, context) }
         guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") else {
             return ControlJSON.error("the control API needs the header Authorization: Bearer <the gateway's --control-token>",
                                      status: .unauthorized)

@@ -1,10 +1,45 @@
 import APNSimCore
 import APNSimStore
 import Foundation
+import Hummingbird
 
 /// The query strings of the control API's reads, parsed without the server: every bad value is a sentence
 /// naming the parameter, and nothing in a query can trap (the fuzz tests feed these directly).
 enum ControlQuery {
+    /// The query parameters each route takes, by method and route path as the router names it (and as
+    /// docs/control-api.openapi.yaml does); a route not listed takes none. ``ParameterCheck`` refuses any other.
+    static let parameters: [String: [String]] = [
+        "GET /v1/sends": ["token", "topic", "apnsId", "status", "since", "limit"],
+        "GET /v1/deliveries": ["device", "token", "bundle", "apnsId", "after", "before", "order", "limit", "wait", "count"],
+        "GET /v1/activities": ["device", "bundle", "token", "channel"],
+        "POST /v1/devices/{id}/apps": ["wait"],
+    ]
+
+    /// Refuses a request with a query parameter its route does not take, with 400 naming it: a mistyped filter
+    /// (`GET /v1/sends?uniqueId=…`) would otherwise be ignored and answer every record, as if each matched.
+    struct ParameterCheck: RouterMiddleware {
+        typealias Context = BasicRequestContext
+
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+            // No route path: no route matched, and the answer is 404 whatever the query.
+            guard let route = context.endpointPath,
+                  let message = ControlQuery.unknownParameter(method: request.method.rawValue, route: route,
+                                                              names: request.uri.queryParameters.map { String($0.key) }) else {
+                return try await next(request, context)
+            }
+            return ControlJSON.error(message)
+        }
+    }
+
+    /// The sentence refusing the first of `names` that the route does not take, or `nil` when it takes them all.
+    static func unknownParameter(method: String, route: String, names: [String]) -> String? {
+        let route = "\(method) \(route)"
+        let known = parameters[route] ?? []
+        guard let unknown = names.first(where: { !known.contains($0) }) else { return nil }
+        let takes = known.isEmpty ? "takes no query parameters" : "takes " + known.joined(separator: ", ")
+        return "unknown query parameter \(unknown): \(route) \(takes)"
+    }
+
     /// `GET /v1/sends?token=&topic=&apnsId=&status=&since=&limit=`.
     static func sendFilter(_ query: [String: String]) throws(ControlAPIError) -> SendFilter {
         var filter = SendFilter()

@@ -52,6 +52,20 @@ final class DeviceDirectory: Sendable {
         registry.inspect { Array($0.devices.values).sorted { $0.descriptor.id < $1.descriptor.id } }
     }
 
+    /// The IDs of the devices of `specs` that are not linked with every app of their spec registered in its environment,
+    /// among `devices` (what `apnsim up` waits for before its banner, and `GET /readyz` before it answers ready).
+    static func unregistered(_ specs: [World.DeviceSpec], in devices: [Device]) -> [String] {
+        let seen = Dictionary(devices.map { ($0.descriptor.id, $0) }, uniquingKeysWith: { $1 })
+        return specs.flatMap { spec in
+            spec.deviceIDs.filter { id in
+                guard let device = seen[id], device.session != nil else { return true }
+                return !spec.apps.allSatisfy { app in
+                    device.registrations.values.contains { $0.bundleID == app.bundleID && $0.environment == app.environment }
+                }
+            }
+        }
+    }
+
     func destination(of token: DeviceToken) -> DeviceRegistry.Destination {
         registry.inspect { $0.destination(of: token) }
     }
