@@ -14,7 +14,7 @@ final class DeviceProcesses: Sendable {
 
     /// Starts one process per declared device; each keeps its data under `dataRoot/<id>`.
     func start(_ devices: [World.DeviceSpec], executable: String, world: World, devicePort: Int, certs: String,
-               dataRoot: String, connectTimeout: Duration? = nil) async throws {
+               dataRoot: String, connectTimeout: Duration? = nil, arguments extra: [String] = []) async throws {
         for device in devices {
             let team = device.apps.lazy.compactMap { world.apps[$0.bundleID]?.team }.first ?? "SIMTEAM001"
             var arguments = ["device", "--stop-when-stdin-closes", "--id", device.id, "--name", device.name, "--team", team,
@@ -45,7 +45,7 @@ final class DeviceProcesses: Sendable {
                 }
                 if app.alerts == false { arguments += ["--alerts-off", app.bundleID] }
             }
-            let process = try await ChildProcess.start([executable] + arguments) { stream, bytes in
+            let process = try await ChildProcess.start([executable] + arguments + extra) { stream, bytes in
                 if stream == .standardError { try? FileHandle.standardError.write(contentsOf: bytes) }
             }
             processes.withLock { $0.append(process) }

@@ -72,7 +72,8 @@ extension Sandbox {
     public enum Devices: Sendable, Hashable {
         /// Each device a `DeviceHost` in this process, linked over the real device link and TLS.
         case inProcess
-        /// Each device its own `apnsim device` process started from this executable (as `apnsim up` does).
-        case processes(executable: String)
+        /// Each device its own `apnsim device` process started from this executable (as `apnsim up` does), with
+        /// `arguments` added to each (its logging).
+        case processes(executable: String, arguments: [String] = [])
     }
 }

@@ -29,11 +29,12 @@ struct SandboxDevices: Sendable {
                     try await tasks.waitForAll()
                 }
             }
-        case .processes(let executable):
+        case .processes(let executable, let arguments):
             let processes = DeviceProcesses()
             do {
                 try await processes.start(specs, executable: executable, world: configuration.world, devicePort: devicePort,
-                                          certs: configuration.certs, dataRoot: dataRoot, connectTimeout: configuration.deviceConnectTimeout)
+                                          certs: configuration.certs, dataRoot: dataRoot, connectTimeout: configuration.deviceConnectTimeout,
+                                          arguments: arguments)
                 let registered = await processes.waitUntilRegistered(specs, gateway: gateway, timeout: configuration.registrationTimeout)
                 let status = Set(gateway.deviceStatus.filter(\.online).map(\.descriptor.id))
                 await onRegistered(registered ? [] : specs.flatMap(\.deviceIDs).filter { !status.contains($0) })

@@ -20,6 +20,13 @@ struct APNSim: AsyncParsableCommand {
         } catch {
             exit(withError: error)
         }
+        // A variable the command read that is not what its option takes, and which no option on the command line
+        // overrides: one sentence naming it, as a bad option would get.
+        if let problem = EnvironmentVariables.problem(ignoring: Array(CommandLine.arguments.dropFirst())) {
+            Console.error("apnsim: \(problem.sentence)")
+            Foundation.exit(64)
+        }
+        (command as? any LoggingCommand)?.log.bootstrap()
         do {
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()

@@ -7,17 +7,18 @@ import NIOSSL
 import ServiceLifecycle
 
 /// `apnsim device`: one simulated device in this process, linked to a gateway, until Ctrl-C.
-struct DeviceCommand: AsyncParsableCommand {
+struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
         abstract: "Run a simulated device: it installs its apps, registers them and shows the pushes it gets."
     )
 
-    @Option(help: "Device ID, stable across restarts; names the device in the control API.")
-    var id = "iphone-1"
+    @Option(help: "Device ID, stable across restarts; names the device in the control API. {host} in it is this machine's host name (a container's: dev-{host} names each replica's devices apart). Environment: APNSIM_DEVICE_ID.")
+    var id = EnvironmentVariables.text("APNSIM_DEVICE_ID", otherwise: "iphone-1")
 
-    @Option(help: "How many devices to run in this process (for load); they are named ID-1 … ID-N.")
-    var count = 1
+    @Option(help: "How many devices to run in this process (for load); they are named ID-1 … ID-N. Environment: APNSIM_DEVICE_COUNT.")
+    var count = EnvironmentVariables.whole("APNSIM_DEVICE_COUNT", option: "--count", in: 1...DeviceCommand.mostDevices,
+                                           what: "a number of devices, 1 to \(DeviceCommand.mostDevices)", otherwise: 1)
 
     @Option(help: "Device name.")
     var name = "apnsim iPhone"
@@ -64,17 +65,17 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(help: "Team ID the apps are signed with.")
     var team = "SIMTEAM001"
 
-    @Option(name: .customLong("gateway-host"), help: "Host of the gateway's device link.")
-    var gatewayHost = "127.0.0.1"
+    @Option(name: .customLong("gateway-host"), help: "Host of the gateway's device link. Environment: APNSIM_GATEWAY_HOST.")
+    var gatewayHost = EnvironmentVariables.text("APNSIM_GATEWAY_HOST", otherwise: "127.0.0.1")
 
-    @Option(name: .customLong("device-port"), help: "Port of the gateway's device link.")
-    var devicePort = 5223
+    @Option(name: .customLong("device-port"), help: "Port of the gateway's device link. Environment: APNSIM_DEVICE_PORT.")
+    var devicePort = EnvironmentVariables.port("APNSIM_DEVICE_PORT", option: "--device-port", otherwise: 5223)
 
     @Option(name: .customLong("connect-timeout"), help: "Seconds one attempt to reach the gateway may take before the device backs off and tries again.")
     var connectTimeout = 3.0
 
-    @Option(help: "The folder Certs/generate.sh wrote (ca.pem, device.pem, device-key.pem).")
-    var certs = "Certs"
+    @Option(help: "The folder Certs/generate.sh wrote (ca.pem, device.pem, device-key.pem). Environment: APNSIM_CERTS.")
+    var certs = EnvironmentVariables.text("APNSIM_CERTS", otherwise: "Certs")
 
     @Option(help: "Folder for the device's data (installation IDs); tokens stay the same across restarts with it.")
     var data: String?
@@ -91,15 +92,23 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(name: .customLong("drop-link-before-ack"), help: "For testing delivery guarantees: drop the link on this many pushes before answering them, as a device dying mid-delivery would.")
     var dropLinkBeforeAck = 0
 
-    @Option(name: .customLong("log-level"), help: "How much to log.")
-    var logLevel: Logger.Level = .warning
+    @OptionGroup var log: LogOptions
 
     @Flag(name: .customLong("stop-when-stdin-closes"), help: "Stop when standard input ends: apnsim up starts devices this way, so they end with it however it ends.")
     var stopWhenStdinCloses = false
 
+    /// The most devices one process runs (`--count`).
+    static let mostDevices = 10_000
+
+    /// `id` with `{host}` replaced by this machine's host name: a container's, so that the replicas of one compose
+    /// service or StatefulSet, started alike, name their devices apart.
+    static func expandHost(in id: String) -> String {
+        id.replacingOccurrences(of: "{host}", with: ProcessInfo.processInfo.hostName)
+    }
+
     func run() async throws {
-        var logger = Logger(label: "apnsim.device")
-        logger.logLevel = logLevel
+        let logger = log.logger("apnsim.device")
+        let id = Self.expandHost(in: id)
         var manifests = try apps.map { try Self.manifest($0, team: team) }
         try Self.apply(extensions, option: "--extension", to: &manifests, split: Self.serviceExtension) { $0.serviceExtension = $1 }
         try Self.apply(resources, option: "--resources", to: &manifests) { $0.resources = URL(fileURLWithPath: $1).standardizedFileURL.path }
@@ -179,7 +188,7 @@ struct DeviceCommand: AsyncParsableCommand {
                 throw ValidationError("--foreground options are banner, list, sound, badge; got \(option)")
             }
         }
-        guard (1...10_000).contains(count) else { throw ValidationError("--count takes 1 to 10000") }
+        guard (1...Self.mostDevices).contains(count) else { throw ValidationError("--count takes 1 to \(Self.mostDevices); got \(count)") }
         guard extensionBudget.isFinite, (0.1...600).contains(extensionBudget) else {
             throw ValidationError("--extension-budget takes 0.1 to 600 seconds; got \(extensionBudget)")
         }

@@ -3,13 +3,15 @@ import APNSimGateway
 import ArgumentParser
 
 /// `apnsim gateway`: serve the provider API and the control API until Ctrl-C.
-struct GatewayCommand: AsyncParsableCommand {
+struct GatewayCommand: AsyncParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
         abstract: "Run the fake APNs gateway (provider API per environment, control API)."
     )
 
     @OptionGroup var options: GatewayOptions
+
+    var log: LogOptions { options.log }
 
     func run() async throws {
         let gateway = try options.makeGateway()

@@ -4,44 +4,48 @@ import APNSimInbox
 import APNSimSandbox
 import APNSimStore
 import ArgumentParser
+import Foundation
 import Logging
 
 /// The options `apnsim gateway` and `apnsim up` share, and how they become a running gateway.
 struct GatewayOptions: ParsableArguments {
-    @Option(help: "The world file: teams, keys, apps, tokens.")
-    var world = "Scenarios/sandbox.yaml"
+    @Option(help: "The world file: teams, keys, apps, tokens. Environment: APNSIM_WORLD.")
+    var world = EnvironmentVariables.text("APNSIM_WORLD", otherwise: "Scenarios/sandbox.yaml")
 
-    @Option(help: "The folder Certs/generate.sh wrote (gateway.pem, gateway-key.pem, ca.pem).")
-    var certs = "Certs"
+    @Option(help: "The folder Certs/generate.sh wrote (gateway.pem, gateway-key.pem, ca.pem). Environment: APNSIM_CERTS.")
+    var certs = EnvironmentVariables.text("APNSIM_CERTS", otherwise: "Certs")
 
-    @Option(help: "Address the provider endpoints bind to.")
-    var host = "127.0.0.1"
+    @Option(help: "Address the provider endpoints and the device link bind to. Environment: APNSIM_HOST.")
+    var host = EnvironmentVariables.text("APNSIM_HOST", otherwise: "127.0.0.1")
 
-    @Option(name: .customLong("development-port"), help: "Provider API port of the development (sandbox) environment; 0 picks one.")
-    var developmentPort = 2197
+    @Option(name: .customLong("development-port"), help: "Provider API port of the development (sandbox) environment; 0 picks one. Environment: APNSIM_DEVELOPMENT_PORT.")
+    var developmentPort = EnvironmentVariables.port("APNSIM_DEVELOPMENT_PORT", option: "--development-port", otherwise: 2197)
 
-    @Option(name: .customLong("production-port"), help: "Provider API port of the production environment; 0 picks one.")
-    var productionPort = 2198
+    @Option(name: .customLong("production-port"), help: "Provider API port of the production environment; 0 picks one. Environment: APNSIM_PRODUCTION_PORT.")
+    var productionPort = EnvironmentVariables.port("APNSIM_PRODUCTION_PORT", option: "--production-port", otherwise: 2198)
 
     @Option(name: .customLong("development-management-port"),
-            help: "Channel management API port of the development environment (Apple's is 2195); 0 picks one. Default: 2195, or 0 when --development-port is 0.")
-    var developmentManagementPort: Int?
+            help: "Channel management API port of the development environment (Apple's is 2195); 0 picks one. Default: 2195, or 0 when --development-port is 0. Environment: APNSIM_DEVELOPMENT_MANAGEMENT_PORT.")
+    var developmentManagementPort: Int? = EnvironmentVariables.optionalPort("APNSIM_DEVELOPMENT_MANAGEMENT_PORT", option: "--development-management-port")
 
     @Option(name: .customLong("production-management-port"),
-            help: "Channel management API port of the production environment (Apple's is 2196); 0 picks one. Default: 2196, or 0 when --production-port is 0.")
-    var productionManagementPort: Int?
+            help: "Channel management API port of the production environment (Apple's is 2196); 0 picks one. Default: 2196, or 0 when --production-port is 0. Environment: APNSIM_PRODUCTION_MANAGEMENT_PORT.")
+    var productionManagementPort: Int? = EnvironmentVariables.optionalPort("APNSIM_PRODUCTION_MANAGEMENT_PORT", option: "--production-management-port")
 
-    @Option(name: .customLong("control-port"), help: "Control API port (HTTP, JSON under /v1).")
-    var controlPort = 8197
+    @Option(name: .customLong("control-port"), help: "Control API port (HTTP, JSON under /v1). Environment: APNSIM_CONTROL_PORT.")
+    var controlPort = EnvironmentVariables.port("APNSIM_CONTROL_PORT", option: "--control-port", otherwise: 8197)
 
-    @Option(name: .customLong("control-host"), help: "Address the control API binds to.")
-    var controlHost = "127.0.0.1"
+    @Option(name: .customLong("control-host"), help: "Address the control API binds to. Environment: APNSIM_CONTROL_HOST.")
+    var controlHost = EnvironmentVariables.text("APNSIM_CONTROL_HOST", otherwise: "127.0.0.1")
 
-    @Option(name: .customLong("control-token"), help: "Require Authorization: Bearer TOKEN on every control-API request; needed to bind --control-host beyond loopback.")
+    @Option(name: .customLong("control-token"), help: "Require Authorization: Bearer TOKEN on every control-API request; needed to bind --control-host beyond loopback. Visible to every ps: prefer APNSIM_CONTROL_TOKEN or --control-token-file.")
     var controlToken: String?
 
-    @Option(name: .customLong("device-port"), help: "Device link port (simulated devices connect here, TLS); 0 picks one.")
-    var devicePort = 5223
+    @Option(name: .customLong("control-token-file"), help: "Read the control token from this file (a mounted secret; one line). Environment: APNSIM_CONTROL_TOKEN_FILE.")
+    var controlTokenFile: String? = EnvironmentVariables.value("APNSIM_CONTROL_TOKEN_FILE")
+
+    @Option(name: .customLong("device-port"), help: "Device link port (simulated devices connect here, TLS); 0 picks one. Environment: APNSIM_DEVICE_PORT.")
+    var devicePort = EnvironmentVariables.port("APNSIM_DEVICE_PORT", option: "--device-port", otherwise: 5223)
 
     @Option(name: .customLong("token-secret"), help: "Secret device tokens are derived from; keep it to keep tokens across gateway restarts.")
     var tokenSecret = TokenIssuer.defaultSecret
@@ -49,8 +53,8 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("uninstall-delay"), help: "Seconds after an app is removed before its token answers 410 Unregistered.")
     var uninstallDelay = 0.0
 
-    @Option(help: "Keep the record in this SQLite file instead of memory.")
-    var store: String?
+    @Option(help: "Keep the record in this SQLite file instead of memory. Environment: APNSIM_STORE.")
+    var store: String? = EnvironmentVariables.value("APNSIM_STORE")
 
     @Option(name: .customLong("idle-timeout"), help: "Seconds without inbound bytes before a provider connection gets GOAWAY IdleTimeout.")
     var idleTimeout = 3600
@@ -105,8 +109,7 @@ struct GatewayOptions: ParsableArguments {
     @Option(help: "When the session ends, write what providers sent and what devices displayed as a scenario to this YAML file (apnsim replay runs it).")
     var record: String?
 
-    @Option(name: .customLong("log-level"), help: "How much to log.")
-    var logLevel: Logger.Level = .warning
+    @OptionGroup var log: LogOptions
 
     @Flag(name: .customLong("stop-when-stdin-closes"), help: "Stop when standard input ends, so the process ends with the one that started it however that ends (a test runner's crash included).")
     var stopWhenStdinCloses = false
@@ -146,10 +149,26 @@ struct GatewayOptions: ParsableArguments {
     /// The longest a timeout of seconds may be: a day, so a mistyped one is an error rather than a hang.
     static let longestTimeout = 86_400.0
 
-    var logger: Logger {
-        var logger = Logger(label: "apnsim")
-        logger.logLevel = logLevel
-        return logger
+    var logger: Logger { log.logger("apnsim") }
+
+    /// The control token: `--control-token`, else the file `--control-token-file` names, else `APNSIM_CONTROL_TOKEN`.
+    func resolvedControlToken() throws(ControlTokenError) -> String? {
+        if let controlToken {
+            guard controlTokenFile == nil else { throw ControlTokenError("give the control token once: --control-token or --control-token-file, not both") }
+            return controlToken
+        }
+        if let path = controlTokenFile {
+            let source = EnvironmentVariables.value("APNSIM_CONTROL_TOKEN_FILE") == path ? "APNSIM_CONTROL_TOKEN_FILE" : "--control-token-file"
+            guard FileManager.default.fileExists(atPath: path) else { throw ControlTokenError("\(source) names \(path), which does not exist") }
+            guard let text = FileManager.default.contents(atPath: path).map({ String(decoding: $0, as: UTF8.self) }) else {
+                throw ControlTokenError("\(source) names \(path), which this user cannot read")
+            }
+            // A secret file ends with a newline more often than not; the token is its first line.
+            let token = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            guard !token.isEmpty else { throw ControlTokenError("\(source) names \(path), which is empty: write the token in it") }
+            return token
+        }
+        return EnvironmentVariables.value("APNSIM_CONTROL_TOKEN")
     }
 
     /// The gateway alone (`apnsim gateway`), with the inbox on its control port; its composer is off, as it needs a
@@ -179,7 +198,7 @@ struct GatewayOptions: ParsableArguments {
         ]
         configuration.controlPort = controlPort
         configuration.controlHost = controlHost
-        configuration.controlToken = controlToken
+        configuration.controlToken = try resolvedControlToken()
         configuration.devicePort = devicePort
         configuration.tokenSecret = tokenSecret
         configuration.uninstallDelay = uninstallDelay
@@ -200,4 +219,10 @@ struct GatewayOptions: ParsableArguments {
         configuration.validator.requireChannelPushType = !acceptChannelsWithoutPushType
         return configuration
     }
+}
+
+/// A control token that cannot be had: one sentence naming where it was to come from.
+struct ControlTokenError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

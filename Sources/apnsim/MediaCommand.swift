@@ -4,23 +4,22 @@ import Foundation
 import Logging
 
 /// `apnsim media`: the media server rich pushes point at, serving the fixtures in `Scenarios/media`.
-struct MediaCommand: AsyncParsableCommand {
+struct MediaCommand: AsyncParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "media",
         abstract: "Serve media files for rich pushes (GET /media/NAME) and count the requests (GET /stats)."
     )
 
-    @Option(help: "Address to bind.")
-    var host = "127.0.0.1"
+    @Option(help: "Address to bind. Environment: APNSIM_HOST.")
+    var host = EnvironmentVariables.text("APNSIM_HOST", otherwise: "127.0.0.1")
 
-    @Option(help: "Port to listen on; 0 picks one.")
-    var port = 8199
+    @Option(help: "Port to listen on; 0 picks one. Environment: APNSIM_MEDIA_PORT.")
+    var port = EnvironmentVariables.port("APNSIM_MEDIA_PORT", option: "--port", otherwise: 8199)
 
     @Option(help: "The folder whose files are served.")
     var directory = "Scenarios/media"
 
-    @Option(name: .customLong("log-level"), help: "How much to log.")
-    var logLevel: Logger.Level = .warning
+    @OptionGroup var log: LogOptions
 
     func validate() throws {
         var isDirectory: ObjCBool = false
@@ -30,8 +29,7 @@ struct MediaCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger = Logger(label: "apnsim.media")
-        logger.logLevel = logLevel
+        let logger = log.logger("apnsim.media")
         var server = MediaServer(directory: URL(fileURLWithPath: directory), host: host, port: port, logger: logger)
         let host = host
         server.onReady = { port in Console.say("apnsim media: serving \(directory) at http://\(host):\(port)/media/") }

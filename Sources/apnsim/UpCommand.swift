@@ -8,13 +8,15 @@ import Synchronization
 
 /// `apnsim up`: the sandbox. The gateway with the sandbox world, the world's devices as child processes, and
 /// everything a newcomer needs to send a first push and see it displayed.
-struct UpCommand: AsyncParsableCommand {
+struct UpCommand: AsyncParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "up",
         abstract: "Run the apnsim sandbox (gateway and devices) and print how to send it a push."
     )
 
     @OptionGroup var options: GatewayOptions
+
+    var log: LogOptions { options.log }
 
     @Option(help: "Folder for the devices' data, so their tokens stay the same across runs.")
     var data = ".apnsim/devices"
@@ -33,7 +35,7 @@ struct UpCommand: AsyncParsableCommand {
         var configuration = Sandbox.Configuration(world: try options.loadWorld(), certs: options.certs)
         configuration.gateway = gateway
         configuration.media = Sandbox.Media(directory: mediaDirectory, port: mediaPort)
-        configuration.devices = .processes(executable: executable)
+        configuration.devices = .processes(executable: executable, arguments: options.log.forDeviceProcesses)
         configuration.dataDirectory = data
         let sandbox = try Sandbox(configuration, store: try options.makeStore(), logger: options.logger)
         let mediaURL = Mutex<String?>(nil)

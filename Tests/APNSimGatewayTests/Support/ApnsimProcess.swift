@@ -32,9 +32,10 @@ final class ApnsimProcess: Sendable {
     /// Starts `apnsim ARGUMENTS…`, its standard output and error (logs too, so a failure shows them) collected
     /// together. Its standard input stays open until it ends. `wrapper` is a command that execs the rest of its
     /// arguments in a changed environment (``Capabilities/withoutNetAdmin``).
-    init(_ arguments: [String], under wrapper: [String] = []) async throws {
+    init(_ arguments: [String], under wrapper: [String] = [], environment: [String: String?] = [:]) async throws {
         let output = Output()
-        process = try await ChildProcess.start(wrapper + [try Self.executable.path] + arguments) { _, bytes in output.append(Data(bytes)) }
+        process = try await ChildProcess.start(wrapper + [try Self.executable.path] + arguments,
+                                               environment: environment) { _, bytes in output.append(Data(bytes)) }
         self.output = output
         Task { [process] in
             await process.waitForExit()

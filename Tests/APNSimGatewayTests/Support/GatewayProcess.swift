@@ -14,16 +14,17 @@ struct GatewayProcess {
     var control: ControlClient { ControlClient(port: controlPort) }
 
     static func start(store: String? = nil, devicePort: Int = 0, extra: [String] = [],
-                      under wrapper: [String] = []) async throws -> GatewayProcess {
+                      under wrapper: [String] = [], environment: [String: String?] = [:]) async throws -> GatewayProcess {
         var arguments = ["gateway", "--development-port", "0", "--production-port", "0", "--control-port", "0",
                          "--device-port", String(devicePort), "--log-level", "notice",
                          // It ends with this test process however that ends (ApnsimProcess keeps standard input open).
                          "--stop-when-stdin-closes"] + hangGuardTimeouts
         if let store { arguments += ["--store", store] }
-        let process = try await ApnsimProcess(arguments + extra, under: wrapper)
+        let process = try await ApnsimProcess(arguments + extra, under: wrapper, environment: environment)
         let banner = try await process.waitForOutput("CA to trust")
         guard let provider = ProcessStopTests.port(after: "development (sandbox) provider API  https://127.0.0.1:", in: banner),
-              let control = ProcessStopTests.port(after: "control API                         http://127.0.0.1:", in: banner),
+              let control = ProcessStopTests.port(after: "control API                         http://127.0.0.1:", in: banner)
+                ?? ProcessStopTests.port(after: "control API                         http://0.0.0.0:", in: banner),
               let device = ProcessStopTests.port(after: "device link                         127.0.0.1:", in: banner) else {
             throw ProcessTestError("the gateway's banner lacks a port:\n\(banner)")
         }
