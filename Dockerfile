@@ -1,33 +1,59 @@
-# apnsim's release binary in a slim image: the gateway, devices and media server of docker-compose.yml.
-# Built with Swift's official image; the runtime image is its slim variant (the Swift runtime libraries only).
-# `docker build --build-arg RUNTIME_IMAGE=swift:6.2-noble -t apnsim:toolchain .` puts the same apnsim on the full
-# Swift image, whose devices can also build teams' kind swift extensions (swiftc; the mirror is inside the binary).
-ARG SWIFT_VERSION=6.2
-ARG RUNTIME_IMAGE=swift:${SWIFT_VERSION}-noble-slim
-FROM swift:${SWIFT_VERSION}-noble AS build
+# apnsim in an image: the gateway, the sandbox's devices and the media server, for teams without a Swift toolchain.
+#
+#   docker build -t apnsim .
+#   docker run --rm -p 2197:2197 -p 8197:8197 -e APNSIM_CONTROL_TOKEN=secret apnsim      # the sandbox, as apnsim up
+#
+# The release binary is built with Swift's official image, of the Swift version apnsim is tested with, and linked with
+# Swift's standard library and Foundation inside it (--static-swift-stdlib), so the image it runs in needs no Swift:
+# Ubuntu with SQLite, libcurl and the CA certificates. `--build-arg RUNTIME_IMAGE=swift:6.3-noble` runs the same binary
+# on the full Swift image instead, whose devices can also build teams' own swift extensions (docs/own-extensions.md).
+# BUILD_IMAGE and RUNTIME_IMAGE are the only differences between this build and CI's (Interop/image.sh), which makes
+# stand-ins for both offline.
+ARG SWIFT_VERSION=6.3
+ARG BUILD_IMAGE=swift:${SWIFT_VERSION}-noble
+ARG RUNTIME_IMAGE=ubuntu:noble
+
+FROM ${BUILD_IMAGE} AS build
+# GRDB links the system's SQLite.
+RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends libsqlite3-dev \
+ && apt-get clean && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-# Dependencies first, so changing apnsim's sources does not fetch them again.
-COPY Package.swift ./
-RUN swift package resolve
 COPY . .
-# What the image holds, laid out as it is installed: the binary with the inbox page's files, which it looks for
-# beside itself; the development PKI, the sandbox world and the media fixtures, as the commands' defaults expect them.
-RUN swift build -c release --product apnsim \
- && bin="$(swift build -c release --show-bin-path)" \
+# The build folder is a cache kept between builds (BuildKit and podman both keep it), so a changed source file
+# rebuilds in minutes rather than the quarter of an hour of a first build. What the image holds is copied out of it,
+# laid out as it is installed: the stripped binary with the inbox page's files, which it looks for beside itself; the
+# development PKI, the sandbox world and the media fixtures, which the commands' defaults name relative to /opt/apnsim.
+RUN --mount=type=cache,id=apnsim-swift-build,target=/src/.build \
+    swift build -c release --product apnsim --static-swift-stdlib \
+ && bin="$(swift build -c release --static-swift-stdlib --show-bin-path)" \
  && mkdir -p /install/usr/local/bin /install/opt/apnsim \
  && cp "$bin/apnsim" /install/usr/local/bin/apnsim \
+ && strip /install/usr/local/bin/apnsim \
  && cp -R "$bin/apnsim_APNSimInbox.resources" /install/usr/local/bin/ \
  && cp -R Certs Scenarios /install/opt/apnsim/
 
-# The image: slim by default, without a toolchain (a kind swift extension is refused with how to get one).
 FROM ${RUNTIME_IMAGE}
-RUN useradd --system --create-home apnsim \
- && mkdir -p /var/lib/apnsim && chown apnsim /var/lib/apnsim
+# curl is for the compose file's health checks; an apnsim user owns the store's folder; UID 10001 is outside the
+# ranges of the base images' own users, so a Kubernetes runAsNonRoot check can see it is not root.
+RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+      libsqlite3-0 libcurl4 ca-certificates tzdata curl \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* \
+ && useradd --uid 10001 --user-group --create-home --home-dir /home/apnsim apnsim \
+ && mkdir -p /var/lib/apnsim && chown apnsim:apnsim /var/lib/apnsim
 COPY --from=build /install/usr/local/bin /usr/local/bin
-COPY --from=build --chown=apnsim /install/opt/apnsim /opt/apnsim
+COPY --from=build --chown=apnsim:apnsim /install/opt/apnsim /opt/apnsim
 WORKDIR /opt/apnsim
-USER apnsim
-# Provider API (development, production), device link, control API, media server.
-EXPOSE 2197 2198 5223 8197 8199
+USER 10001:10001
+# Provider API (development, production), channel management (development, production), control API with the inbox,
+# device link, media server.
+EXPOSE 2197 2198 2195 2196 8197 5223 8199
+# Every address inside the container, since ports are published from it; the control API then needs a token
+# (APNSIM_CONTROL_TOKEN or APNSIM_CONTROL_TOKEN_FILE). The store keeps what the gateway answered 200 for.
+ENV APNSIM_HOST=0.0.0.0 \
+    APNSIM_CONTROL_HOST=0.0.0.0 \
+    APNSIM_STORE=/var/lib/apnsim/record.sqlite
+VOLUME /var/lib/apnsim
+# apnsim is PID 1: it stops on SIGTERM (providers get GOAWAY Shutdown, devices stop, the store commits).
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["apnsim"]
-CMD ["gateway", "--host", "0.0.0.0"]
+CMD ["up"]

@@ -4,8 +4,8 @@
 #
 #   ca.pem / ca-key.pem                      the apnsim development CA (trust this in your provider)
 #   gateway.pem / gateway-key.pem            the gateway's TLS certificate: localhost, 127.0.0.1, ::1, gateway
-#                                            (its name in docker-compose.yml) and Apple's host names, so
-#                                            clients keep their usual host
+#                                            (its name in docker-compose.yml), apnsim-gateway (deploy/kubernetes)
+#                                            and Apple's host names, so clients keep their usual host
 #   AuthKey_SIMKEY0001.p8                    provider signing key (team SIMTEAM001, key SIMKEY0001)
 #   AuthKey_SIMKEY0001.pub.pem               its public half, which the world file names
 #   provider-development.pem / -key.pem      client certificate for com.example.app, development environment
@@ -13,12 +13,25 @@
 #   provider-*-bundle.pem                    certificate and key in one file (aioapns, many PHP/Python clients)
 #   device.pem / device-key.pem              identity of simulated devices on the device link (port 5223)
 #
-# With --gateway-only, only the gateway's certificate is issued again, by the CA already here (for a new name).
+# With --gateway-only [NAME...], only the gateway's certificate is issued again, by the CA already here, with NAME...
+# (host names or IP addresses) added to its names: the name providers and devices reach it by in your deployment.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 days=7300   # 20 years: these files are committed and must not expire under users
 bundle=com.example.app
+# The gateway's names: loopback; its service name in docker-compose.yml (gateway) and in deploy/kubernetes
+# (apnsim-gateway, in the namespace apnsim); Apple's host names, so clients keep their usual host. More with
+# --gateway-only NAME...
+gateway_names="DNS:localhost, IP:127.0.0.1, IP:::1, DNS:gateway, DNS:apnsim-gateway, DNS:apnsim-gateway.apnsim.svc"
+gateway_names+=", DNS:apnsim-gateway.apnsim.svc.cluster.local, DNS:api.sandbox.push.apple.com, DNS:api.development.push.apple.com"
+gateway_names+=", DNS:api.push.apple.com, DNS:api-manage-broadcast.sandbox.push.apple.com, DNS:api-manage-broadcast.push.apple.com"
+gateway_names+=", DNS:api-broadcast.sandbox.push.apple.com, DNS:api-broadcast.push.apple.com"
+if [[ "${1:-}" == "--gateway-only" ]]; then
+  for name in "${@:2}"; do
+    if [[ "$name" =~ ^[0-9.]+$ || "$name" == *:* ]]; then gateway_names+=", IP:$name"; else gateway_names+=", DNS:$name"; fi
+  done
+fi
 conf=$(mktemp)
 trap 'rm -f "$conf" ./*.csr ./*.srl' EXIT
 
@@ -44,7 +57,7 @@ subjectKeyIdentifier = hash
 basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature
 extendedKeyUsage = serverAuth
-subjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1, DNS:gateway, DNS:api.sandbox.push.apple.com, DNS:api.development.push.apple.com, DNS:api.push.apple.com, DNS:api-manage-broadcast.sandbox.push.apple.com, DNS:api-manage-broadcast.push.apple.com, DNS:api-broadcast.sandbox.push.apple.com, DNS:api-broadcast.push.apple.com
+subjectAltName = ${gateway_names}
 authorityKeyIdentifier = keyid
 
 # Apple's APNs certificate extensions (Apple, "Establishing a certificate-based connection to APNs"): an environment

@@ -53,6 +53,12 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
         }
     }
 
+    /// How the banner names apnsim: `swift run apnsim` from a checkout (a binary SwiftPM built), else `apnsim` (an
+    /// installed binary, as in the image, where `docker exec CONTAINER apnsim send …` runs it).
+    static var command: String {
+        (Bundle.main.executablePath ?? "").contains("/.build/") ? "swift run apnsim" : "apnsim"
+    }
+
     static func banner(endpoints: Gateway.Endpoints, gateway: Gateway, certs: String, mediaURL: String?) -> String {
         let inbox = "http://\(gateway.configuration.controlHost):\(endpoints.controlPort)/"
         let control = inbox + "v1"
@@ -83,13 +89,13 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
             lines += [
                 "",
                 "  send a push and see it displayed:",
-                "    swift run apnsim send --token \(token)\(port == 2197 ? "" : " --port \(port)")",
+                "    \(Self.command) send --token \(token)\(port == 2197 ? "" : " --port \(port)")",
                 "    curl '\(control)/deliveries?token=\(token)&wait=10'",
             ]
             if let mediaURL {
                 lines += [
                     "  a Braze rich push (the app's service extension downloads and attaches the image):",
-                    "    swift run apnsim send --token \(token)\(port == 2197 ? "" : " --port \(port)") --payload \\",
+                    "    \(Self.command) send --token \(token)\(port == 2197 ? "" : " --port \(port)") --payload \\",
                     "      '{\"aps\":{\"alert\":{\"title\":\"Rich\",\"body\":\"with an image\"},\"mutable-content\":1},\"ab\":{\"att\":{\"url\":\"\(mediaURL)/media/sample.jpg\",\"type\":\"jpg\"}}}'",
                 ]
             }

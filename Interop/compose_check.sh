@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The image and the compose stack run as provider teams run them, under Debian's podman (Interop/image.sh builds
+# apnsim:latest first). docker-compose, Docker's own tool, drives podman through the Docker API it serves, with the
+# repository's docker-compose.yml unchanged:
+#
+#   1. docker run as the README shows: the sandbox answers ready, and stops on SIGTERM within 10 s.
+#   2. compose up with the device service scaled to 3 containers; aioapns on the host sends a Braze rich push to a
+#      device in each, and each is displayed with the image from the media container.
+#   3. every device taken offline, a push held for each, the gateway container killed with SIGKILL and started
+#      again: every push answered 200 is displayed, the devices re-link by themselves, the control API lists them.
+#   4. the channel-management ports answer; compose down ends everything within 10 s and leaves no container,
+#      network, volume or process behind.
+#
+# Usage: bash Interop/compose_check.sh PYTHON      (a Python with aioapns; from the repository root)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python=$1
+source Interop/containers/podman.sh
+ensure_podman >/dev/null
+podman image exists apnsim:latest || bash Interop/image.sh
+work=$(mktemp -d /tmp/apnsim-compose.XXXXXX)
+project=apnsimcheck
+token="ci-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+control=http://127.0.0.1:8197
+began=$(date +%s)
+say() { printf '[%3ss] %s\n' "$(( $(date +%s) - began ))" "$*"; }
+
+source Interop/containers/compose.sh
+export COMPOSE_PROJECT_NAME=$project APNSIM_CONTROL_TOKEN=$token APNSIM_DEVICE_COUNT=2
+cleanup() {
+  compose down -v -t 10 >/dev/null 2>&1 || true
+  podman rm -f apnsim-run >/dev/null 2>&1 || true
+  compose_engine_stop
+  rm -rf "$work"
+}
+trap cleanup EXIT
+compose_engine "$work"
+
+say "1. docker run -p 2197:2197 -p 8197:8197 -e APNSIM_CONTROL_TOKEN=… apnsim (the README's line)"
+podman run -d --name apnsim-run -p 2197:2197 -p 8197:8197 -e APNSIM_CONTROL_TOKEN="$token" apnsim:latest >/dev/null
+within 120 ready || { podman logs apnsim-run; exit 1; }
+curl -s "$control/readyz"; echo
+[[ "$(curl -s -o /dev/null -w '%{http_code}' "$control/v1/devices")" == 401 ]] || { echo "the control API answered without the token"; exit 1; }
+send=$(podman logs apnsim-run | grep -oE "apnsim send --token [0-9a-f]+$" | head -1)
+[[ -n "$send" ]] || { podman logs apnsim-run; echo "the banner has no apnsim send command"; exit 1; }
+# shellcheck disable=SC2086  # the printed command's arguments
+podman exec apnsim-run $send | grep -q "status: 200" || { echo "docker exec … $send was not answered 200"; exit 1; }
+curl -sf -H "Authorization: Bearer $token" "$control/v1/deliveries?token=${send##* }&wait=30" | grep -q '"outcome":"displayed"' ||
+  { echo "the push sent with the banner's command was not displayed"; exit 1; }
+echo "docker exec apnsim-run $send: 200, displayed"
+stop_began=$(date +%s%N)
+podman stop -t 10 apnsim-run >/dev/null
+stopped_ms=$(( ($(date +%s%N) - stop_began) / 1000000 ))
+status=$(podman inspect apnsim-run --format '{{.State.ExitCode}}')
+podman logs apnsim-run | grep -q "SIGTERM received, stopping" || { podman logs apnsim-run; echo "SIGTERM was not seen"; exit 1; }
+say "stopped on SIGTERM in $stopped_ms ms with status $status"
+(( stopped_ms < 10000 && status == 0 )) || { podman logs apnsim-run | tail -20; echo "the container did not stop cleanly within 10 s"; exit 1; }
+podman rm apnsim-run >/dev/null
+
+say "2. compose up --scale device=3 ($APNSIM_DEVICE_COUNT devices each)"
+compose up -d --no-build --scale device=3 2>&1 | grep -v "^$" || true
+within 180 ready || { compose logs gateway; exit 1; }
+within 180 devices_online 6 || { compose logs --tail 20; exit 1; }
+compose ps
+"$python" Interop/compose_check.py rich "$control" "$token" Certs/ca.pem Certs/AuthKey_SIMKEY0001.p8 2197 http://media:8199/media
+
+say "3. pushes held for offline devices, the gateway killed with SIGKILL and started again"
+"$python" Interop/compose_check.py hold "$control" "$token" Certs/ca.pem Certs/AuthKey_SIMKEY0001.p8 2197 "$work/held.json"
+gateway=$(compose ps -q gateway)
+podman kill --signal KILL "$gateway" >/dev/null
+podman wait "$gateway" >/dev/null || true
+say "gateway killed: $(podman inspect "$gateway" --format '{{.State.Status}}, exit code {{.State.ExitCode}}')"
+compose start gateway >/dev/null 2>&1
+within 120 ready || { compose logs gateway; exit 1; }
+within 120 devices_online 6 || { compose logs --tail 20; exit 1; }
+say "the gateway is ready again and the 6 devices re-linked by themselves"
+"$python" Interop/compose_check.py displayed "$control" "$token" "$work/held.json"
+
+say "4. the channel-management ports answer, then compose down"
+for port in 2195 2196; do
+  code=$(curl -s --http2 --cacert Certs/ca.pem --resolve "api.sandbox.push.apple.com:$port:127.0.0.1" -o /dev/null -w '%{http_code}' \
+    "https://api.sandbox.push.apple.com:$port/1/apps/com.example.app/all-channels")
+  [[ "$code" =~ ^[1-5][0-9][0-9]$ ]] || { echo "nothing answered HTTP/2 on the published port $port"; exit 1; }
+  echo "port $port: HTTP/2 answered $code"
+done
+down_began=$(date +%s%N)
+compose down -v -t 10 2>&1 | grep -v "^$" || true
+down_ms=$(( ($(date +%s%N) - down_began) / 1000000 ))
+say "compose down took $down_ms ms"
+(( down_ms < 10000 )) || { echo "compose down took more than 10 s"; exit 1; }
+left=$(podman ps -a --filter "label=com.docker.compose.project=$project" -q; podman network ls -q --filter "name=$project"; podman volume ls -q --filter "name=$project")
+[[ -z "$left" ]] || { echo "left behind: $left"; exit 1; }
+# A container's apnsim runs as `apnsim COMMAND` (found on PATH), its monitor as conmon naming the container.
+if pgrep -f "^apnsim (gateway|device|media|up)|conmon.*${project}_" >/dev/null; then
+  pgrep -af "^apnsim (gateway|device|media|up)|conmon.*${project}_"; echo "processes left behind"; exit 1
+fi
+say "compose check passed: nothing left behind"
