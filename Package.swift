@@ -81,8 +81,11 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            // The control API's OpenAPI description and the records' JSON Schema, served as docs/ has them.
+            plugins: ["EmbedFiles"]
         ),
         .target(
             // The sandbox inbox on the control port: the page, its composer's routes, the devices' attachment copies.
@@ -132,10 +135,10 @@ let package = Package(
             swiftSettings: strictSettings,
             // The mirror's sources, built into the binary: an installed apnsim builds a team's extension without
             // its checkout.
-            plugins: ["EmbedMirror"]
+            plugins: ["EmbedFiles"]
         ),
-        .executableTarget(name: "EmbedMirrorTool", swiftSettings: strictSettings),
-        .plugin(name: "EmbedMirror", capability: .buildTool(), dependencies: ["EmbedMirrorTool"]),
+        .executableTarget(name: "EmbedFilesTool", swiftSettings: strictSettings),
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
         .target(
             // Apple's UserNotifications as an extension uses it; `apnsim extension build` compiles these same files
             // as `UserNotifications` (and CGRect+Dictionary.swift as `CoreGraphics`) around a team's own extension,

@@ -49,7 +49,7 @@ print(f"{len(package['targets'])} targets' imports checked against Package.swift
 names = {target["name"] for target in package["targets"]}
 graph = []
 for target in package["targets"]:
-    if target["type"] in ("test", "plugin") or target["name"] == "EmbedMirrorTool":
+    if target["type"] in ("test", "plugin") or target["name"] == "EmbedFilesTool":
         continue
     inner = [next(iter(d.values()))[0] for d in target["dependencies"] if next(iter(d.values()))[0] in names]
     graph.append(f"{target['name']} → {', '.join(inner) if inner else 'nothing of apnsim'}")

@@ -3,7 +3,7 @@
 # apnsim:latest first). docker-compose, Docker's own tool, drives podman through the Docker API it serves, with the
 # repository's docker-compose.yml unchanged:
 #
-#   1. docker run as the README shows: the sandbox answers ready, and stops on SIGTERM within 10 s.
+#   1. docker run as the README and docs/containers.md show: the sandbox answers ready, and stops on SIGTERM within 10 s.
 #   2. compose up with the device service scaled to 3 containers; aioapns on the host sends a Braze rich push to a
 #      device in each, and each is displayed with the image from the media container.
 #   3. every device taken offline, a push held for each, the gateway container killed with SIGKILL and started

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's first two commands, as real processes: `apnsim up` (gateway plus the sandbox's device
+# The README's first commands ("Start"), as real processes: `apnsim up` (gateway plus the sandbox's device
 # processes), then the `apnsim send` command it prints; the push must show up as displayed in
 # GET /v1/deliveries. Ctrl-C (SIGINT) must then stop the gateway and every device process. The session is
 # recorded (--record), and the recording must replay green in a fresh world (apnsim replay).

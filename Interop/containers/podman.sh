@@ -1,6 +1,6 @@
 # Sourced by Interop/image.sh and Interop/compose_check.sh: Debian's podman installed and set up as this kind of
 # machine needs (as root): runc instead of crun, which refuses its hybrid cgroups; cgroupfs; no default rlimits,
-# which it may not set. A user's Docker needs none of this (README, "In a container").
+# which it may not set. A user's Docker needs none of this (docs/containers.md).
 ensure_podman() {
   local need=()
   command -v podman >/dev/null || need+=(podman)

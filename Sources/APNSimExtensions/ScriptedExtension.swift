@@ -2,7 +2,7 @@ import APNSimCore
 import Foundation
 
 /// An extension that does what the push's `apnsim.extension` object says, to test what a misbehaving extension
-/// does to the send-to-display flow (docs in README, "Service extensions"):
+/// does to the send-to-display flow (docs/extensions.md):
 ///
 /// ```json
 /// "apnsim": {"extension": {"action": "hang", "atExpiry": "best-attempt", "delay": 1}}

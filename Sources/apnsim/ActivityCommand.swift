@@ -6,7 +6,7 @@ import FoundationNetworking
 #endif
 
 /// `apnsim activity list|start|end`: Live Activities on the simulated devices, through the control API, as an app
-/// starts and ends them with ActivityKit (README, "Live Activities").
+/// starts and ends them with ActivityKit (docs/devices.md, "Live Activities").
 struct ActivityCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "activity",

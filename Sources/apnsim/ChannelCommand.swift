@@ -3,8 +3,8 @@ import APNSimProvider
 import ArgumentParser
 import Foundation
 
-/// `apnsim channel create|list|read|delete|broadcast`: a provider's calls to the broadcast APIs of iOS 18 (README,
-/// "Broadcast channels"), over HTTP/2 with the same auth as `apnsim send`.
+/// `apnsim channel create|list|read|delete|broadcast`: a provider's calls to the broadcast APIs of iOS 18
+/// (docs/devices.md, "Broadcast channels"), over HTTP/2 with the same auth as `apnsim send`.
 struct ChannelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "channel",

@@ -100,7 +100,7 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
                 ]
             }
             lines += [
-                "  or with curl (see README.md for the JWT recipe):",
+                "  or with curl (docs/sandbox.md has the JWT recipe):",
                 "    curl --http2 --cacert \(certs)/ca.pem --resolve api.sandbox.push.apple.com:\(port):127.0.0.1 \\",
                 "      -H \"authorization: bearer $JWT\" -H 'apns-topic: com.example.app' -H 'apns-push-type: alert' \\",
                 "      -d '{\"aps\":{\"alert\":\"Hello\"}}' https://api.sandbox.push.apple.com:\(port)/3/device/\(token)",

@@ -62,7 +62,7 @@ struct GatewayDeviceLinkTests {
                 tasks.addTask {
                     let response = try await control.post("/v1/devices/raw-install/apps?wait=600",
                                                           #"{"bundleID":"com.example.app","team":"SIMTEAM001"}"#)
-                    #expect(response.status == 503, "\(response.json)")
+                    #expect(response.status == 409, "\(response.json)")
                     #expect((response.json as? [String: Any])?["error"] as? String == "device raw-install went offline before it answered about com.example.app; install it again once it is back")
                 }
                 // The install reaches the device, which never answers it; then its link closes.

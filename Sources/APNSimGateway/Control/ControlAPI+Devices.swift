@@ -89,11 +89,11 @@ extension ControlAPI {
         } catch let error as ControlAPIError {
             return ControlJSON.error(error.description + "; give {\"bundleID\", \"options\": [\"banner\", \"list\", \"sound\", \"badge\"]}")
         }
-        let options = inForeground ? (body.options ?? []) : nil
-        if let unknown = options?.first(where: { !DeviceLinkMessage.Foreground.knownOptions.contains($0) }) {
+        // Checked for background too, where they do nothing: a bad value is an error wherever it is given.
+        if let unknown = body.options?.first(where: { !DeviceLinkMessage.Foreground.knownOptions.contains($0) }) {
             return ControlJSON.error("options are banner, list, sound and badge; got \(unknown)")
         }
-        return try send(.foreground(.init(bundleID: body.bundleID, options: options)), to: device)
+        return try send(.foreground(.init(bundleID: body.bundleID, options: inForeground ? (body.options ?? []) : nil)), to: device)
     }
 
     /// Sends a control message down a connected device's link.
@@ -113,17 +113,26 @@ extension ControlAPI {
         var team: String?
     }
 
-    /// The manifest a `POST /v1/devices/{id}/apps` body describes.
+    /// The manifest a `POST /v1/devices/{id}/apps` body describes: a whole manifest when it has a `profile` (or
+    /// `apsEnvironment`), else the short form, each read with a sentence naming what is wrong.
     static func manifest(from body: Data, world: WorldRegistry, now: Date) throws(ControlAPIError) -> AppManifest {
-        if let full = try? JSONDecoder().decode(AppManifest.self, from: body) {
+        let keys = (try? JSONSerialization.jsonObject(with: body) as? [String: Any]).map { Set($0.filter { !($0.value is NSNull) }.keys) } ?? []
+        if keys.contains("profile") || keys.contains("apsEnvironment") {
+            let full = try ControlJSON.decode(AppManifest.self, from: body, foundationDates: true)
             if let problem = NotificationCategory.problems(full.categories ?? []).first {
                 throw ControlAPIError("\(full.bundleID)'s categories: \(problem)")
             }
+            try Self.checkBundleID(full.bundleID)
             return full
         }
-        guard let short = try? JSONDecoder().decode(InstallRequest.self, from: body) else {
-            throw ControlAPIError("give {\"bundleID\", \"environment\", \"team\"} or a whole app manifest with a profile")
+        let short: InstallRequest
+        do {
+            short = try ControlJSON.decode(InstallRequest.self, from: body)
+        } catch {
+            throw ControlAPIError(error.description + #"; give {"bundleID", "environment", "team"} or a whole app manifest with a profile"#)
         }
+        try Self.checkBundleID(short.bundleID)
+        if let team = short.team, team.isEmpty { throw ControlAPIError("team is empty; give the team ID the app is signed with") }
         guard let team = short.team ?? world.read({ $0.apps[short.bundleID]?.team }) else {
             throw ControlAPIError("\(short.bundleID) is not in the world; give its team")
         }
@@ -135,6 +144,15 @@ extension ControlAPI {
         manifest.activityTypes = declared?.activityTypes
         manifest.infoPlist = declared?.infoPlist
         return manifest
+    }
+
+    /// A bundle ID as Apple allows them: letters, digits, hyphens and periods, not empty.
+    static func checkBundleID(_ bundleID: String) throws(ControlAPIError) {
+        guard !bundleID.isEmpty, bundleID.count <= 255,
+              bundleID.unicodeScalars.allSatisfy({ ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "." })
+        else {
+            throw ControlAPIError("bundleID \"\(bundleID.prefix(80))\" is not a bundle ID (letters, digits, hyphens and periods)")
+        }
     }
 
     private func install(_ request: Request, device: String) async throws -> Response {
@@ -157,11 +175,15 @@ extension ControlAPI {
         case .refused(let refusal):
             return try ControlJSON.response(["error": refusal.message, "kind": refusal.kind.rawValue], status: .unprocessableContent)
         case .linkClosed:
+            // The device's state changed under the request: a conflict, not a failure of the gateway.
             return ControlJSON.error("device \(device) went offline before it answered about \(manifest.bundleID); install it again once it is back",
-                                     status: .serviceUnavailable)
+                                     status: .conflict)
         case .timedOut:
-            return ControlJSON.error("device \(device) did not answer about \(manifest.bundleID) within \(String(format: "%g", wait.inSeconds)) s; it may still install it (GET /v1/devices shows the outcome), or ask with a longer ?wait=",
-                                     status: .gatewayTimeout)
+            // The install goes on (a Swift extension's build can outlast any wait): accepted, not failed.
+            struct Pending: Encodable { var status = "pending", device: String, bundleID: String, detail: String }
+            return try ControlJSON.response(Pending(device: device, bundleID: manifest.bundleID,
+                                                    detail: "device \(device) had not answered about \(manifest.bundleID) within \(String(format: "%g", wait.inSeconds)) s; it may still install it (GET /v1/devices shows the outcome), or ask with a longer ?wait="),
+                                            status: .accepted)
         }
     }
 

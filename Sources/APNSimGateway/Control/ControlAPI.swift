@@ -4,7 +4,7 @@ import Foundation
 import Hummingbird
 
 /// The control API (`http://127.0.0.1:8197/v1`): read what the gateway recorded, read and change the world.
-/// Every route is listed in README.md.
+/// Every route is listed in docs/control-api.md.
 struct ControlAPI: Sendable {
     /// The gateway's parts the API reads and changes (world, record, faults, devices, clock), and what it does to them.
     let actions: GatewayActions
@@ -36,7 +36,10 @@ struct ControlAPI: Sendable {
         let router = Router()
         if let token { router.add(middleware: ControlAccess(token: token)) }
         router.add(middleware: ControlQuery.ParameterCheck())
+        let methods = MethodCheck()
+        router.add(middleware: methods)
         addProbeRoutes(to: router)
+        addDescriptionRoutes(to: router)
         let v1 = router.group("v1")
         v1.get("health") { _, _ in try self.health() }
         v1.get("sends") { request, _ in try self.sends(request) }
@@ -58,6 +61,7 @@ struct ControlAPI: Sendable {
         addDeviceRoutes(to: v1)
         addActivityRoutes(to: v1)
         for addition in additions { addition.addRoutes(to: router, gateway: GatewayAccess(api: self)) }
+        methods.set(router.routes)
         return router
     }
 
@@ -96,7 +100,8 @@ struct ControlAPI: Sendable {
 }
 
 extension Request {
-    /// The query parameters, the first value of each name.
+    /// The query parameters, the first value of each name. An empty value is a value (`?since=` is refused as no
+    /// time), so a filter left blank by mistake is never read as no filter.
     var queryValues: [String: String] {
         var values: [String: String] = [:]
         for (name, value) in uri.queryParameters where values[String(name)] == nil { values[String(name)] = String(value) }

@@ -4,7 +4,8 @@ import Hummingbird
 
 /// Who may use the control API. It changes the world and reads every push, so it listens on loopback unless told
 /// otherwise, and anywhere else only with a token: `--control-token`, sent as `Authorization: Bearer <token>`. The
-/// health probes (`/healthz`, `/readyz`) need none: they say only whether the gateway serves.
+/// health probes (`/healthz`, `/readyz`) and the API's description (`/v1/openapi.json`) need none: they say nothing
+/// about what the gateway holds.
 struct ControlAccess: RouterMiddleware {
     typealias Context = BasicRequestContext
 
@@ -16,7 +17,9 @@ struct ControlAccess: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if ControlAPI.probePaths.contains(request.uri.path) { return try await next(request, context) }
+        if ControlAPI.probePaths.contains(request.uri.path) || ControlAPI.descriptionPaths.contains(request.uri.path) {
+            return try await next(request, context)
+        }
         guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") else {
             return ControlJSON.error("the control API needs the header Authorization: Bearer <the gateway's --control-token>",
                                      status: .unauthorized)

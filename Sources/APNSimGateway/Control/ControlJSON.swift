@@ -31,18 +31,11 @@ package enum ControlJSON {
     }
 
     /// Decodes a body already read; every failure is a ``ControlAPIError`` with a sentence naming the field.
-    package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(ControlAPIError) -> T {
+    /// - Parameter foundationDates: read times as Foundation's `Codable` writes them (an app manifest's, as
+    ///   `AppManifest` encodes them), not as RFC 3339 or milliseconds.
+    package static func decode<T: Decodable>(_ type: T.Type, from data: Data, foundationDates: Bool = false) throws(ControlAPIError) -> T {
         let decoder = JSONDecoder()
-        // Times in bodies as in queries: RFC 3339, or milliseconds since 1970.
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = (try? container.decode(String.self)) ?? (try? container.decode(Double.self)).map { String($0) } ?? ""
-            guard let date = date(text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                                                        debugDescription: "expected an RFC 3339 time such as 2026-11-23T12:00:00Z, found \(text)"))
-            }
-            return date
-        }
+        if !foundationDates { decoder.dateDecodingStrategy = rfc3339Dates }
         do {
             return try decoder.decode(T.self, from: data)
         } catch let DecodingError.keyNotFound(key, context) {
@@ -54,6 +47,17 @@ package enum ControlJSON {
         } catch {
             throw ControlAPIError("the body is not the JSON expected: \(error)")
         }
+    }
+
+    /// Times in bodies as in queries: RFC 3339, or milliseconds since 1970.
+    private static let rfc3339Dates: JSONDecoder.DateDecodingStrategy = .custom { decoder in
+        let container = try decoder.singleValueContainer()
+        let text = (try? container.decode(String.self)) ?? (try? container.decode(Double.self)).map { String($0) } ?? ""
+        guard let date = date(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                    debugDescription: "expected an RFC 3339 time such as 2026-11-23T12:00:00Z, found \(text)"))
+        }
+        return date
     }
 
     private static func path(_ context: DecodingError.Context) -> String {

@@ -47,12 +47,12 @@ enum ControlQuery {
         filter.apnsID = query["apnsId"]
         filter.topic = query["topic"]
         if let status = query["status"] {
-            guard let value = Int(status) else { throw ControlAPIError("status must be a number such as 400; got \(status)") }
+            guard let value = Int(status) else { throw ControlAPIError("status must be a number such as 400; got \(shown(status))") }
             filter.status = value
         }
         if let since = query["since"] {
             guard let date = ControlJSON.date(since) else {
-                throw ControlAPIError("since must be an ISO-8601 time or milliseconds since 1970; got \(since)")
+                throw ControlAPIError("since must be an ISO-8601 time or milliseconds since 1970; got \(shown(since))")
             }
             filter.since = date
         }
@@ -66,7 +66,7 @@ enum ControlQuery {
     static func installWait(_ query: [String: String], otherwise: Duration) throws(ControlAPIError) -> Duration {
         guard let text = query["wait"] else { return otherwise }
         guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
-            throw ControlAPIError("wait must be a number of seconds above 0 and up to 600; got \(text)")
+            throw ControlAPIError("wait must be a number of seconds above 0 and up to 600; got \(shown(text))")
         }
         return .milliseconds(Int64(saturating: seconds * 1000))
     }
@@ -81,12 +81,12 @@ enum ControlQuery {
         filter.apnsId = query["apnsId"]
         filter.before = query["before"]
         if let order = query["order"] {
-            guard order == "newest" || order == "oldest" else { throw ControlAPIError("order must be newest or oldest; got \(order)") }
+            guard order == "newest" || order == "oldest" else { throw ControlAPIError("order must be newest or oldest; got \(shown(order))") }
             filter.newestFirst = order == "newest"
         }
         if let after = query["after"] {
             guard let date = ControlJSON.date(after) else {
-                throw ControlAPIError("after must be an ISO-8601 time or milliseconds since 1970; got \(after)")
+                throw ControlAPIError("after must be an ISO-8601 time or milliseconds since 1970; got \(shown(after))")
             }
             filter.after = date
         }
@@ -94,7 +94,7 @@ enum ControlQuery {
         var wait: Duration = .zero
         if let text = query["wait"] {
             guard let seconds = Double(text), seconds >= 0, seconds <= 60 else {
-                throw ControlAPIError("wait must be a number of seconds from 0 to 60; got \(text)")
+                throw ControlAPIError("wait must be a number of seconds from 0 to 60; got \(shown(text))")
             }
             wait = .milliseconds(Int64(saturating: seconds * 1000))
             filter.completedOnly = true
@@ -107,8 +107,13 @@ enum ControlQuery {
         return (filter, wait, count)
     }
 
+    /// A query value as an error shows it: an empty one by name, since "got " would look like a cut sentence.
+    static func shown(_ value: String) -> String {
+        value.isEmpty ? "an empty value" : value
+    }
+
     private static func positive(_ text: String, name: String) throws(ControlAPIError) -> Int {
-        guard let value = Int(text), value > 0 else { throw ControlAPIError("\(name) must be a positive whole number; got \(text)") }
+        guard let value = Int(text), value > 0 else { throw ControlAPIError("\(name) must be a positive whole number; got \(shown(text))") }
         return value
     }
 }
