@@ -14,13 +14,13 @@
 # Usage: bash Interop/control_api_check.sh APNSIM PYTHON [SEED]   (a Python with schemathesis; from the repository root)
 set -euo pipefail
 apnsim=$1 python=$2 seed=${3:-${APNSIM_SCHEMATHESIS_SEED:-20261126}}
-control_port=${APNSIM_CONTRACT_CONTROL_PORT:-28397}
+control_port=${APNSIM_CONTRACT_CONTROL_PORT:-28597}
 work=$(mktemp -d)
 token="contract-$RANDOM$RANDOM"
 source Interop/up.sh
 export APNSIM_CONTROL_TOKEN=$token
 start_up "$apnsim" "$work" 60 --development-port 0 --production-port 0 --control-port "$control_port" \
-  --device-port 25397 --media-port 0
+  --device-port "${APNSIM_CONTRACT_DEVICE_PORT:-25597}" --media-port 0
 base=http://127.0.0.1:$control_port
 
 [[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/v1/devices")" == 401 ]] || { echo "the control API answered without its token"; exit 1; }
