@@ -244,6 +244,7 @@ let package = Package(
                 "APNSimTesting", "APNSimTestSupport",
                 "apnsim",  // built for the tests that start real device processes
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOPosix", package: "swift-nio"),
