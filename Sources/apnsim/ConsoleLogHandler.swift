@@ -34,9 +34,10 @@ struct ConsoleLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
-        let all = metadata.merging(explicit ?? [:]) { $1 }
+    func log(event: LogEvent) {
+        let (level, message, source) = (event.level, event.message, event.source)
+        var all = metadata.merging(event.metadata ?? [:]) { $1 }
+        if let error = event.error { all["error"] = "\(error)" }
         let time = Date().formatted(Self.timeStyle)
         let line: String
         switch format {

@@ -21,9 +21,9 @@ struct GatewayCommand: AsyncParsableCommand, LoggingCommand {
             apnsim gateway ready
               development (sandbox) provider API  \(endpoints.url(.development))
               production provider API             \(endpoints.url(.production))
-              control API                         http://\(gateway.configuration.controlHost):\(endpoints.controlPort)/v1
-              inbox                               http://\(gateway.configuration.controlHost):\(endpoints.controlPort)/
-              device link                         \(endpoints.devicePort.map { "\(endpoints.host):\($0) (TLS)" } ?? "off")
+              control API                         http://\(Gateway.Endpoints.reachable(gateway.configuration.controlHost)):\(endpoints.controlPort)/v1
+              inbox                               http://\(Gateway.Endpoints.reachable(gateway.configuration.controlHost)):\(endpoints.controlPort)/
+              device link                         \(endpoints.devicePort.map { "\(Gateway.Endpoints.reachable(endpoints.host)):\($0) (TLS)" } ?? "off")
               CA to trust                         \(certs)/ca.pem
             """)
         }
@@ -36,6 +36,12 @@ struct GatewayCommand: AsyncParsableCommand, LoggingCommand {
 
 extension Gateway.Endpoints {
     func url(_ environment: APNsEnvironment) -> String {
-        providerPorts[environment].map { "https://\(host):\($0)" } ?? "off"
+        providerPorts[environment].map { "https://\(Self.reachable(host)):\($0)" } ?? "off"
+    }
+
+    /// How a banner names an address to connect to: a listener on every address (`0.0.0.0`, `::`, as in a container)
+    /// is reached on this machine at 127.0.0.1, which is what a user copies into curl.
+    static func reachable(_ host: String) -> String {
+        host == "0.0.0.0" || host == "::" || host == "[::]" ? "127.0.0.1" : host
     }
 }

@@ -60,7 +60,7 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
     }
 
     static func banner(endpoints: Gateway.Endpoints, gateway: Gateway, certs: String, mediaURL: String?) -> String {
-        let inbox = "http://\(gateway.configuration.controlHost):\(endpoints.controlPort)/"
+        let inbox = "http://\(Gateway.Endpoints.reachable(gateway.configuration.controlHost)):\(endpoints.controlPort)/"
         let control = inbox + "v1"
         var lines = [
             "apnsim sandbox is up",

@@ -23,8 +23,7 @@ struct GatewayProcess {
         let process = try await ApnsimProcess(arguments + extra, under: wrapper, environment: environment)
         let banner = try await process.waitForOutput("CA to trust")
         guard let provider = ProcessStopTests.port(after: "development (sandbox) provider API  https://127.0.0.1:", in: banner),
-              let control = ProcessStopTests.port(after: "control API                         http://127.0.0.1:", in: banner)
-                ?? ProcessStopTests.port(after: "control API                         http://0.0.0.0:", in: banner),
+              let control = ProcessStopTests.port(after: "control API                         http://127.0.0.1:", in: banner),
               let device = ProcessStopTests.port(after: "device link                         127.0.0.1:", in: banner) else {
             throw ProcessTestError("the gateway's banner lacks a port:\n\(banner)")
         }
