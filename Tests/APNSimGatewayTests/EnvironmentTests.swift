@@ -1,9 +1,6 @@
 import APNSimExtensions
 import APNSimTestSupport
-import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOHTTP1
 import Testing
 
 /// Options from `APNSIM_…` environment variables, as containers pass them: the option on the command line wins, a
@@ -105,8 +102,6 @@ struct EnvironmentTests {
     }
 
     static func status(_ gateway: GatewayProcess, _ path: String, authorization: String?) async throws -> Int {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(gateway.controlPort)\(path)")
-        if let authorization { request.headers.add(name: "Authorization", value: authorization) }
-        return Int(try await HTTPClient.forTests.execute(request, timeout: .seconds(HangGuard.limit.components.seconds)).status.code)
+        try await gateway.control.get(path, headers: authorization.map { [("Authorization", $0)] } ?? []).status
     }
 }

@@ -9,6 +9,9 @@ import Hummingbird
 struct ControlAccess: RouterMiddleware {
     typealias Context = BasicRequestContext
 
+    /// The paths anyone may read: the probes and the API's description.
+    static let openPaths = ControlAPI.probePaths.union(ControlAPI.descriptionPaths)
+
     /// The SHA-256 of the token, so requests are compared in constant time whatever their length.
     private let tokenDigest: SHA256.Digest
 
@@ -17,9 +20,7 @@ struct ControlAccess: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if ControlAPI.probePaths.contains(request.uri.path) || ControlAPI.descriptionPaths.contains(request.uri.path) {
-            return try await next(request, context)
-        }
+        if Self.openPaths.contains(request.uri.path) { return try await next(request, context) }
         guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") else {
             return ControlJSON.error("the control API needs the header Authorization: Bearer <the gateway's --control-token>",
                                      status: .unauthorized)
