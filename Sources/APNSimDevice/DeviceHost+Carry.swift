@@ -1,0 +1,34 @@
+import APNSimCore
+import Foundation
+import Logging
+import Synchronization
+
+extension DeviceHost {
+    /// Pushes the gateway carried on this link for devices of this process: each goes to its device, and their
+    /// receipts go back together (``DeviceLinkMessage/Receipts``). A push for a device this process does not host is
+    /// left unanswered: the gateway sends it on that device's own link should this one end.
+    func carried(_ carry: DeviceLinkMessage.Carry) -> [DeviceLinkMessage] {
+        var receipts: [DeviceLinkMessage.CarriedReceipt] = []
+        var answers: [DeviceLinkMessage] = []
+        var read: (text: String, payload: PushPayload?)?  // a broadcast's pushes share one payload: read it once
+        let hosts = configuration.group?.hosts(carry.pushes.lazy.map(\.device))  // one for each push, under one lock
+        receipts.reserveCapacity(carry.pushes.count)
+        for (index, item) in carry.pushes.enumerated() {
+            if read?.text != item.body.payload { read = (item.body.payload, try? PushPayload(json: Array(item.body.payload.utf8))) }
+            guard let host = item.device == configuration.device.id ? self : hosts?[index] ?? nil else {
+                logger.warning("carried push for a device this process does not host", metadata: ["device": "\(item.device)"])
+                continue
+            }
+            let now = host.configuration.clock.now()
+            let (answer, link) = host.held.withLock { ($0.state.answer(item.body, payload: read?.payload, now: now), $0.link) }
+            if case .receipts(let answered) = answer {  // the usual case: taken as they are, not made messages first
+                for receipt in answered { receipts.append(.init(device: item.device, body: receipt.carried)) }
+                continue
+            }
+            // An extension starts: its pending ack goes on the device's own link (this one's, for the carrier).
+            let messages = (try? host.apply { $0.actions(answering: item.body, with: answer) }) ?? []
+            if host === self { answers += messages } else { host.send(messages, on: link) }
+        }
+        return answers + (receipts.isEmpty ? [] : [.receipts(.init(receipts: receipts))])
+    }
+}

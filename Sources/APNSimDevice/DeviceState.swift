@@ -1,0 +1,300 @@
+import APNSimCore
+import Foundation
+
+/// One simulated device's rules, as a value: what it has (apps, tokens, refusals, what it shows) and what it does
+/// with each event of its device link (docs/device-link.md). Every event returns what to do about it (``Actions``):
+/// messages for the gateway, extensions to build or run, whether every app now has its token. It does no network
+/// I/O and starts no task; ``DeviceHost`` keeps it under a lock and carries out its actions, and unit tests drive it
+/// with plain values, as `DeviceRegistry` is in the gateway.
+struct DeviceState: Sendable {
+    /// What the device's owner decided, not changed by events.
+    struct Settings: Sendable {
+        var device: DeviceDescriptor
+        /// Apps whose notification settings have alerts off: iOS starts no service extension for them.
+        var alertsOff: Set<String> = []
+        /// Skip a service extension for a push whose category is not among its `UNNotificationExtensionCategory`.
+        var extensionCategoriesApply = false
+    }
+
+    /// What an event asks for.
+    struct Actions: Sendable {
+        /// Messages for the gateway, in order, after the copies of ``attachments``.
+        var send: [DeviceLinkMessage] = []
+        /// Attachments the device shows whose bytes go to the gateway before ``send`` (read from their files by the
+        /// host: the inbox then shows the device's own copy).
+        var attachments: [NotificationContent.Attachment] = []
+        /// Extension work to start: kind `swift` builds and service-extension runs, each ending in an event.
+        var jobs: [Job] = []
+        /// Every app has its token or its refusal from this event on: whoever waits for that may go on.
+        var registered = false
+        /// The device restarts: its extension processes end and its link drops (the device links again).
+        var restart = false
+
+        mutating func append(_ other: Actions) {
+            send += other.send
+            attachments += other.attachments
+            jobs += other.jobs
+            registered = registered || other.registered
+            restart = restart || other.restart
+        }
+    }
+
+    /// Extension work an event starts, whose end is another event.
+    enum Job: Sendable {
+        /// Build the app's kind `swift` extension, then ``built(_:failure:)``.
+        case build(AppManifest, ServiceExtensionManifest)
+        /// Run the app's extension on the push, then ``extensionFinished(_:delivery:payload:content:run:now:)``.
+        case run(AppManifest, PushPayload, DeviceLinkMessage.Delivery)
+    }
+
+    /// What the device does with one push.
+    enum PushAnswer: Sendable {
+        /// Its receipts, at once.
+        case receipts([DeviceLinkMessage.Receipt])
+        /// The app's extension starts on it; a pending ack goes now and the receipt when it is done.
+        case launch(AppManifest, PushPayload)
+        /// A push sent again while its extension still runs: another pending ack.
+        case stillInExtension
+    }
+
+    let settings: Settings
+    private(set) var center: NotificationList
+    private var installations: Installations
+    private(set) var categories: RegisteredCategories
+    /// Apps that have registered their manifest's categories since this device started (as an app does when it launches).
+    private var launched: Set<String> = []
+    private(set) var tokens: [String: DeviceToken] = [:]
+    private(set) var refusals: [String: InstallCheck.Refusal] = [:]
+    /// For testing delivery guarantees: pushes still to drop the link on before answering.
+    private var linkDropsLeft: Int
+    /// The apps on the device: the configured ones, then whatever the gateway installs or removes.
+    private(set) var apps: [AppManifest]
+    /// Whether the link to the gateway is up (between its `welcome` and its end).
+    private(set) var isLinked = false
+    /// Messages finished while the link was down; sent after the next `welcome`.
+    private(set) var outbox: [DeviceLinkMessage] = []
+    /// Pushes whose service extension is running; one sent again meanwhile is not run twice.
+    private var inExtension: Set<String> = []
+    /// Attachments (by SHA-256) whose copy went to the gateway on this link; each goes once per link.
+    private var copied: Set<String> = []
+
+    init(settings: Settings, apps: [AppManifest], center: NotificationList = NotificationList(),
+         installations: Installations = Installations(directory: nil), categories: RegisteredCategories = RegisteredCategories(directory: nil),
+         linkDrops: Int = 0) {
+        self.settings = settings
+        self.apps = apps
+        self.center = center
+        self.installations = installations
+        self.categories = categories
+        self.linkDropsLeft = linkDrops
+    }
+
+    /// Every app has its token, or iOS refused it.
+    var isRegistered: Bool {
+        apps.allSatisfy { tokens[$0.bundleID] != nil || refusals[$0.bundleID] != nil }
+    }
+
+    // MARK: - The link
+
+    /// The gateway welcomed the device: every app registers (or is refused, or starts building), and what finished
+    /// while the link was down goes out after the registrations.
+    mutating func linked(now: Date) -> Actions {
+        isLinked = true
+        copied.removeAll()
+        var actions = Actions()
+        for app in apps { actions.append(install(app, now: now)) }
+        actions.send += outbox
+        outbox.removeAll()
+        actions.registered = actions.registered || isRegistered
+        return actions
+    }
+
+    /// The link ended; what finishes from now on waits in the outbox.
+    mutating func unlinked() {
+        isLinked = false
+    }
+
+    /// Messages that could not be written (the link closed under them): they go after the next `welcome`.
+    mutating func unsent(_ messages: [DeviceLinkMessage]) {
+        outbox += messages
+    }
+
+    /// Messages finished outside a link event (an extension's receipts, a build's registration): sent now when the link
+    /// is up, kept in the outbox when it is not.
+    private mutating func sendWhenLinked(_ messages: [DeviceLinkMessage], attachments: [NotificationContent.Attachment] = [],
+                                         into actions: inout Actions) {
+        guard isLinked else {
+            outbox += messages
+            return
+        }
+        actions.attachments += attachments.filter { $0.file != nil && copied.insert($0.sha256).inserted }
+        actions.send += messages
+    }
+
+    // MARK: - Messages from the gateway
+
+    /// The device's answer to one message from the gateway (not a `carry`: ``answer(_:payload:now:)`` takes each of
+    /// its pushes); throwing ends the link with that error.
+    mutating func handle(_ message: DeviceLinkMessage, now: Date) throws(DeviceError) -> Actions {
+        switch message {
+        case .welcome:
+            return linked(now: now)
+        case .registered(let registered):
+            tokens[registered.bundleID] = registered.token
+            center.setPushToStartTokens(registered.pushToStartTokens ?? [:], for: registered.bundleID)
+            return Actions(registered: isRegistered)
+        case .push(let delivery):
+            if linkDropsLeft > 0 {
+                linkDropsLeft -= 1
+                throw DeviceError("dropping the link before acknowledging push \(delivery.id) (dropLinkBeforeAcknowledging)")
+            }
+            return actions(answering: delivery, with: answer(delivery, now: now))
+        case .heartbeat(let beat):
+            return Actions(send: [.heartbeatAck(beat)])
+        case .install(let app):
+            apps.removeAll { $0.bundleID == app.bundleID }
+            apps.append(app)
+            refusals[app.bundleID] = nil
+            categories.uninstall(app.bundleID)  // installed again: it registers its categories afresh
+            launched.remove(app.bundleID)
+            return install(app, now: now)
+        case .uninstall(let uninstall):
+            apps.removeAll { $0.bundleID == uninstall.bundleID }
+            installations.uninstall(uninstall.bundleID)
+            categories.uninstall(uninstall.bundleID)
+            refusals[uninstall.bundleID] = nil
+            guard let token = tokens.removeValue(forKey: uninstall.bundleID) else { return Actions() }
+            return Actions(send: [.unregister(.init(token: token))])
+        case .foreground(let foreground):
+            center.foreground[foreground.bundleID] = foreground.options.map { Set($0.compactMap(PresentationOption.init(rawValue:))) }
+            return Actions()
+        case .startActivity(let start):
+            center.start(start.activity)
+            return Actions()
+        case .endActivity(let end):
+            center.end(end)
+            return Actions()
+        case .restart:
+            // A reboot: the apps' extension processes end and the link drops; the device links again at once.
+            return Actions(restart: true)
+        case .carry, .heartbeatAck, .error, .hello, .register, .unregister, .ack, .receipt, .receipts, .installRefused, .attachmentCopy:
+            return Actions()
+        }
+    }
+
+    // MARK: - Pushes
+
+    /// What the device does with a push: its receipts at once, or its extension starts on it.
+    /// `payload`: the delivery's payload, when the caller has read it (once for a broadcast's carried pushes).
+    mutating func answer(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload? = nil, now: Date) -> PushAnswer {
+        let decision = serviceExtension(for: delivery)
+        // A push answered before gets the same receipt (without an extension, the list itself sees to that).
+        if decision.involvesExtension, let receipt = center.receipt(for: delivery.id) { return .receipts([receipt]) }
+        switch decision {
+        case .none:
+            return .receipts(center.receive(delivery, payload: payload, now: now, categories: categories[delivery.bundleID],
+                                            app: apps.first { $0.bundleID == delivery.bundleID }))
+        case .launch(let app, let payload):
+            return inExtension.insert(delivery.id).inserted ? .launch(app, payload) : .stillInExtension
+        case .notLaunched(let manifest, let payload, let why):
+            let run = ExtensionRun(ran: false, kind: manifest.kind, outcome: .notLaunched, diagnostic: why)
+            return .receipts(center.receive(delivery, payload: payload, now: now, processed: (payload.content, run),
+                                            categories: categories[delivery.bundleID]))
+        }
+    }
+
+    /// `answer` as messages: the receipts come at once (a receipt acknowledges its push), or a pending ack while the
+    /// app's extension runs (docs/device-link.md).
+    func actions(answering delivery: DeviceLinkMessage.Delivery, with answer: PushAnswer) -> Actions {
+        switch answer {
+        case .receipts(let receipts):
+            return Actions(send: receipts.map { .receipt($0) })
+        case .launch(let app, let payload):
+            return Actions(send: [.ack(.init(id: delivery.id, pending: true))], jobs: [.run(app, payload, delivery)])
+        case .stillInExtension:
+            return Actions(send: [.ack(.init(id: delivery.id, pending: true))])
+        }
+    }
+
+    /// The app's extension is done with `delivery`: the device shows what it made, and the receipts go (the attachments
+    /// it shows first) now, or after the next `welcome`.
+    mutating func extensionFinished(_ app: AppManifest, delivery: DeviceLinkMessage.Delivery, payload: PushPayload,
+                                    content: NotificationContent, run: ExtensionRun, now: Date) -> Actions {
+        inExtension.remove(delivery.id)
+        // Categories the extension set are the app's from now on, this push's buttons included.
+        if let registered = run.registeredCategories { categories.set(registered, for: app.bundleID) }
+        let receipts = center.receive(delivery, payload: payload, now: now, processed: (content, run), categories: categories[app.bundleID])
+        let shown = receipts.first { $0.id == delivery.id && $0.outcome == .displayed }?.content?.attachments ?? []
+        var actions = Actions()
+        sendWhenLinked(receipts.map { .receipt($0) }, attachments: shown, into: &actions)
+        return actions
+    }
+
+    private enum ExtensionDecision {
+        /// The app has no extension, or the push is not an alert.
+        case none
+        /// The app's extension runs on the push.
+        case launch(AppManifest, PushPayload)
+        /// iOS would skip the extension; the record says why.
+        case notLaunched(ServiceExtensionManifest, PushPayload, String)
+
+        var involvesExtension: Bool {
+            if case .none = self { false } else { true }
+        }
+    }
+
+    /// Whether iOS would start the app's extension for an alert push (``ServiceExtensionManifest/reasonNotLaunched``).
+    private func serviceExtension(for delivery: DeviceLinkMessage.Delivery) -> ExtensionDecision {
+        guard delivery.pushType == .alert,
+              let app = apps.first(where: { $0.bundleID == delivery.bundleID }), let manifest = app.serviceExtension,
+              let payload = try? PushPayload(json: Array(delivery.payload.utf8)) else { return .none }
+        let deviceSettings = ServiceExtensionManifest.DeviceSettings(alertsEnabled: !settings.alertsOff.contains(app.bundleID),
+                                                                     categoriesApply: settings.extensionCategoriesApply)
+        if let why = manifest.reasonNotLaunched(payload: payload, deviceOS: settings.device.os, settings: deviceSettings) {
+            return .notLaunched(manifest, payload, why)
+        }
+        return .launch(app, payload)
+    }
+
+    // MARK: - Installing
+
+    /// Installs `app` if iOS would: a registration to send, or the refusal to report; a build first for a kind `swift`
+    /// extension (``built(_:failure:)`` answers when it is done).
+    private mutating func install(_ app: AppManifest, now: Date) -> Actions {
+        if let refusal = InstallCheck.refusal(for: app, now: now) {
+            return Actions(send: [refuse(app, refusal)])
+        }
+        if let manifest = app.serviceExtension, manifest.kind == .swift {
+            return Actions(jobs: [.build(app, manifest)])
+        }
+        return Actions(send: [registration(app)])
+    }
+
+    /// The app's own Swift extension was built (`failure`: the compiler's messages): the app registers, or is refused.
+    mutating func built(_ app: AppManifest, failure: String?) -> Actions {
+        guard apps.contains(app), let manifest = app.serviceExtension else { return Actions() }  // removed or replaced while it built
+        let message = failure.map { failure in
+            refuse(app, .init(kind: .extensionBuild, description: "The notification service extension \(manifest.bundleID) cannot be built: \(failure)"))
+        } ?? registration(app)
+        var actions = Actions(registered: isRegistered)
+        sendWhenLinked([message], into: &actions)
+        return actions
+    }
+
+    private mutating func refuse(_ app: AppManifest, _ refusal: InstallCheck.Refusal) -> DeviceLinkMessage {
+        refusals[app.bundleID] = refusal
+        return .installRefused(.init(bundleID: app.bundleID, kind: refusal.kind, message: refusal.description))
+    }
+
+    private mutating func registration(_ app: AppManifest) -> DeviceLinkMessage {
+        // Installed, the app launches and registers its categories, replacing those it or its extension registered
+        // before (apps call setNotificationCategories at launch). An app whose manifest names none keeps them.
+        if launched.insert(app.bundleID).inserted, let categories = app.categories { self.categories.set(categories, for: app.bundleID) }
+        let installation = installations.id(for: app.bundleID)
+        return .register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
+                               installation: installation, team: app.team, badge: center.badges[app.bundleID],
+                               pushToStartTypes: app.activityTypes?.map(\.name),
+                               activities: center.liveActivities.values.filter { $0.bundleID == app.bundleID }
+                                   .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }))
+    }
+}
