@@ -8,14 +8,21 @@ extension DeviceHost {
     /// receipts go back together (``DeviceLinkMessage/Receipts``). A push for a device this process does not host is
     /// left unanswered: the gateway sends it on that device's own link should this one end.
     func carried(_ carry: DeviceLinkMessage.Carry) -> [DeviceLinkMessage] {
+        Self.carried(carry, carrier: self, group: configuration.group, logger: logger)
+    }
+
+    /// The pushes of `carry`, each to its device among `group`'s: the receipts, and whatever `carrier`'s own pushes
+    /// ask for besides (a pending ack), are returned for the link that carried them; another device's pending ack goes on
+    /// its own session. With no `carrier` (a shared link, about no device), every pending ack goes on its device's own.
+    static func carried(_ carry: DeviceLinkMessage.Carry, carrier: DeviceHost?, group: DeviceHostGroup?, logger: Logger) -> [DeviceLinkMessage] {
         var receipts: [DeviceLinkMessage.CarriedReceipt] = []
         var answers: [DeviceLinkMessage] = []
         var read: (text: String, payload: PushPayload?)?  // a broadcast's pushes share one payload: read it once
-        let hosts = configuration.group?.hosts(carry.pushes.lazy.map(\.device))  // one for each push, under one lock
+        let hosts = group?.hosts(carry.pushes.lazy.map(\.device))  // one for each push, under one lock
         receipts.reserveCapacity(carry.pushes.count)
         for (index, item) in carry.pushes.enumerated() {
             if read?.text != item.body.payload { read = (item.body.payload, try? PushPayload(json: Array(item.body.payload.utf8))) }
-            guard let host = item.device == configuration.device.id ? self : hosts?[index] ?? nil else {
+            guard let host = item.device == carrier?.configuration.device.id ? carrier : hosts?[index] ?? nil else {
                 logger.warning("carried push for a device this process does not host", metadata: ["device": "\(item.device)"])
                 continue
             }
@@ -27,7 +34,7 @@ extension DeviceHost {
             }
             // An extension starts: its pending ack goes on the device's own link (this one's, for the carrier).
             let messages = (try? host.apply { $0.actions(answering: item.body, with: answer) }) ?? []
-            if host === self { answers += messages } else { host.send(messages, on: link) }
+            if host === carrier { answers += messages } else { host.send(messages, on: link) }
         }
         return answers + (receipts.isEmpty ? [] : [.receipts(.init(receipts: receipts))])
     }

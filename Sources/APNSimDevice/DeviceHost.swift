@@ -24,8 +24,8 @@ public final class DeviceHost: Sendable {
     /// What the lock guards: the device's state, and the link and waiters that carry out its actions.
     struct Held: Sendable {
         var state: DeviceState
-        /// The link to the gateway while it is up, for answers that come after a job.
-        var link: (any Channel)?
+        /// The way to the gateway while the device's session is up, for answers that come after a job.
+        var link: DeviceRoute?
         /// What to call once every app has a token or a refusal.
         var waiters: [UUID: @Sendable () -> Void] = [:]
     }
@@ -33,7 +33,8 @@ public final class DeviceHost: Sendable {
     /// The TLS context of the device link, when the caller shares one among many hosts (``makeTLSContext(_:)``).
     let sharedTLSContext: NIOSSLContext?
     private let extensions: ServiceExtensionRuntime
-    let jobs = DeviceJobs()
+    /// The device's own jobs, or its group's when the group's devices share links (and one task runs them all).
+    let jobs: DeviceJobs
 
     /// - Parameter tlsContext: a context made once by ``makeTLSContext(_:)`` for many hosts in one process (each
     ///   context holds its certificates and an OpenSSL context, tens of kilobytes); `nil` makes one at ``run()``.
@@ -58,6 +59,7 @@ public final class DeviceHost: Sendable {
                                 categories: RegisteredCategories(directory: configuration.dataDirectory),
                                 linkDrops: configuration.dropLinkBeforeAcknowledging)
         self.held = Mutex(Held(state: state))
+        self.jobs = configuration.group?.sharedJobs ?? DeviceJobs()
         configuration.group?.add(self)
     }
 
@@ -124,7 +126,7 @@ public final class DeviceHost: Sendable {
     /// Runs `event` on the state under the lock and carries out what it asks, except its messages, which it returns for
     /// the caller to write (on the link the event came on, in one write with the other answers to the same read).
     /// With `linking`, the link is up from this event on: answers finished after it go on that link.
-    func apply(linking: (any Channel)? = nil,
+    func apply(linking: DeviceRoute? = nil,
                _ event: (inout DeviceState) throws(DeviceError) -> DeviceState.Actions) throws(DeviceError) -> [DeviceLinkMessage] {
         let (actions, waiters) = try held.withLock { held throws(DeviceError) in
             if let linking { held.link = linking }
@@ -192,15 +194,24 @@ public final class DeviceHost: Sendable {
     }
 
     /// Sends `messages` on `link`, or keeps them for the next link when it is down or the write fails.
-    func send(_ messages: [DeviceLinkMessage], on link: (any Channel)?) {
+    func send(_ messages: [DeviceLinkMessage], on link: DeviceRoute?) {
         guard !messages.isEmpty else { return }
-        guard let link, link.isActive else {
+        guard let link, link.channel.isActive else {
             held.withLock { $0.state.unsent(messages) }
             return
         }
-        let bytes = messages.flatMap { DeviceLinkFraming.frame($0) }
-        link.writeAndFlush(ByteBuffer(bytes: bytes)).whenFailure { _ in
+        link.channel.writeAndFlush(ByteBuffer(bytes: link.frames(messages))).whenFailure { _ in
             self.held.withLock { $0.state.unsent(messages) }
+        }
+    }
+
+    /// The device's session ended (its link closed, or on a shared link the gateway or the device ended it): what
+    /// finishes from now on waits for the next one.
+    func unlink(_ route: DeviceRoute) {
+        held.withLock { held in
+            guard held.link == route else { return }
+            held.link = nil
+            held.state.unlinked()
         }
     }
 }

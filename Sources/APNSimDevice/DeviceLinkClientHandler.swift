@@ -1,9 +1,9 @@
 import APNSimCore
 import NIOCore
 
-/// The device's end of one device link (docs/device-link.md), on its channel's event loop: it says hello, answers
-/// each message through `respond` (the answers to one read go out in one write), and sends a heartbeat every
-/// interval. ``ended`` completes when the channel closes: succeeded when the gateway closed it, failed with the
+/// The device's end of one device link (docs/device-link.md), on its channel's event loop: it says hello (or, on a
+/// link its process's devices share, `link` and each device's hello), answers each message through `respond` (the
+/// answers to one read go out in one write), and sends a heartbeat every interval. ``ended`` completes when the channel closes: succeeded when the gateway closed it, failed with the
 /// reason when the link broke.
 ///
 /// A handler rather than an async channel with reading and heartbeat tasks: a host of 10,000 devices keeps one
@@ -12,12 +12,13 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    /// Given one message from the gateway, the device's answers; throwing ends the link with that error.
-    typealias Respond = @Sendable (DeviceLinkMessage) throws -> [DeviceLinkMessage]
+    /// Given one message from the gateway and the device it names (on a shared link), the answers as frames; throwing
+    /// ends the link with that error.
+    typealias Respond = @Sendable (_ deviceID: String?, DeviceLinkMessage) throws -> [UInt8]
 
     let ended: EventLoopFuture<Void>
     private let endedPromise: EventLoopPromise<Void>
-    private let hello: DeviceLinkMessage
+    private let opening: [UInt8]
     private let heartbeatInterval: TimeAmount
     private let respond: Respond
     private var reader = DeviceLinkFraming.Reader()
@@ -25,8 +26,9 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
     private var heartbeatSequence = 0
     private var failure: (any Error)?
 
-    init(hello: DeviceLinkMessage, heartbeatInterval: Duration, eventLoop: any EventLoop, respond: @escaping Respond) {
-        self.hello = hello
+    /// - Parameter opening: the first frames: one device's hello, or a shared link's `link` and its devices' hellos.
+    init(opening: [UInt8], heartbeatInterval: Duration, eventLoop: any EventLoop, respond: @escaping Respond) {
+        self.opening = opening
         self.heartbeatInterval = TimeAmount(heartbeatInterval)
         self.respond = respond
         self.endedPromise = eventLoop.makePromise()
@@ -35,7 +37,7 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         // TLS holds this until its handshake is done.
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: DeviceLinkFraming.frame(hello))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: opening)), promise: nil)
         scheduleHeartbeat(context: context)
         context.fireChannelActive()
     }
@@ -44,11 +46,11 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
         reader.append(unwrapInboundIn(data).readableBytesView)
         var replies: [UInt8] = []
         do {
-            while let message = try reader.next() {
-                if case .error(let error) = message {
+            while let (deviceID, message) = try reader.nextAddressed() {
+                if deviceID == nil, case .error(let error) = message {
                     throw DeviceError("the gateway ended the link: \(error.reason): \(error.explanation)")
                 }
-                for reply in try respond(message) { replies += DeviceLinkFraming.frame(reply) }
+                replies += try respond(deviceID, message)
             }
         } catch {
             failure = error

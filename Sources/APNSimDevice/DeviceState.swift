@@ -177,7 +177,7 @@ struct DeviceState: Sendable {
         case .restart:
             // A reboot: the apps' extension processes end and the link drops; the device links again at once.
             return Actions(restart: true)
-        case .carry, .heartbeatAck, .error, .hello, .register, .unregister, .ack, .receipt, .receipts, .installRefused, .attachmentCopy:
+        case .carry, .heartbeatAck, .error, .hello, .link, .register, .unregister, .ack, .receipt, .receipts, .installRefused, .attachmentCopy:
             return Actions()
         }
     }

@@ -14,7 +14,7 @@ final class DeviceProcesses: Sendable {
 
     /// Starts one process per declared device; each keeps its data under `dataRoot/<id>`.
     func start(_ devices: [World.DeviceSpec], executable: String, world: World, devicePort: Int, certs: String,
-               dataRoot: String, connectTimeout: Duration? = nil, arguments extra: [String] = []) async throws {
+               dataRoot: String, connectTimeout: Duration? = nil, links: Int? = nil, arguments extra: [String] = []) async throws {
         for device in devices {
             let team = device.apps.lazy.compactMap { world.apps[$0.bundleID]?.team }.first ?? "SIMTEAM001"
             var arguments = ["device", "--stop-when-stdin-closes", "--id", device.id, "--name", device.name, "--team", team,
@@ -26,6 +26,7 @@ final class DeviceProcesses: Sendable {
             if device.extensionCategoriesApply == true { arguments.append("--extension-categories-apply") }
             if let budget = device.extensionBudget { arguments += ["--extension-budget", String(budget)] }
             if let connectTimeout { arguments += ["--connect-timeout", String(connectTimeout.inSeconds)] }
+            if let links { arguments += ["--links", String(links)] }
             for app in device.apps {
                 arguments += ["--app", "\(app.bundleID):\(app.environment.rawValue)"]
                 if let embedded = world.apps[app.bundleID]?.serviceExtension {

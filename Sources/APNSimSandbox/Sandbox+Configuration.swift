@@ -24,6 +24,14 @@ extension Sandbox {
         /// How long one attempt of a device to reach the gateway may take before it backs off and tries again; `nil`:
         /// the device's own default (`DeviceHostConfiguration.connectTimeout`).
         public var deviceConnectTimeout: Duration?
+        /// How many links the devices of one process share (docs/device-link.md, "Shared links"); 0: a link per device,
+        /// as a phone has. `nil`: 4 for in-process devices, and for device processes `apnsim device`'s default (its
+        /// `--links`, `APNSIM_DEVICE_LINKS`).
+        public var deviceLinks: Int?
+        /// The links in-process devices share when ``deviceLinks`` says nothing: `APNSIM_DEVICE_LINKS` when it is a
+        /// number from 0, as for `apnsim device`; else 4.
+        public static let defaultDeviceLinks = ProcessInfo.processInfo.environment["APNSIM_DEVICE_LINKS"].flatMap { Int($0) }
+            .flatMap { $0 >= 0 ? $0 : nil } ?? 4
         /// Runs the gateway and the in-process devices on this clock, which `POST /v1/clock` moves ahead.
         public var virtualClock: VirtualClock? {
             didSet {

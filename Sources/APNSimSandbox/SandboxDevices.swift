@@ -24,7 +24,7 @@ struct SandboxDevices: Sendable {
             let hosts = try makeHosts(specs, dataRoot: dataRoot)
             try await cancelWhenGracefulShutdown {
                 try await withThrowingTaskGroup(of: Void.self) { tasks in
-                    for host in hosts { tasks.addTask { try await host.run() } }
+                    tasks.addTask { try await DeviceHostGroup.run(hosts, logger: logger) }
                     tasks.addTask { await onRegistered(await Self.waitUntilRegistered(hosts, timeout: configuration.registrationTimeout)) }
                     try await tasks.waitForAll()
                 }
@@ -34,7 +34,7 @@ struct SandboxDevices: Sendable {
             do {
                 try await processes.start(specs, executable: executable, world: configuration.world, devicePort: devicePort,
                                           certs: configuration.certs, dataRoot: dataRoot, connectTimeout: configuration.deviceConnectTimeout,
-                                          arguments: arguments)
+                                          links: configuration.deviceLinks, arguments: arguments)
                 let registered = await processes.waitUntilRegistered(specs, gateway: gateway, timeout: configuration.registrationTimeout)
                 let status = Set(gateway.deviceStatus.filter(\.online).map(\.descriptor.id))
                 await onRegistered(registered ? [] : specs.flatMap(\.deviceIDs).filter { !status.contains($0) })
@@ -53,8 +53,9 @@ struct SandboxDevices: Sendable {
         let tls = DeviceHostConfiguration.TLSFiles.certsDirectory(configuration.certs)
         let context = try DeviceHost.makeTLSContext(tls)
         let world = configuration.world
-        // The devices of this process form a group: a broadcast for several of them comes on one link.
-        let group = DeviceHostGroup()
+        // The devices of this process form a group: they share links (unless `deviceLinks` is 0), and a broadcast for
+        // several of them comes on one link.
+        let group = DeviceHostGroup(sharedLinks: configuration.deviceLinks ?? Sandbox.Configuration.defaultDeviceLinks)
         return specs.flatMap { spec in World.DeviceSpec.fleet(id: spec.id, name: spec.name, count: spec.count).map { id, name in
             let apps = spec.apps.map { app -> AppManifest in
                 let declared = world.apps[app.bundleID]

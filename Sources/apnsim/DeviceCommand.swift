@@ -20,6 +20,10 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     var count = EnvironmentVariables.whole("APNSIM_DEVICE_COUNT", option: "--count", in: 1...DeviceCommand.mostDevices,
                                            what: "a number of devices, 1 to \(DeviceCommand.mostDevices)", otherwise: 1)
 
+    @Option(help: "How many links to the gateway the devices of this process share (at most one per device); 0 gives each device a link of its own, as a phone has: its own TLS session, and link faults that close its TCP connection. Environment: APNSIM_DEVICE_LINKS.")
+    var links = EnvironmentVariables.whole("APNSIM_DEVICE_LINKS", option: "--links", in: 0...DeviceCommand.mostLinks,
+                                           what: "a number of links, 0 (one per device) to \(DeviceCommand.mostLinks)", otherwise: 4)
+
     @Option(help: "Device name.")
     var name = "apnsim iPhone"
 
@@ -98,7 +102,11 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     var stopWhenStdinCloses = false
 
     /// The most devices one process runs (`--count`).
-    static let mostDevices = 10_000
+    static let mostDevices = 100_000
+    /// The most devices one process runs with a link each (`--links 0`): each takes a file descriptor on either side.
+    static let mostDevicesWithOwnLinks = 10_000
+    /// The most links one process's devices share (`--links`).
+    static let mostLinks = 64
 
     /// `id` with `{host}` replaced by this machine's host name: a container's, so that the replicas of one compose
     /// service or StatefulSet, started alike, name their devices apart.
@@ -145,8 +153,9 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
             throw ValidationError("\(error)")
         }
         let budget = try Self.parseActivityBudget(activityBudget)
-        // The devices of one process form a group: a broadcast for several of them comes on one link.
-        let group = count > 1 ? DeviceHostGroup() : nil
+        // The devices of one process form a group: they share links (unless `--links 0`), and a broadcast for several
+        // of them comes on one link.
+        let group = count > 1 || links > 0 ? DeviceHostGroup(sharedLinks: min(links, count)) : nil
         let hosts = World.DeviceSpec.fleet(id: id, name: name, count: count).map { deviceID, deviceName -> DeviceHost in
             var configuration = DeviceHostConfiguration(
                 tls: .certsDirectory(certs),
@@ -167,7 +176,7 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
             configuration.dataDirectory = data.map { count > 1 ? URL(fileURLWithPath: $0).appendingPathComponent(deviceID).path : $0 }
             return DeviceHost(configuration: configuration, logger: logger, tlsContext: tlsContext)
         }
-        try await ProcessLife.run([DeviceService(hosts: hosts)], name: count > 1 ? "device \(id)-1…\(count)" : "device \(id)",
+        try await ProcessLife.run([DeviceService(hosts: hosts, logger: logger)], name: count > 1 ? "device \(id)-1…\(count)" : "device \(id)",
                                   logger: logger, stopWhenStdinCloses: stopWhenStdinCloses,
                                   started: "started, linking to \(gatewayHost):\(devicePort)")
     }
@@ -189,6 +198,11 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
             }
         }
         guard (1...Self.mostDevices).contains(count) else { throw ValidationError("--count takes 1 to \(Self.mostDevices); got \(count)") }
+        guard (0...Self.mostLinks).contains(links) else { throw ValidationError("--links takes 0 (a link per device) to \(Self.mostLinks); got \(links)") }
+        guard links > 0 || count <= Self.mostDevicesWithOwnLinks else {
+            throw ValidationError("--count \(count) with --links 0 would open a link per device, a file descriptor each on this side and the gateway's; "
+                                  + "up to \(Self.mostDevicesWithOwnLinks) devices have their own links, more share them (--links 1 or more)")
+        }
         guard extensionBudget.isFinite, (0.1...600).contains(extensionBudget) else {
             throw ValidationError("--extension-budget takes 0.1 to 600 seconds; got \(extensionBudget)")
         }
@@ -269,6 +283,7 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
 /// Device hosts as a service: each prints its apps' tokens once registered; all stop on graceful shutdown.
 private struct DeviceService: Service {
     let hosts: [DeviceHost]
+    let logger: Logger
 
     /// Every link, connecting or connected, is cancelled on graceful shutdown: a device that never reaches its
     /// gateway must stop on Ctrl-C as promptly as one that did.
@@ -277,13 +292,8 @@ private struct DeviceService: Service {
     }
 
     private func runHosts() async throws {
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            for host in hosts {
-                host.whenRegistered { report(host) }
-                tasks.addTask { try await host.run() }
-            }
-            try await tasks.waitForAll()
-        }
+        for host in hosts { host.whenRegistered { report(host) } }
+        try await DeviceHostGroup.run(hosts, logger: logger)
     }
 
     /// Each app's token, or why it did not install.

@@ -14,10 +14,10 @@ struct CarriedBroadcastTests {
     @Test("A broadcast to three devices of one process: each applies it, and the gateway's list shows each activity whole with the new state")
     func carriedToOneProcess() async throws {
         try await withGateway { harness in
-            let group = DeviceHostGroup(id: "fan")
-            try await withDevice(harness, id: "fan-1", configure: { $0.group = group }) { first in
-                try await withDevice(harness, id: "fan-2", configure: { $0.group = group }) { second in
-                    try await withDevice(harness, id: "fan-3", configure: { $0.group = group }) { third in
+            try await withDevices(harness, ids: ["fan-1", "fan-2", "fan-3"], groupID: "fan") { hosts in
+                let (first, second, third) = (hosts[0], hosts[1], hosts[2])
+                do {
+                    do {
                         let control = ControlClient(port: harness.endpoints.controlPort)
                         let channel = try await BroadcastChannelTests.create(harness, policy: 1)
                         var ids: [String: String] = [:]

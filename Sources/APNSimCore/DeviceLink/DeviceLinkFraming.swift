@@ -94,6 +94,8 @@ public enum DeviceLinkFraming {
         }
 
         /// The next whole frame's body, `nil` when more bytes are needed.
+        mutating func nextBody() throws(FramingError) -> ArraySlice<UInt8>? { try nextFrame() }
+
         private mutating func nextFrame() throws(FramingError) -> ArraySlice<UInt8>? {
             guard buffer.count - start >= 4 else { return nil }
             let length = buffer[start..<start + 4].reduce(0) { $0 << 8 | Int($1) }

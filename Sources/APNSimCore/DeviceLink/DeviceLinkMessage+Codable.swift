@@ -5,6 +5,7 @@ extension DeviceLinkMessage: Codable {
     public var type: String {
         switch self {
         case .hello: "hello"
+        case .link: "link"
         case .welcome: "welcome"
         case .register: "register"
         case .registered: "registered"
@@ -32,6 +33,7 @@ extension DeviceLinkMessage: Codable {
         let type = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .type)
         switch type {
         case "hello": self = .hello(try Hello(from: decoder))
+        case "link": self = .link(try Link(from: decoder))
         case "welcome": self = .welcome(try Welcome(from: decoder))
         case "register": self = .register(try Registration(from: decoder))
         case "registered": self = .registered(try Registered(from: decoder))
@@ -63,6 +65,7 @@ extension DeviceLinkMessage: Codable {
         try container.encode(type, forKey: .type)
         switch self {
         case .hello(let body): try body.encode(to: encoder)
+        case .link(let body): try body.encode(to: encoder)
         case .welcome(let body): try body.encode(to: encoder)
         case .register(let body): try body.encode(to: encoder)
         case .registered(let body): try body.encode(to: encoder)

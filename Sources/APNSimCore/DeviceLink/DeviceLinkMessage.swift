@@ -5,7 +5,10 @@ import Foundation
 public enum DeviceLinkMessage: Sendable, Hashable {
     /// Device → gateway, first: who the device is and which protocol version it speaks.
     case hello(Hello)
-    /// Gateway → device: the hello is accepted.
+    /// Device process → gateway, first on a link its devices share: the process, whose devices then say `hello` on it,
+    /// each message naming its device (docs/device-link.md, "Shared links").
+    case link(Link)
+    /// Gateway → device: the hello (or the link) is accepted.
     case welcome(Welcome)
     /// Device → gateway: an installed app asks for its token.
     case register(Registration)
@@ -58,6 +61,17 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         public init(version: Int = DeviceLinkMessage.protocolVersion, device: DeviceDescriptor, host: String? = nil) {
             self.version = version
             self.device = device
+            self.host = host
+        }
+    }
+
+    /// A link that many devices of one process share.
+    public struct Link: Sendable, Hashable, Codable {
+        public var version: Int
+        /// The process, as its devices' `hello` names it (``Hello/host``).
+        public var host: String
+        public init(version: Int = DeviceLinkMessage.protocolVersion, host: String) {
+            self.version = version
             self.host = host
         }
     }

@@ -152,9 +152,9 @@ extension World {
             found.append("token \(record.token.short) names app \(record.bundleID), which is not declared under apps")
         }
         for device in devices {
-            // One `apnsim device --count` process hosts a fleet; the command takes 1 to 10,000.
-            if let count = device.count, !(1...10_000).contains(count) {
-                found.append("device \(device.id) has count \(count); a fleet is 1 to 10000 devices")
+            // One `apnsim device --count` process hosts a fleet; the command takes 1 to 100,000.
+            if let count = device.count, !(1...100_000).contains(count) {
+                found.append("device \(device.id) has count \(count); a fleet is 1 to 100000 devices")
             }
             for app in device.apps where apps[app.bundleID] == nil {
                 found.append("device \(device.id) installs \(app.bundleID), which is not declared under apps")

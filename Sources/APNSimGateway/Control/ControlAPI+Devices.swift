@@ -11,6 +11,11 @@ extension ControlAPI {
         var model: String
         var os: String
         var online: Bool
+        /// When the device's current link came up (its session, on a link its process's devices share); absent while
+        /// it has none. A device taken offline on request keeps its link.
+        var linkedAt: Date?
+        /// `own` or `shared` (docs/device-link.md, "Shared links"), while it has a link.
+        var link: String?
         var apps: [AppView]
         /// Apps the device would not install, with iOS's reason.
         var refused: [RefusalView]
@@ -44,7 +49,8 @@ extension ControlAPI {
             let now = self.clock.now()
             return try ControlJSON.response(self.devices.devices.map { device in
                 DeviceView(id: device.descriptor.id, name: device.descriptor.name, model: device.descriptor.model,
-                           os: device.descriptor.os, online: device.session != nil,
+                           os: device.descriptor.os, online: device.session != nil, linkedAt: device.linkedAt,
+                           link: (device.session ?? device.parked).map { $0.address == nil ? "own" : "shared" },
                            apps: device.registrations.values.sorted { $0.bundleID < $1.bundleID }.map {
                                AppView(bundleID: $0.bundleID, environment: $0.environment, token: $0.token.hex,
                                        badge: device.badges[$0.bundleID], pushToStartTokens: $0.pushToStartTokens?.mapValues(\.hex),

@@ -192,14 +192,13 @@ final class DeviceDirectory: Sendable {
         perform { Self.take(receipt, device: device, token: token, at: date, newID: newID, in: &$0) }
     }
 
-    /// The receipts a device sent for pushes carried to devices of its process (``DeviceLinkMessage/Carry``), taken
-    /// together under one lock. Returns the first device named that does not run in the carrier's process; then none
-    /// is taken.
-    func receipts(_ receipts: [CarriedReceivedReceipt], carrier: DeviceSession, at date: Date) -> String? {
+    /// The receipts a device process sent for pushes carried to its devices (``DeviceLinkMessage/Carry``), taken
+    /// together under one lock. Returns the first device named that does not run in process `host`; then none is taken.
+    func receipts(_ receipts: [CarriedReceivedReceipt], host: String?, at date: Date) -> String? {
         let tokens = receipts.map { newToken(for: $0.receipt) }
         var stranger: String?
         perform { registry in
-            if let outsider = receipts.first(where: { carrier.host == nil || registry.host(of: $0.device) != carrier.host }) {
+            if let outsider = receipts.first(where: { host == nil || registry.host(of: $0.device) != host }) {
                 stranger = outsider.device
                 return nil
             }

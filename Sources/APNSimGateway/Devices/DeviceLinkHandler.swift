@@ -5,14 +5,30 @@ import NIOCore
 import NIOExtras
 
 /// The gateway's end of one device link (docs/device-link.md): hello, registrations, pushes out, acks and
-/// receipts in. Bytes in, messages through ``DeviceLinkFraming``.
+/// receipts in. Bytes in, messages through ``DeviceLinkFraming``. The link is one device's (it opens with `hello`)
+/// or shared by the devices of one process (it opens with `link`; each device then says `hello` on it, and every
+/// message about a device names it).
 final class DeviceLinkHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    /// Ends one device's session on a shared link, sent through the pipeline from any thread (``DeviceSession/close()``).
+    struct EndSession: Sendable {
+        var deviceID: String
+    }
+
+    private enum Peer {
+        /// Nothing said yet.
+        case unknown
+        /// One device's own link.
+        case device(DeviceSession)
+        /// A link the devices of process `host` share, with the session of each device that said hello on it.
+        case shared(host: String, writer: DeviceLinkWriter, sessions: [String: DeviceSession])
+    }
+
     private let services: DeviceServices
     private var reader = DeviceLinkFraming.Reader()
-    private var session: DeviceSession?
+    private var peer = Peer.unknown
 
     init(services: DeviceServices) {
         self.services = services
@@ -22,8 +38,8 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         let bytes = unwrapInboundIn(data)
         reader.append(bytes.readableBytesView)
         do {
-            while let inbound = try reader.nextInbound() {
-                handle(inbound, context: context)
+            while let (deviceID, inbound) = try reader.nextAddressedInbound() {
+                handle(inbound, deviceID: deviceID, context: context)
             }
         } catch {
             fail(reason: "BadFrame", error.description, context: context)
@@ -31,11 +47,18 @@ final class DeviceLinkHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if let session {
-            services.directory.detach(session)
-            services.installs.linkClosed(session)
+        switch peer {
+        case .unknown: break
+        case .device(let session): ended(session)
+        case .shared(_, _, let sessions): for session in sessions.values { ended(session) }
         }
+        peer = .unknown
         context.fireChannelInactive()
+    }
+
+    private func ended(_ session: DeviceSession) {
+        services.directory.detach(session)
+        services.installs.linkClosed(session)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -52,25 +75,115 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             fail(reason: "Shutdown", "the gateway is stopping; reconnect later", context: context)
             return
         }
+        if let end = event as? EndSession {
+            endSession(end.deviceID, reason: "LinkDropped", "the device's session on this link ended (a deviceLink fault); say hello again")
+            return
+        }
         context.fireUserInboundEventTriggered(event)
     }
 
-    private func handle(_ inbound: DeviceLinkInbound, context: ChannelHandlerContext) {
-        guard let session else {
-            guard case .message(.hello(let hello)) = inbound else {
-                return fail(reason: "HelloFirst", "the first message on a device link is hello", context: context)
+    private func handle(_ inbound: DeviceLinkInbound, deviceID: String?, context: ChannelHandlerContext) {
+        switch peer {
+        case .unknown:
+            opening(inbound, context: context)
+        case .device(let session):
+            handle(inbound, from: session, context: context)
+        case .shared(let host, let writer, let sessions):
+            guard let deviceID else { return handleLink(inbound, host: host, writer: writer, context: context) }
+            if case .message(.hello(let hello)) = inbound {
+                return join(hello, deviceID: deviceID, host: host, writer: writer)
             }
-            guard hello.version == DeviceLinkMessage.protocolVersion else {
-                return fail(reason: "UnsupportedVersion",
-                            "this gateway speaks device-link version \(DeviceLinkMessage.protocolVersion); the device sent \(hello.version)",
-                            context: context)
+            guard let session = sessions[deviceID] else {
+                return writer.write(DeviceLinkFraming.frame(.error(.init(reason: "HelloFirst", explanation:
+                    "device \(deviceID) has not said hello on this link; its first message is hello")), deviceID: deviceID))
             }
-            let session = DeviceSession(descriptor: hello.device, host: hello.host, channel: context.channel)
-            self.session = session
+            handle(inbound, from: session, context: context)
+        }
+    }
+
+    /// The link's first message: one device's `hello`, or a process's `link`.
+    private func opening(_ inbound: DeviceLinkInbound, context: ChannelHandlerContext) {
+        let version: Int
+        switch inbound {
+        case .message(.hello(let hello)): version = hello.version
+        case .message(.link(let link)): version = link.version
+        default: return fail(reason: "HelloFirst", "the first message on a device link is hello, or link on a link devices share", context: context)
+        }
+        guard version == DeviceLinkMessage.protocolVersion else {
+            return fail(reason: "UnsupportedVersion",
+                        "this gateway speaks device-link version \(DeviceLinkMessage.protocolVersion); the device sent \(version)",
+                        context: context)
+        }
+        let writer = DeviceLinkWriter(channel: context.channel)
+        switch inbound {
+        case .message(.hello(let hello)):
+            let session = DeviceSession(descriptor: hello.device, host: hello.host, link: writer)
+            peer = .device(session)
             session.send(.welcome(.init(heartbeatInterval: services.heartbeatInterval)))
             services.directory.attach(session, now: services.clock.now())
-            return
+        case .message(.link(let link)):
+            peer = .shared(host: link.host, writer: writer, sessions: [:])
+            writer.write(DeviceLinkFraming.frame(.welcome(.init(heartbeatInterval: services.heartbeatInterval))))
+        default:
+            break
         }
+    }
+
+    /// A device says hello on a shared link: its session starts (replacing one it had on this link).
+    private func join(_ hello: DeviceLinkMessage.Hello, deviceID: String, host: String, writer: DeviceLinkWriter) {
+        guard hello.version == DeviceLinkMessage.protocolVersion, hello.device.id == deviceID else {
+            let why = hello.device.id != deviceID
+                ? "a hello names device \(hello.device.id) and deviceID \(deviceID); they must be the same"
+                : "this gateway speaks device-link version \(DeviceLinkMessage.protocolVersion); the device sent \(hello.version)"
+            return writer.write(DeviceLinkFraming.frame(.error(.init(reason: "BadHello", explanation: why)), deviceID: deviceID))
+        }
+        if let old = removeSession(deviceID) { ended(old) }
+        // The hello's host is the link's: the process that opened the link hosts every device on it.
+        let session = DeviceSession(descriptor: hello.device, host: host, link: writer, address: deviceID)
+        if case .shared(let host, let writer, var sessions) = peer {
+            peer = .unknown  // the dictionary is changed in place, not copied
+            sessions[deviceID] = session
+            peer = .shared(host: host, writer: writer, sessions: sessions)
+        }
+        session.send(.welcome(.init(heartbeatInterval: services.heartbeatInterval)))
+        services.directory.attach(session, now: services.clock.now())
+    }
+
+    /// Takes device `deviceID`'s session off this shared link.
+    private func removeSession(_ deviceID: String) -> DeviceSession? {
+        guard case .shared(let host, let writer, var sessions) = peer else { return nil }
+        peer = .unknown
+        let removed = sessions.removeValue(forKey: deviceID)
+        peer = .shared(host: host, writer: writer, sessions: sessions)
+        return removed
+    }
+
+    /// Ends one device's session on a shared link, telling the device why; the link stays up.
+    private func endSession(_ deviceID: String, reason: String, _ explanation: String) {
+        guard case .shared(_, let writer, _) = peer, let session = removeSession(deviceID) else { return }
+        writer.write(DeviceLinkFraming.frame(.error(.init(reason: reason, explanation: explanation)), deviceID: deviceID))
+        ended(session)
+    }
+
+    /// A message about a shared link itself.
+    private func handleLink(_ inbound: DeviceLinkInbound, host: String, writer: DeviceLinkWriter, context: ChannelHandlerContext) {
+        switch inbound {
+        case .receipts(let receipts):
+            takeReceipts(receipts, host: host, context: context)
+        case .message(.heartbeat(let beat)):
+            writer.write(DeviceLinkFraming.frame(.heartbeatAck(beat)))
+        case .message(.heartbeatAck):
+            break
+        case .message(.error(let error)):
+            services.logger.info("device process closed its link", metadata: ["host": "\(host)", "reason": "\(error.reason)"])
+            context.close(promise: nil)
+        default:
+            fail(reason: "NoDevice", "on a link devices share, a \(inbound.type) message names its device in deviceID", context: context)
+        }
+    }
+
+    /// What a device says, on its own link or a shared one.
+    private func handle(_ inbound: DeviceLinkInbound, from session: DeviceSession, context: ChannelHandlerContext) {
         switch inbound {
         case .ack(let ack):  // acks and receipts are read by hand (DeviceLinkInbound), never as .message
             services.directory.acknowledged(ack, at: services.clock.now())
@@ -78,10 +191,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             services.directory.receipt(receipt, device: session.descriptor.id, at: services.clock.now())
         case .receipts(let receipts):
             // Receipts of pushes carried for several devices of this link's process: each must be one of them.
-            if let stranger = services.directory.receipts(receipts, carrier: session, at: services.clock.now()) {
-                fail(reason: "NotCarried", "a receipts message names device \(stranger), which does not run in the process of device "
-                     + "\(session.descriptor.id)", context: context)
-            }
+            takeReceipts(receipts, host: session.host, context: context)
         case .message(.register(let registration)):
             register(registration, session: session)
         case .message(.unregister(let unregistration)):
@@ -103,9 +213,21 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             break
         case .message(.error(let error)):
             services.logger.info("device closed its link", metadata: ["device": "\(session.descriptor.id)", "reason": "\(error.reason)"])
-            context.close(promise: nil)
-        case .message(let message):  // hello, welcome, registered, push, install, uninstall, foreground, restart
+            if let address = session.address {
+                if let ended = removeSession(address) { self.ended(ended) }  // its session ends; the shared link stays
+            } else {
+                context.close(promise: nil)
+            }
+        case .message(let message):  // hello, link, welcome, registered, push, install, uninstall, foreground, restart
             fail(reason: "UnexpectedMessage", "a device does not send \(message.type) after hello", context: context)
+        }
+    }
+
+    /// Receipts of pushes carried for several devices of process `host`: each must be one of them.
+    private func takeReceipts(_ receipts: [CarriedReceivedReceipt], host: String?, context: ChannelHandlerContext) {
+        if let stranger = services.directory.receipts(receipts, host: host, at: services.clock.now()) {
+            fail(reason: "NotCarried", "a receipts message names device \(stranger), which does not run in the process of this link "
+                 + "(\(host ?? "a device that named no process"))", context: context)
         }
     }
 
@@ -134,6 +256,18 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: frame))).whenComplete { _ in
             loopBound.value.close(promise: nil)
+        }
+    }
+}
+
+extension DeviceLinkInbound {
+    /// The `type` of the message, for errors.
+    var type: String {
+        switch self {
+        case .ack: "ack"
+        case .receipt: "receipt"
+        case .receipts: "receipts"
+        case .message(let message): message.type
         }
     }
 }

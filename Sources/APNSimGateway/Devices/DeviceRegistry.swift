@@ -17,6 +17,8 @@ struct DeviceRegistry: Sendable {
         /// The process it runs in, as its last `hello` said (``DeviceSession/host``).
         var host: String?
         var session: DeviceSession?
+        /// When its current link (or its session on a shared one) came up; `nil` while it has none.
+        var linkedAt: Date?
         /// Offline on request (`POST /v1/devices/{id}/offline`): the link stays up but is parked, and pushes
         /// are stored as for a device out of reach.
         var forcedOffline = false
@@ -152,6 +154,7 @@ struct DeviceRegistry: Sendable {
         let id = session.descriptor.id
         devices[id, default: Device(descriptor: session.descriptor)].descriptor = session.descriptor
         devices[id]?.host = session.host
+        devices[id]?.linkedAt = now
         var actions = Actions(devicesChanged: true)
         if devices[id]?.forcedOffline == true {
             devices[id]?.parked = session
@@ -168,6 +171,7 @@ struct DeviceRegistry: Sendable {
         let id = session.descriptor.id
         if devices[id]?.session?.isSameLink == session.isSameLink { devices[id]?.session = nil }
         if devices[id]?.parked?.isSameLink == session.isSameLink { devices[id]?.parked = nil }
+        if devices[id]?.session == nil, devices[id]?.parked == nil { devices[id]?.linkedAt = nil }
         var actions = Actions(devicesChanged: true)
         for (device, delivery) in held.uncarry(by: id) {
             if let link = devices[device]?.session { actions.send.append((link, .push(delivery))) }

@@ -2,16 +2,57 @@ import APNSimCore
 import NIOCore
 import Synchronization
 
-/// One live device link: sends messages to the device from any thread.
-///
-/// Messages sent from other threads (the provider connections' event loops route pushes here) gather in an outbox
-/// and go out together: one write and one flush on the link's event loop for everything sent since the last one,
-/// instead of a task, a TLS record and a system call per push (a tenth of the gateway's time in
-/// `Benchmarks/e2e.sh` profiles). Order is kept: every message passes through the outbox.
+/// One device on one device link: sends it messages from any thread. A device has its own link, or shares one with
+/// the other devices of its process (docs/device-link.md, "Shared links"); then each message names it (``address``),
+/// and its session can end while the link stays up.
 final class DeviceSession: Sendable {
     let descriptor: DeviceDescriptor
     /// The process the device runs in (`hello.host`): a broadcast for several of its devices may go on one link.
     let host: String?
+    let link: DeviceLinkWriter
+    /// The device's ID in each message about it, on a shared link; `nil` on its own link.
+    let address: String?
+
+    init(descriptor: DeviceDescriptor, host: String? = nil, link: DeviceLinkWriter, address: String? = nil) {
+        self.descriptor = descriptor
+        self.host = host
+        self.link = link
+        self.address = address
+    }
+
+    /// A device on a link of its own.
+    convenience init(descriptor: DeviceDescriptor, host: String? = nil, channel: any Channel) {
+        self.init(descriptor: descriptor, host: host, link: DeviceLinkWriter(channel: channel))
+    }
+
+    /// Sends `message` (see ``DeviceLinkWriter/write(_:atOnce:)``); one about the link itself (a `carry`) names no device.
+    func send(_ message: DeviceLinkMessage, atOnce: Bool = false) {
+        link.write(DeviceLinkFraming.frame(message, deviceID: message.isAboutLink ? nil : address), atOnce: atOnce)
+    }
+
+    /// The event loop the link writes on.
+    var eventLoop: any EventLoop { link.eventLoop }
+
+    /// Ends the device's session (a `deviceLink` fault): its own link closes, or on a shared link it is told its session
+    /// ended; either way the device links again as after any network loss.
+    func close() {
+        if let address {
+            link.endSession(address)
+        } else {
+            link.close()
+        }
+    }
+
+    var isSameLink: ObjectIdentifier { ObjectIdentifier(self) }
+}
+
+/// The writing end of one device link, shared by the sessions on it.
+///
+/// Frames written from other threads (the provider connections' event loops route pushes here) gather in an outbox and
+/// go out together: one write and one flush on the link's event loop for everything written since the last one, instead
+/// of a task, a TLS record and a system call per push (a tenth of the gateway's time in `Benchmarks/e2e.sh` profiles).
+/// Order is kept: every frame passes through the outbox.
+final class DeviceLinkWriter: Sendable {
     private let channel: any Channel
     private let outbox = Mutex(Outbox())
 
@@ -21,16 +62,13 @@ final class DeviceSession: Sendable {
         var draining = false
     }
 
-    init(descriptor: DeviceDescriptor, host: String? = nil, channel: any Channel) {
-        self.descriptor = descriptor
-        self.host = host
+    init(channel: any Channel) {
         self.channel = channel
     }
 
-    /// Sends `message`. With `atOnce`, on the link's own event loop, it is written now, with everything gathered
-    /// before it, instead of after the loop's other queued work (a broadcast's share, made on its carrier's loop).
-    func send(_ message: DeviceLinkMessage, atOnce: Bool = false) {
-        let frame = DeviceLinkFraming.frame(message)
+    /// Writes `frame`. With `atOnce`, on the link's own event loop, it is written now, with everything gathered before
+    /// it, instead of after the loop's other queued work (a broadcast's share, made on its carrier's loop).
+    func write(_ frame: [UInt8], atOnce: Bool = false) {
         let startDrain = outbox.withLock { outbox -> Bool in
             outbox.bytes += frame
             defer { outbox.draining = true }
@@ -41,7 +79,6 @@ final class DeviceSession: Sendable {
         channel.eventLoop.execute { self.drain() }
     }
 
-    /// The event loop the link writes on.
     var eventLoop: any EventLoop { channel.eventLoop }
 
     private func drain() {
@@ -54,10 +91,12 @@ final class DeviceSession: Sendable {
         channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
     }
 
-    /// Ends the link (a `deviceLink` fault); the device reconnects as after any network loss.
     func close() {
         channel.close(promise: nil)
     }
 
-    var isSameLink: ObjectIdentifier { ObjectIdentifier(channel) }
+    /// Ends the session of device `deviceID` on this shared link (``DeviceLinkHandler`` does, on the link's loop).
+    func endSession(_ deviceID: String) {
+        channel.pipeline.fireUserInboundEventTriggered(DeviceLinkHandler.EndSession(deviceID: deviceID))
+    }
 }

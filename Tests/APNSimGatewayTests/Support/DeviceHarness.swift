@@ -16,11 +16,14 @@ func withDevice<T: Sendable>(_ harness: GatewayHarness, id: String = "device-1",
     configuration.dropLinkBeforeAcknowledging = dropLinkBeforeAcknowledging
     configuration.extensionBudget = extensionBudget
     configure(&configuration)
+    if configuration.group == nil, TestLinks.shared {
+        configuration.group = DeviceHostGroup(sharedLinks: 1)  // the device's process shares its one link, as `apnsim device` does
+    }
     let logger = testLogger("apnsim.device.test")
     let host = DeviceHost(configuration: configuration, logger: logger)
     return try await withThrowingTaskGroup(of: T?.self) { tasks in
         tasks.addTask {
-            try await host.run()
+            try await DeviceHostGroup.run([host], logger: logger)
             return nil
         }
         defer { tasks.cancelAll() }
@@ -30,6 +33,13 @@ func withDevice<T: Sendable>(_ harness: GatewayHarness, id: String = "device-1",
         let result = try await body(host)
         return result
     }
+}
+
+/// How the test devices link: over a link their process shares (the default, as `apnsim device` does), or with
+/// `APNSIM_DEVICE_LINKS=0` each over its own, as the stress suite runs the end-to-end tests again
+/// (docs/device-link.md, "Shared links").
+enum TestLinks {
+    static let shared = ProcessInfo.processInfo.environment["APNSIM_DEVICE_LINKS"] != "0"
 }
 
 /// A device of `harness`'s gateway with the test PKI's identity, with `apps` (by default com.example.app), on the
@@ -55,4 +65,28 @@ let testExtensionBudget: Duration = HangGuard.limit
 /// A fresh folder for a device's data.
 func temporaryDirectory() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-device-\(UUID().uuidString)").path
+}
+
+/// Runs devices `ids` of one process (one ``DeviceHostGroup``: over one link they share, or with
+/// `APNSIM_DEVICE_LINKS=0` each over its own) against `harness`'s gateway until `body` returns.
+func withDevices<T: Sendable>(_ harness: GatewayHarness, ids: [String], groupID: String = UUID().uuidString,
+                              _ body: @escaping @Sendable ([DeviceHost]) async throws -> T) async throws -> T {
+    let group = DeviceHostGroup(id: groupID, sharedLinks: TestLinks.shared ? 1 : 0)
+    let logger = testLogger("apnsim.device.test")
+    let hosts = ids.map { id in
+        var configuration = deviceConfiguration(harness, id: id)
+        configuration.group = group
+        return DeviceHost(configuration: configuration, logger: logger)
+    }
+    return try await withThrowingTaskGroup(of: T?.self) { tasks in
+        tasks.addTask {
+            try await DeviceHostGroup.run(hosts, logger: logger)
+            return nil
+        }
+        defer { tasks.cancelAll() }
+        for host in hosts where !(await host.registers(within: HangGuard.limit)) {
+            throw ProcessTestError("\(host.configuration.device.id) did not register within \(HangGuard.limit)")
+        }
+        return try await body(hosts)
+    }
 }
