@@ -6,7 +6,7 @@ public struct World: Sendable {
     public var teams: [String: Team] = [:]
     public var keys: [String: ProviderKey] = [:]
     public var apps: [String: App] = [:]
-    public var tokens: [DeviceToken: TokenRecord] = [:]
+    public var tokens = TokenTable()
     /// The simulated devices a sandbox starts (`apnsim up`); the gateway itself learns devices when they connect.
     public var devices: [DeviceSpec] = []
     /// Broadcast channels by ID, as providers created them through the channel management API.
