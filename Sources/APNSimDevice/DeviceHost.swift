@@ -33,6 +33,8 @@ public final class DeviceHost: Sendable {
     /// The TLS context of the device link, when the caller shares one among many hosts (``makeTLSContext(_:)``).
     let sharedTLSContext: NIOSSLContext?
     private let extensions: ServiceExtensionRuntime
+    /// Where the device keeps what it keeps across restarts: its own folder, or its fleet's file.
+    let data: DeviceData
     /// The device's own jobs, or its group's when the group's devices share links (and one task runs them all).
     let jobs: DeviceJobs
 
@@ -54,10 +56,9 @@ public final class DeviceHost: Sendable {
         center.foreground = configuration.foreground
         let settings = DeviceState.Settings(device: configuration.device, alertsOff: configuration.alertsOff,
                                             extensionCategoriesApply: configuration.extensionCategoriesApply)
+        self.data = configuration.group?.data ?? DeviceData(folder: configuration.dataDirectory)
         let state = DeviceState(settings: settings, apps: configuration.apps, center: center,
-                                installations: Installations(directory: configuration.dataDirectory),
-                                categories: RegisteredCategories(directory: configuration.dataDirectory),
-                                linkDrops: configuration.dropLinkBeforeAcknowledging)
+                                saved: data.load(configuration.device.id), linkDrops: configuration.dropLinkBeforeAcknowledging)
         self.held = Mutex(Held(state: state))
         self.jobs = configuration.group?.sharedJobs ?? DeviceJobs()
         configuration.group?.add(self)
@@ -128,11 +129,12 @@ public final class DeviceHost: Sendable {
     /// With `linking`, the link is up from this event on: answers finished after it go on that link.
     func apply(linking: DeviceRoute? = nil,
                _ event: (inout DeviceState) throws(DeviceError) -> DeviceState.Actions) throws(DeviceError) -> [DeviceLinkMessage] {
-        let (actions, waiters) = try held.withLock { held throws(DeviceError) in
+        let (actions, waiters, saved) = try held.withLock { held throws(DeviceError) in
             if let linking { held.link = linking }
             let actions = try event(&held.state)
-            return (actions, actions.registered ? held.takeWaiters() : [])
+            return (actions, actions.registered ? held.takeWaiters() : [], actions.save ? held.state.saved : nil)
         }
+        if let saved { data.save(configuration.device.id, saved) }
         for waiter in waiters { waiter() }
         return perform(actions)
     }
@@ -140,10 +142,11 @@ public final class DeviceHost: Sendable {
     /// Runs `event` (one that does not come from the link: a job's end) and writes its messages on the link, or keeps
     /// them for the next one when the link is down or the write fails.
     func applyAndSend(_ event: (inout DeviceState) -> DeviceState.Actions) {
-        let (actions, waiters, link) = held.withLock { held in
+        let (actions, waiters, link, saved) = held.withLock { held in
             let actions = event(&held.state)
-            return (actions, actions.registered ? held.takeWaiters() : [], held.link)
+            return (actions, actions.registered ? held.takeWaiters() : [], held.link, actions.save ? held.state.saved : nil)
         }
+        if let saved { data.save(configuration.device.id, saved) }
         for waiter in waiters { waiter() }
         send(perform(actions), on: link)
     }

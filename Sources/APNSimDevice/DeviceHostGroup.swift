@@ -14,15 +14,20 @@ public final class DeviceHostGroup: Sendable {
     public let sharedLinks: Int
     /// The jobs of every device of the group, when they share links.
     let sharedJobs: DeviceJobs?
+    /// Where the group's devices keep what they keep across restarts, when they keep it together
+    /// (``DeviceData/fleet(in:)``); `nil`: each in its own data folder.
+    public let data: DeviceData?
     /// Read for the pushes of every carry, from each event loop of the process at once: a pthread mutex
     /// (`NIOLockedValueBox`), not `Synchronization.Mutex`, a priority-inheritance futex on Linux whose hand-over to a
     /// waiting thread goes through the kernel.
     private let hosts = NIOLockedValueBox<(byID: [String: DeviceHost], inOrder: [DeviceHost])>(([:], []))
 
     /// - Parameter sharedLinks: how many links the devices share; 0 gives each device its own.
-    public init(id: String = UUID().uuidString, sharedLinks: Int = 0) {
+    /// - Parameter data: where the devices keep their data together; `nil`: each in its own folder.
+    public init(id: String = UUID().uuidString, sharedLinks: Int = 0, data: DeviceData? = nil) {
         self.id = id
         self.sharedLinks = sharedLinks
+        self.data = data
         self.sharedJobs = sharedLinks > 0 ? DeviceJobs() : nil
     }
 

@@ -29,6 +29,8 @@ struct DeviceState: Sendable {
         var registered = false
         /// The device restarts: its extension processes end and its link drops (the device links again).
         var restart = false
+        /// What the device keeps across restarts changed (``saved``): its ``DeviceData`` keeps it.
+        var save = false
 
         mutating func append(_ other: Actions) {
             send += other.send
@@ -36,6 +38,7 @@ struct DeviceState: Sendable {
             jobs += other.jobs
             registered = registered || other.registered
             restart = restart || other.restart
+            save = save || other.save
         }
     }
 
@@ -79,14 +82,18 @@ struct DeviceState: Sendable {
     private var copied: Set<String> = []
 
     init(settings: Settings, apps: [AppManifest], center: NotificationList = NotificationList(),
-         installations: Installations = Installations(directory: nil), categories: RegisteredCategories = RegisteredCategories(directory: nil),
-         linkDrops: Int = 0) {
+         saved: DeviceData.Saved = DeviceData.Saved(), linkDrops: Int = 0) {
         self.settings = settings
         self.apps = apps
         self.center = center
-        self.installations = installations
-        self.categories = categories
+        self.installations = saved.installations
+        self.categories = saved.categories
         self.linkDropsLeft = linkDrops
+    }
+
+    /// What the device keeps across restarts.
+    var saved: DeviceData.Saved {
+        DeviceData.Saved(installations: installations, categories: categories)
     }
 
     /// Every app has its token, or iOS refused it.
@@ -155,16 +162,17 @@ struct DeviceState: Sendable {
             apps.removeAll { $0.bundleID == app.bundleID }
             apps.append(app)
             refusals[app.bundleID] = nil
-            categories.uninstall(app.bundleID)  // installed again: it registers its categories afresh
+            let forgot = categories.uninstall(app.bundleID)  // installed again: it registers its categories afresh
             launched.remove(app.bundleID)
-            return install(app, now: now)
+            var actions = install(app, now: now)
+            actions.save = actions.save || forgot
+            return actions
         case .uninstall(let uninstall):
             apps.removeAll { $0.bundleID == uninstall.bundleID }
-            installations.uninstall(uninstall.bundleID)
-            categories.uninstall(uninstall.bundleID)
+            let forgot = [installations.uninstall(uninstall.bundleID), categories.uninstall(uninstall.bundleID)].contains(true)
             refusals[uninstall.bundleID] = nil
-            guard let token = tokens.removeValue(forKey: uninstall.bundleID) else { return Actions() }
-            return Actions(send: [.unregister(.init(token: token))])
+            guard let token = tokens.removeValue(forKey: uninstall.bundleID) else { return Actions(save: forgot) }
+            return Actions(send: [.unregister(.init(token: token))], save: forgot)
         case .foreground(let foreground):
             center.foreground[foreground.bundleID] = foreground.options.map { Set($0.compactMap(PresentationOption.init(rawValue:))) }
             return Actions()
@@ -225,7 +233,7 @@ struct DeviceState: Sendable {
         if let registered = run.registeredCategories { categories.set(registered, for: app.bundleID) }
         let receipts = center.receive(delivery, payload: payload, now: now, processed: (content, run), categories: categories[app.bundleID])
         let shown = receipts.first { $0.id == delivery.id && $0.outcome == .displayed }?.content?.attachments ?? []
-        var actions = Actions()
+        var actions = Actions(save: run.registeredCategories != nil)
         sendWhenLinked(receipts.map { .receipt($0) }, attachments: shown, into: &actions)
         return actions
     }
@@ -267,16 +275,17 @@ struct DeviceState: Sendable {
         if let manifest = app.serviceExtension, manifest.kind == .swift {
             return Actions(jobs: [.build(app, manifest)])
         }
-        return Actions(send: [registration(app)])
+        let (message, changed) = registration(app)
+        return Actions(send: [message], save: changed)
     }
 
     /// The app's own Swift extension was built (`failure`: the compiler's messages): the app registers, or is refused.
     mutating func built(_ app: AppManifest, failure: String?) -> Actions {
         guard apps.contains(app), let manifest = app.serviceExtension else { return Actions() }  // removed or replaced while it built
-        let message = failure.map { failure in
-            refuse(app, .init(kind: .extensionBuild, description: "The notification service extension \(manifest.bundleID) cannot be built: \(failure)"))
+        let (message, changed) = failure.map { failure in
+            (refuse(app, .init(kind: .extensionBuild, description: "The notification service extension \(manifest.bundleID) cannot be built: \(failure)")), false)
         } ?? registration(app)
-        var actions = Actions(registered: isRegistered)
+        var actions = Actions(registered: isRegistered, save: changed)
         sendWhenLinked([message], into: &actions)
         return actions
     }
@@ -286,15 +295,21 @@ struct DeviceState: Sendable {
         return .installRefused(.init(bundleID: app.bundleID, kind: refusal.kind, message: refusal.description))
     }
 
-    private mutating func registration(_ app: AppManifest) -> DeviceLinkMessage {
+    /// The app's `register`, and whether what the device keeps changed (a new installation, the categories it launched with).
+    private mutating func registration(_ app: AppManifest) -> (DeviceLinkMessage, changed: Bool) {
         // Installed, the app launches and registers its categories, replacing those it or its extension registered
         // before (apps call setNotificationCategories at launch). An app whose manifest names none keeps them.
-        if launched.insert(app.bundleID).inserted, let categories = app.categories { self.categories.set(categories, for: app.bundleID) }
+        var changed = false
+        if launched.insert(app.bundleID).inserted, let categories = app.categories, self.categories[app.bundleID] != categories {
+            self.categories.set(categories, for: app.bundleID)
+            changed = true
+        }
         let installation = installations.id(for: app.bundleID)
-        return .register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
-                               installation: installation, team: app.team, badge: center.badges[app.bundleID],
-                               pushToStartTypes: app.activityTypes?.map(\.name),
-                               activities: center.liveActivities.values.filter { $0.bundleID == app.bundleID }
-                                   .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }))
+        let message = DeviceLinkMessage.register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
+                                                       installation: installation.id, team: app.team, badge: center.badges[app.bundleID],
+                                                       pushToStartTypes: app.activityTypes?.map(\.name),
+                                                       activities: center.liveActivities.values.filter { $0.bundleID == app.bundleID }
+                                                           .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }))
+        return (message, changed || installation.made)
     }
 }

@@ -1,34 +1,34 @@
 import Foundation
 
 /// Installation IDs of the apps on one device: kept while an app stays installed (so registering again gets
-/// the same token), replaced on reinstall (so a reinstall gets a new one). Saved as JSON in the device's data
-/// folder when it has one.
-struct Installations: Sendable {
-    private var ids: [String: String]
-    private let file: URL?
+/// the same token), replaced on reinstall (so a reinstall gets a new one). A value; its device's ``DeviceData`` keeps
+/// it across restarts.
+struct Installations: Sendable, Hashable, Codable {
+    private(set) var ids: [String: String]
 
-    init(directory: String?) {
-        file = directory.map { URL(fileURLWithPath: $0).appendingPathComponent("installations.json") }
-        ids = file.flatMap { try? Data(contentsOf: $0) }.flatMap { try? JSONDecoder().decode([String: String].self, from: $0) } ?? [:]
+    init(ids: [String: String] = [:]) {
+        self.ids = ids
     }
 
-    /// The installation ID of `bundleID`, made on first install.
-    mutating func id(for bundleID: String) -> String {
-        if let id = ids[bundleID] { return id }
+    /// The installation ID of `bundleID`, made on first install (`made`: whether it was new, so the device saves it).
+    mutating func id(for bundleID: String) -> (id: String, made: Bool) {
+        if let id = ids[bundleID] { return (id, false) }
         let id = UUID().uuidString
         ids[bundleID] = id
-        save()
-        return id
+        return (id, true)
     }
 
-    mutating func uninstall(_ bundleID: String) {
-        ids[bundleID] = nil
-        save()
+    /// Forgets `bundleID`'s installation; whether there was one.
+    @discardableResult
+    mutating func uninstall(_ bundleID: String) -> Bool {
+        ids.removeValue(forKey: bundleID) != nil
     }
 
-    private func save() {
-        guard let file else { return }
-        try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try? JSONEncoder().encode(ids).write(to: file, options: .atomic)
+    init(from decoder: any Decoder) throws {
+        ids = try [String: String](from: decoder)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try ids.encode(to: encoder)
     }
 }

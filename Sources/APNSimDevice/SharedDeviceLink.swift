@@ -140,16 +140,13 @@ extension DeviceHostGroup {
     /// Runs `hosts` until the task is cancelled: those of a group that shares links over its links (``run(sslContext:logger:)``),
     /// each other one on its own link (``DeviceHost/run()``).
     public static func run(_ hosts: [DeviceHost], logger: Logger = Logger(label: "apnsim.device")) async throws {
+        let groups = Dictionary(hosts.compactMap { $0.configuration.group }.map { (ObjectIdentifier($0), $0) }, uniquingKeysWith: { first, _ in first })
+        defer { for group in groups.values { group.data?.flush() } }  // a fleet's data, written as the devices stop
         try await withThrowingDiscardingTaskGroup { tasks in
-            var sharing: [ObjectIdentifier: DeviceHostGroup] = [:]
-            for host in hosts {
-                if let group = host.configuration.group, group.sharedLinks > 0 {
-                    sharing[ObjectIdentifier(group)] = group
-                } else {
-                    tasks.addTask { try await host.run() }
-                }
+            for host in hosts where (host.configuration.group?.sharedLinks ?? 0) == 0 {
+                tasks.addTask { try await host.run() }
             }
-            for group in sharing.values { tasks.addTask { try await group.run(logger: logger) } }
+            for group in groups.values where group.sharedLinks > 0 { tasks.addTask { try await group.run(logger: logger) } }
         }
     }
 }

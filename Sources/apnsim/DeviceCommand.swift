@@ -155,7 +155,9 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
         let budget = try Self.parseActivityBudget(activityBudget)
         // The devices of one process form a group: they share links (unless `--links 0`), and a broadcast for several
         // of them comes on one link.
-        let group = count > 1 || links > 0 ? DeviceHostGroup(sharedLinks: min(links, count)) : nil
+        // A fleet keeps its devices' data in one file (`devices.json` in `--data`), not a folder for each.
+        let group = count > 1 || links > 0
+            ? DeviceHostGroup(sharedLinks: min(links, count), data: count > 1 ? data.map { DeviceData.fleet(in: $0) } : nil) : nil
         let hosts = World.DeviceSpec.fleet(id: id, name: name, count: count).map { deviceID, deviceName -> DeviceHost in
             var configuration = DeviceHostConfiguration(
                 tls: .certsDirectory(certs),
