@@ -32,7 +32,9 @@ public final class DeviceHost: Sendable {
 
     /// The TLS context of the device link, when the caller shares one among many hosts (``makeTLSContext(_:)``).
     let sharedTLSContext: NIOSSLContext?
-    private let extensions: ServiceExtensionRuntime
+    /// The app extensions' runtime, made when the first one is needed: a device whose apps never run an extension (most
+    /// of a fleet of 100,000) holds none.
+    private let extensionRuntime = Mutex<ServiceExtensionRuntime?>(nil)
     /// Where the device keeps what it keeps across restarts: its own folder, or its fleet's file.
     let data: DeviceData
     /// The device's own jobs, or its group's when the group's devices share links (and one task runs them all).
@@ -45,11 +47,6 @@ public final class DeviceHost: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.sharedTLSContext = tlsContext
-        let attachments = configuration.dataDirectory.map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-\(configuration.device.id)")
-        self.extensions = ServiceExtensionRuntime(directory: attachments.appendingPathComponent("attachments"),
-                                                  budget: configuration.extensionBudget, expiryGrace: configuration.extensionGrace,
-                                                  logger: logger)
         var center = NotificationList()
         center.backgroundBudget = configuration.backgroundBudget
         center.activityBudget = configuration.activityBudget
@@ -154,10 +151,7 @@ public final class DeviceHost: Sendable {
     /// Starts the jobs `actions` asks for, logs its refusals, and returns its messages, the attachments' copies first.
     private func perform(_ actions: DeviceState.Actions) -> [DeviceLinkMessage] {
         for job in actions.jobs { start(job) }
-        if actions.restart {
-            let extensions = extensions
-            jobs.add { await extensions.shutdown() }
-        }
+        if actions.restart { jobs.add { await self.shutDownExtensions() } }
         for case .installRefused(let refused) in actions.send {
             logger.warning("app not installed", metadata: ["bundle": "\(refused.bundleID)", "reason": "\(refused.message)"])
         }
@@ -184,9 +178,23 @@ public final class DeviceHost: Sendable {
         }
     }
 
-    /// Ends the device's extension processes (the device stopped).
+    /// The app extensions' runtime, made now if it was not.
+    private var extensions: ServiceExtensionRuntime {
+        extensionRuntime.withLock { runtime in
+            if let runtime { return runtime }
+            let folder = configuration.dataDirectory.map { URL(fileURLWithPath: $0) }
+                ?? FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-\(configuration.device.id)")
+            let made = ServiceExtensionRuntime(directory: folder.appendingPathComponent("attachments"), budget: configuration.extensionBudget,
+                                               expiryGrace: configuration.extensionGrace, logger: logger)
+            runtime = made
+            return made
+        }
+    }
+
+    /// Ends the device's extension processes (the device stopped), if it ever started any.
     func shutDownExtensions() async {
-        await extensions.shutdown()
+        guard let runtime = extensionRuntime.withLock({ $0 }) else { return }
+        await runtime.shutdown()
     }
 
     /// The bytes of an attachment the device shows, as the device link carries them to the gateway; none when the

@@ -58,6 +58,8 @@ struct DeviceState: Sendable {
         case launch(AppManifest, PushPayload)
         /// A push sent again while its extension still runs: another pending ack.
         case stillInExtension
+        /// A push sent again that the device answered before and no longer remembers how: an ack saying so.
+        case forgotten
     }
 
     let settings: Settings
@@ -195,6 +197,7 @@ struct DeviceState: Sendable {
     /// What the device does with a push: its receipts at once, or its extension starts on it.
     /// `payload`: the delivery's payload, when the caller has read it (once for a broadcast's carried pushes).
     mutating func answer(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload? = nil, now: Date) -> PushAnswer {
+        if center.answeredAndForgotten(delivery.id) { return .forgotten }
         let decision = serviceExtension(for: delivery)
         // A push answered before gets the same receipt (without an extension, the list itself sees to that).
         if decision.involvesExtension, let receipt = center.receipt(for: delivery.id) { return .receipts([receipt]) }
@@ -221,6 +224,8 @@ struct DeviceState: Sendable {
             return Actions(send: [.ack(.init(id: delivery.id, pending: true))], jobs: [.run(app, payload, delivery)])
         case .stillInExtension:
             return Actions(send: [.ack(.init(id: delivery.id, pending: true))])
+        case .forgotten:
+            return Actions(send: [.ack(.init(id: delivery.id, forgotten: true))])
         }
     }
 

@@ -83,14 +83,26 @@ public struct NotificationList: Sendable {
     /// answered with the same receipt and not shown twice.
     private var answered: [String: DeviceLinkMessage.Receipt] = [:]
     private var answeredOrder: [String] = []
-    /// How many receipts are remembered for repeated pushes; the oldest go first. The gateway sends a push again
+    /// How many receipts are remembered whole for repeated pushes; the oldest go first. The gateway sends a push again
     /// only when its receipt did not reach the record (a link that broke with the receipt in flight, a gateway
-    /// killed before its commit), so the repeats are at most the pushes of one broken link. 1,000 is far above that
-    /// and keeps a device under steady load at about half a megabyte of receipts (Benchmarks/soak.sh).
-    private static let rememberedReceipts = 1_000
+    /// killed before its commit), so the repeats are at most the pushes of one broken link. A device under steady load
+    /// kept 1,250 before, half a megabyte each and 500 MB for 1,000 devices (Benchmarks/soak.sh).
+    public static let rememberedReceipts = 64
+    /// Pushes answered before the receipts remembered whole, by the hash of their ID (8 bytes each): one sent again is
+    /// answered "forgotten" (``DeviceLinkMessage/Ack/forgotten``), never shown twice.
+    private var forgottenIDs: Set<Int> = []
+    private var forgottenOrder: [Int] = []
+    /// How many forgotten answers are remembered by ID: 8 KB of hashes a device, after which a push sent again is shown
+    /// again. The gateway resends only the pushes of one broken link, far fewer.
+    public static let rememberedIDs = 1_024
 
     /// The receipt already sent for `deliveryID`, if any: a push sent again gets it and nothing else happens.
     public func receipt(for deliveryID: String) -> DeviceLinkMessage.Receipt? { answered[deliveryID] }
+
+    /// Whether `deliveryID` was answered before the receipts kept whole (``receipt(for:)`` has none for it).
+    public func answeredAndForgotten(_ deliveryID: String) -> Bool {
+        answered[deliveryID] == nil && forgottenIDs.contains(deliveryID.hashValue)
+    }
 
     /// - Parameter processed: what the app's service extension made of the push, when one ran.
     /// - Parameter payload: the delivery's payload when the caller has already read it.
@@ -115,10 +127,18 @@ public struct NotificationList: Sendable {
             answered[delivery.id] = first
             answeredOrder.append(delivery.id)
             if answeredOrder.count > Self.rememberedReceipts + Self.rememberedReceipts / 4 {
-                // A quarter at a time, so forgetting costs nothing per push.
+                // A quarter at a time, so forgetting costs nothing per push; their IDs are kept a while longer.
                 let forgotten = answeredOrder.count - Self.rememberedReceipts
-                for id in answeredOrder[..<forgotten] { answered[id] = nil }
+                for id in answeredOrder[..<forgotten] {
+                    answered[id] = nil
+                    if forgottenIDs.insert(id.hashValue).inserted { forgottenOrder.append(id.hashValue) }
+                }
                 answeredOrder.removeFirst(forgotten)
+                if forgottenOrder.count > Self.rememberedIDs + Self.rememberedIDs / 4 {
+                    let gone = forgottenOrder.count - Self.rememberedIDs
+                    for hash in forgottenOrder[..<gone] { forgottenIDs.remove(hash) }
+                    forgottenOrder.removeFirst(gone)
+                }
             }
         }
         return receipts

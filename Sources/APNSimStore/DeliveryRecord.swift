@@ -99,6 +99,9 @@ public enum DeliveryEvent: Sendable {
     case receipt(id: String, outcome: DeliveryOutcome, content: EncodedJSON<NotificationContent>?, detail: String?, at: Date,
                  extensionRun: EncodedJSON<ExtensionRun>? = nil, presentation: EncodedJSON<Presentation>? = nil,
                  activity: EncodedJSON<ActivityChange>? = nil)
+    /// The device had answered the push and forgot how (``DeviceLinkMessage/Ack/forgotten``): recorded `dropped` with
+    /// `detail` only if the record has no outcome yet, so an outcome recorded before stays.
+    case forgotten(id: String, detail: String, at: Date)
     /// A device's app got a token.
     case registered(DeviceRegistration)
     /// The app was removed; its token answers 410 from `at` on.
@@ -115,7 +118,7 @@ public enum DeliveryEvent: Sendable {
     public var isRestartState: Bool {
         switch self {
         case .registered, .unregistered, .held, .released, .releasedAll: true
-        case .accepted, .acknowledged, .receipt: false
+        case .accepted, .acknowledged, .receipt, .forgotten: false
         }
     }
 }

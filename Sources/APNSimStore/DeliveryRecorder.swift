@@ -71,7 +71,8 @@ public final class DeliveryRecorder: Sendable {
             let events = buffer.take()
             try store.apply(events)
             let accepted = events.count { if case .accepted = $0 { true } else { false } }
-            matchingEvents.add(accepted + events.count { if case .receipt = $0 { true } else { false } }, ordering: .releasing)
+            let outcomes = events.count { switch $0 { case .receipt, .forgotten: true; default: false } }
+            matchingEvents.add(accepted + outcomes, ordering: .releasing)
             try retention.added(accepted)
             return events
         }

@@ -197,6 +197,11 @@ public final class Store: Sendable {
                     var row = StatementBinding(try db.cachedStatement(sql: "UPDATE deliveries SET deliveredAt = ? WHERE id = ? AND deliveredAt IS NULL"))
                     row.bind(at.timeIntervalSince1970); row.bind(id)
                     try row.run(in: db)
+                case .forgotten(let id, let detail, let at):
+                    try db.execute(sql: """
+                        UPDATE deliveries SET outcome = 'dropped', detail = ?, deliveredAt = COALESCE(deliveredAt, ?), displayedAt = ?
+                        WHERE id = ? AND outcome IS NULL
+                        """, arguments: [detail, at.timeIntervalSince1970, at.timeIntervalSince1970, id])
                 case .registered(let registration):
                     try registration.insert(db, onConflict: .replace)
                 case .unregistered(let token, let at):

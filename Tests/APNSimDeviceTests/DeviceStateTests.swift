@@ -182,3 +182,23 @@ struct DeviceStateTests {
         #expect(receipt.presentation?.banner == false && receipt.presentation?.list == true)
     }
 }
+
+@Suite("Device state: answers remembered")
+struct AnsweredMemoTests {
+    @Test("The newest receipts are kept whole; a push sent again after its receipt was let go is acked as forgotten, never shown twice")
+    func forgotten() throws {
+        var state = try DeviceStateTests.linkedAndRegistered()
+        let total = NotificationList.rememberedReceipts * 2
+        for index in 1...total {
+            _ = try state.handle(.push(DeviceStateTests.push(#"{"aps":{"alert":"n"}}"#, id: "p\(index)")), now: DeviceStateTests.now)
+        }
+        let shown = state.center.displayed.count
+        let newest = try state.handle(.push(DeviceStateTests.push(#"{"aps":{"alert":"n"}}"#, id: "p\(total)")), now: DeviceStateTests.now)
+        #expect(newest.send.first?.type == "receipt", "the newest: the same receipt")
+        let oldest = try state.handle(.push(DeviceStateTests.push(#"{"aps":{"alert":"n"}}"#, id: "p1")), now: DeviceStateTests.now)
+        #expect(oldest.send == [.ack(.init(id: "p1", forgotten: true))])
+        #expect(state.center.displayed.count == shown, "nothing shown twice")
+        let fresh = try state.handle(.push(DeviceStateTests.push(#"{"aps":{"alert":"n"}}"#, id: "new")), now: DeviceStateTests.now)
+        #expect(fresh.send.first?.type == "receipt")
+    }
+}

@@ -34,6 +34,7 @@ struct DeviceRegistryTests {
             case .released(let id): "released:\(id)"
             case .receipt(let id, let outcome, _, _, _, _, _, _): "\(outcome.rawValue):\(id)"
             case .registered: "registered"
+            case .forgotten(let id, _, _): "forgotten:\(id)"
             case .unregistered: "unregistered"
             case .acknowledged, .releasedAll: "other"
             }
@@ -119,6 +120,13 @@ struct DeviceRegistryTests {
         let receipt = ReceivedReceipt(id: "p1", outcome: .displayed, badge: .init(bundleID: "com.example.app", count: 3))
         #expect(Self.words(registry.receipt(receipt, device: "d1", at: Self.now)) == ["displayed:p1", "released:p1", "changed"])
         #expect(registry.devices["d1"]?.badges["com.example.app"] == 3)
+    }
+
+    @Test("A push the device answered and forgot: its record gets the sentence unless it has an outcome, and it is no longer held")
+    func forgotten() {
+        var (registry, _) = Self.withDevice()
+        _ = registry.route(Self.plan(), apnsID: "A1", payload: "{}", newID: { "p1" }, now: Self.now)
+        #expect(Self.words(registry.acknowledged(.init(id: "p1", forgotten: true), at: Self.now)) == ["other", "forgotten:p1", "released:p1"])
     }
 
     @Test("The uninstall window: the token answers 410 from the removal, and a push accepted meanwhile is recorded dropped")

@@ -62,3 +62,24 @@ struct DeliveryRowTests {
         #expect(records["good"]?.unreadable == nil)
     }
 }
+
+@Suite("A push the device forgot it answered")
+struct ForgottenAnswerTests {
+    @Test("Recorded dropped with the sentence when the record has no outcome; an outcome recorded before stays")
+    func forgotten() async throws {
+        let store = try Store()
+        let recorder = try DeliveryRecorder(store: store)
+        let at = DeliveryRowTests.at
+        recorder.record(DeliveryRowTests.accepted("open"))
+        recorder.record(DeliveryRowTests.accepted("shown"))
+        recorder.record(.receipt(id: "shown", outcome: .displayed, content: nil, detail: nil, at: at + 1))
+        recorder.record(.forgotten(id: "open", detail: "the device had answered it and forgot", at: at + 2))
+        recorder.record(.forgotten(id: "shown", detail: "the device had answered it and forgot", at: at + 2))
+        let records = Dictionary(uniqueKeysWithValues: try await recorder.deliveries(matching: DeliveryFilter()).map { ($0.id, $0) })
+        #expect(records["open"]?.outcome == .dropped)
+        #expect(records["open"]?.detail == "the device had answered it and forgot")
+        #expect(records["open"]?.displayedAt == at + 2)
+        #expect(records["shown"]?.outcome == .displayed, "answered from the record")
+        #expect(records["shown"]?.detail == nil)
+    }
+}

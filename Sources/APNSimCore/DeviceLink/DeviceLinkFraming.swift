@@ -41,6 +41,7 @@ public enum DeviceLinkFraming {
         json.field("type", "ack")
         json.field("id", ack.id)
         json.field("pending", ack.pending)
+        json.field("forgotten", ack.forgotten)
         return json.finish()
     }
 

@@ -95,7 +95,13 @@ extension DeviceLinkFields {
         case .bool(let flag)?: pending = flag
         default: throw fail("ack", "pending", "\(shown("pending")), not true or false")
         }
-        return DeviceLinkMessage.Ack(id: try required("id", of: "ack"), pending: pending)
+        let forgotten: Bool?
+        switch value("forgotten") {
+        case nil, .null?: forgotten = nil
+        case .bool(let flag)?: forgotten = flag
+        default: throw fail("ack", "forgotten", "\(shown("forgotten")), not true or false")
+        }
+        return DeviceLinkMessage.Ack(id: try required("id", of: "ack"), pending: pending, forgotten: forgotten)
     }
 
     /// A receipt's member the gateway acts on, decoded through `Codable` (only `liveactivity` pushes carry these).

@@ -226,9 +226,14 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         /// the push until then and sends it again on the next link, so a device that dies mid-extension loses
         /// nothing.
         public var pending: Bool?
-        public init(id: String, pending: Bool? = nil) {
+        /// `true`: the device answered this push before and no longer remembers how (it keeps its newest receipts
+        /// whole, ``NotificationList``): the gateway keeps the outcome its record has, or records the push `dropped`
+        /// with that sentence when it has none.
+        public var forgotten: Bool?
+        public init(id: String, pending: Bool? = nil, forgotten: Bool? = nil) {
             self.id = id
             self.pending = pending
+            self.forgotten = forgotten
         }
     }
 

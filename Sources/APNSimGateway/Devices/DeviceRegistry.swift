@@ -384,6 +384,11 @@ struct DeviceRegistry: Sendable {
     /// until then (docs/device-link.md).
     mutating func acknowledged(_ ack: DeviceLinkMessage.Ack, at date: Date) -> Actions {
         var actions = Actions(persist: [.acknowledged(id: ack.id, at: date)])
+        if ack.forgotten == true {
+            actions.persist.append(.forgotten(id: ack.id, detail: "the gateway sent the push again and the device had answered it before, but no "
+                                              + "kept that receipt (a device keeps its newest ones whole, docs/device-link.md); its first "
+                                              + "receipt never reached this record", at: date))
+        }
         if ack.pending != true { actions.persist += held.acknowledge(ack.id) }
         return actions
     }
