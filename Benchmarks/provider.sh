@@ -3,6 +3,10 @@
 # release build of apnsim (full validation and recording on), then the same load to nginx serving HTTP/2 + TLS
 # on this machine with the same certificate, in the same run. Prints both rates and apnsim's ratio to nginx.
 #
+# Then the same load spread over the tokens of a world of 1,000,000 tokens declared by count and seed (a world file's
+# `tokenSets`) against a world of 100 declared the same way, in the same run: how long the million take to load, and
+# the ratio of the two rates (issue 35: within 5%, loaded within 10 s).
+#
 # Usage: Benchmarks/provider.sh [REQUESTS] [--store]   (from anywhere; default 200000 requests per run)
 #        --store: the gateway keeps its record in a SQLite file, and answers 200 only once a push is committed to it
 #        APNSIM_BIN=PATH Benchmarks/provider.sh   (measure that binary instead of building this tree)
@@ -63,3 +67,35 @@ printf 'apnsim   %10.0f pushes/s  (validated and recorded: %s sends in the recor
   "$( (( ${#store_flag[@]} > 0 )) && echo ", a store file, 200 after commit")"
 printf 'nginx    %10.0f requests/s\n' "$nginx_rate"
 python3 -c "print('ratio    %10.2f  (apnsim / nginx; goal >= 0.45)' % ($apnsim_rate / $nginx_rate))"
+
+# A world of 100 tokens and one of 1,000,000, both declared by count and seed: the same load, spread over the
+# tokens (every one of the 100; 100,000 different ones of the million), to each in turn.
+kill "$gateway"; wait "$gateway" 2>/dev/null || true
+rate_with_tokens() { # rate_with_tokens COUNT -> prints "LOAD_SECONDS RATE"
+  local count=$1 began loaded urls
+  sed "s|\.\./Certs/|$PWD/Certs/|" Scenarios/sandbox.yaml > "$work/world-$count.yaml"
+  printf '\ntokenSets:\n  - {count: %d, seed: 35, bundleID: com.example.app, environment: development}\n' "$count" >> "$work/world-$count.yaml"
+  began=$(date +%s.%N)
+  "$apnsim" gateway --world "$work/world-$count.yaml" --development-port "$dev_port" --production-port 0 --control-port "$control_port" \
+    --device-port 0 >"$work/gateway-$count.log" 2>&1 &
+  gateway=$!; pids+=("$gateway")
+  wait_for "the gateway with $count tokens" 60 curl -sf "http://127.0.0.1:$control_port/v1/health"
+  loaded=$(awk -v s="$began" -v n="$(date +%s.%N)" 'BEGIN {printf "%.1f", n - s}')
+  urls="$work/urls-$count"
+  "$apnsim" tokens --count "$(( count < 100000 ? count : 100000 ))" --seed 35 --url "https://127.0.0.1:$dev_port" > "$urls"
+  requests_saved=$requests; requests=20000
+  h2load -i "$urls" -n "$requests" -c "$connections" -m "$streams" -d "$work/payload.json" -H "authorization: bearer $jwt" \
+    -H "apns-topic: com.example.app" -H "apns-push-type: alert" >/dev/null
+  requests=$requests_saved
+  h2load -i "$urls" -n "$requests" -c "$connections" -m "$streams" -d "$work/payload.json" -H "authorization: bearer $jwt" \
+    -H "apns-topic: com.example.app" -H "apns-push-type: alert" > "$work/h2load-$count.out"
+  grep -q "status codes: $requests 2xx" "$work/h2load-$count.out" || { cat "$work/h2load-$count.out" >&2; exit 1; }
+  kill "$gateway"; wait "$gateway" 2>/dev/null || true
+  echo "$loaded $(awk '/^finished in/{gsub(",","",$4); print $4}' "$work/h2load-$count.out")"
+}
+read -r hundred_loaded hundred_rate < <(rate_with_tokens 100)
+read -r million_loaded million_rate < <(rate_with_tokens 1000000)
+echo
+printf 'world of 100 tokens        %10.0f pushes/s over its 100 tokens (up in %s s)\n' "$hundred_rate" "$hundred_loaded"
+printf 'world of 1,000,000 tokens  %10.0f pushes/s over 100,000 of them (up in %s s; goal: 10 s)\n' "$million_rate" "$million_loaded"
+python3 -c "print('ratio      %10.2f  (million / hundred; goal >= 0.95)' % ($million_rate / $hundred_rate))"

@@ -30,3 +30,39 @@ struct TokenTableTests {
         #expect(table.count == 999, "removing what is not there changes nothing")
     }
 }
+
+@Suite("Token sets")
+struct TokenSetTests {
+    static let yaml = """
+        teams: [{id: SIMTEAM001}]
+        apps: [{bundleID: com.example.app, team: SIMTEAM001}]
+        tokenSets: [{count: 1000, seed: 42, bundleID: com.example.app, environment: development}]
+        """
+
+    @Test("A world file's token set: count tokens, the same for the same seed, active for its app and environment")
+    func worldFile() throws {
+        let world = try WorldFile.parse(Self.yaml)
+        let set = TokenSet(count: 1000, seed: 42, bundleID: "com.example.app", environment: .development)
+        #expect(world.tokens.count == 1000)
+        #expect(world.tokenSets == [set])
+        let tokens = set.tokens
+        #expect(Set(tokens).count == 1000, "no two alike")
+        #expect(tokens == TokenSet(count: 1000, seed: 42, bundleID: "x", environment: .production).tokens, "the seed decides them")
+        #expect(tokens.allSatisfy { world.tokens[$0]?.state == .active && world.tokens[$0]?.bundleID == "com.example.app" })
+        #expect(tokens.first?.hex.count == 64)
+        #expect(TokenSet(count: 3, seed: 42, bundleID: "x", environment: .development, bytes: 100).tokens.first?.hex.count == 200)
+        #expect(TokenSet(count: 3, seed: 43, bundleID: "x", environment: .development).tokens.first != tokens.first)
+    }
+
+    @Test("A set too large, of a bad size or for an unknown app is refused in a sentence naming it", arguments: [
+        ("count: 0", "count 0; it takes 1 to 10000000"),
+        ("count: 20000000", "count 20000000; it takes 1 to 10000000"),
+        ("count: 5, bytes: 4", "bytes 4; a token is 8 to 100 bytes"),
+        ("count: 5, bundleID: com.example.unknown", "names app com.example.unknown, which is not declared under apps"),
+    ])
+    func refused(_ fields: String, _ sentence: String) throws {
+        let yaml = Self.yaml.replacingOccurrences(of: "count: 1000", with: fields)
+            .replacingOccurrences(of: "seed: 42, bundleID: com.example.app, environment", with: fields.contains("bundleID") ? "seed: 42, environment" : "seed: 42, bundleID: com.example.app, environment")
+        #expect { try WorldFile.parse(yaml) } throws: { "\($0)".contains(sentence) }
+    }
+}

@@ -104,6 +104,25 @@ struct ControlAPITests {
         }
     }
 
+    @Test("A token set added through /v1/tokens: its tokens are answered 200, the next token of its seed is not; a bad set is refused")
+    func tokenSet() async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let added = try await control.post("/v1/tokens", #"{"count":5000,"seed":7,"bundleID":"com.example.app","environment":"development"}"#)
+            #expect(added.status == 200, "\(added.json)")
+            let tokens = TokenSet(count: 5001, seed: 7, bundleID: "com.example.app", environment: .development).tokens
+            let client = try await harness.connect()
+            let jwt = harness.jwt()
+            #expect(try await Self.push(harness, client, token: tokens[0].hex, jwt: jwt).status == 200)
+            #expect(try await Self.push(harness, client, token: tokens[4999].hex, jwt: jwt).status == 200)
+            #expect(try await Self.push(harness, client, token: tokens[5000].hex, jwt: jwt).reason == "BadDeviceToken")
+            await client.close()
+            let refused = try await control.post("/v1/tokens", #"{"count":0,"seed":7,"bundleID":"com.example.app","environment":"development"}"#)
+            #expect(refused.status == 400)
+            #expect(((refused.json as? [String: Any])?["error"] as? String)?.contains("count 0") == true, "\(refused.json)")
+        }
+    }
+
     @Test("Tokens added, unregistered and reset through /v1/tokens change what the gateway answers")
     func tokens() async throws {
         try await withGateway { harness in

@@ -35,6 +35,11 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible, Codable 
         self.init(hex: Substring(raw), problem: &problem)
     }
 
+    /// A token made here as lower-case hex of an allowed length (``TokenSet``), taken as it is.
+    init(verifiedHex hex: String) {
+        self.hex = hex
+    }
+
     public var description: String { hex }
 
     /// The first 8 digits and an ellipsis, for explanations.

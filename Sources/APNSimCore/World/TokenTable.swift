@@ -39,4 +39,13 @@ public struct TokenTable: Sendable, Equatable {
     }
 
     public var isEmpty: Bool { count == 0 }
+
+    /// The records `isIncluded` takes, in no particular order, without copying the others out first.
+    public func filter(_ isIncluded: (World.TokenRecord) -> Bool) -> [World.TokenRecord] {
+        var taken: [World.TokenRecord] = []
+        for shard in shards {
+            for record in shard.values where isIncluded(record) { taken.append(record) }
+        }
+        return taken
+    }
 }

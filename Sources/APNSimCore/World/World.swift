@@ -7,6 +7,8 @@ public struct World: Sendable {
     public var keys: [String: ProviderKey] = [:]
     public var apps: [String: App] = [:]
     public var tokens = TokenTable()
+    /// The token sets the world declares by count and seed (``TokenSet``); their tokens are in ``tokens``.
+    public var tokenSets: [TokenSet] = []
     /// The simulated devices a sandbox starts (`apnsim up`); the gateway itself learns devices when they connect.
     public var devices: [DeviceSpec] = []
     /// Broadcast channels by ID, as providers created them through the channel management API.
@@ -148,8 +150,12 @@ extension World {
             if teams[app.team] == nil { found.append("app \(app.bundleID) names team \(app.team), which is not declared under teams") }
             found += NotificationCategory.problems(app.categories ?? []).map { "app \(app.bundleID): \($0)" }
         }
-        for record in tokens.values.sorted(by: { $0.token.hex < $1.token.hex }) where apps[record.bundleID] == nil {
+        // Every token is checked, a million included, and only those with a problem are sorted.
+        for record in tokens.filter({ apps[$0.bundleID] == nil }).sorted(by: { $0.token.hex < $1.token.hex }).prefix(20) {
             found.append("token \(record.token.short) names app \(record.bundleID), which is not declared under apps")
+        }
+        for set in tokenSets {
+            if let problem = set.problem { found.append(problem) }
         }
         for device in devices {
             // One `apnsim device --count` process hosts a fleet; the command takes 1 to 100,000.

@@ -13,16 +13,20 @@ import Yams
 /// apps: [{ bundleID: com.example.app, team: SIMTEAM001 }]
 /// tokens:
 ///   - { token: 3f6c…, bundleID: com.example.app, environment: development, state: active }
+/// tokenSets:   # a load test's tokens, the same for the same count and seed (`apnsim tokens` lists them)
+///   - { count: 1000000, seed: 42, bundleID: com.example.app, environment: development }
 /// ```
 public struct WorldFile: Codable, Sendable {
     public var teams: [World.Team]?
     public var keys: [Key]?
     public var apps: [World.App]?
     public var tokens: [World.TokenRecord]?
+    public var tokenSets: [TokenSet]?
     public var devices: [World.DeviceSpec]?
 
     public init(teams: [World.Team]? = nil, keys: [Key]? = nil, apps: [World.App]? = nil, tokens: [World.TokenRecord]? = nil,
-                devices: [World.DeviceSpec]? = nil) {
+                tokenSets: [TokenSet]? = nil, devices: [World.DeviceSpec]? = nil) {
+        self.tokenSets = tokenSets
         self.teams = teams
         self.keys = keys
         self.apps = apps
@@ -116,6 +120,11 @@ public struct WorldFile: Codable, Sendable {
             world.apps[app.bundleID] = directory.map { app.resolvingPaths(relativeTo: $0) } ?? app
         }
         for record in tokens ?? [] { world.tokens[record.token] = record }
+        for set in tokenSets ?? [] {
+            // A set too large is refused before a token of it is made.
+            if let problem = set.problem { throw WorldFileError("\(path): \(problem)") }
+            world.add(set)
+        }
         for device in devices ?? [] {
             if let index = world.devices.firstIndex(where: { $0.id == device.id }) {
                 world.devices[index] = device

@@ -41,7 +41,12 @@ extension ControlAPI {
         }
         v1.post("tokens") { request, _ in
             let now = self.clock.now()
-            return try await self.change(request, as: [World.TokenRecord].self) { records, world in
+            return try await self.change(request, as: TokensBody.self) { body, world in
+                guard case .records(let records) = body else {
+                    guard case .set(let set) = body else { return }
+                    if let problem = set.problem { throw ControlAPIError(problem) }
+                    return world.add(set)
+                }
                 for var record in records {
                     if record.state == .active {
                         record.invalidSince = nil
@@ -113,5 +118,21 @@ struct KeyView: Encodable {
         topics = key.topics
         relatedKeyID = key.relatedKeyID
         publicKey = key.publicKey.pemRepresentation
+    }
+}
+
+/// What `POST /v1/tokens` takes: token records one by one, or a token set by count and seed (a load test's tokens).
+enum TokensBody: Decodable {
+    case records([World.TokenRecord])
+    case set(TokenSet)
+
+    init(from decoder: any Decoder) throws {
+        if var array = try? decoder.unkeyedContainer() {
+            var records: [World.TokenRecord] = []
+            while !array.isAtEnd { records.append(try array.decode(World.TokenRecord.self)) }
+            self = .records(records)
+        } else {
+            self = .set(try TokenSet(from: decoder))
+        }
     }
 }
