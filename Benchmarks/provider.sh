@@ -93,9 +93,15 @@ rate_with_tokens() { # rate_with_tokens COUNT -> prints "LOAD_SECONDS RATE"
   kill "$gateway"; wait "$gateway" 2>/dev/null || true
   echo "$loaded $(awk '/^finished in/{gsub(",","",$4); print $4}' "$work/h2load-$count.out")"
 }
-read -r hundred_loaded hundred_rate < <(rate_with_tokens 100)
-read -r million_loaded million_rate < <(rate_with_tokens 1000000)
+# Two rounds, the worlds in turn: one run of each differs from the next by up to 5% on its own.
+read -r hundred_loaded hundred_1 < <(rate_with_tokens 100)
+read -r million_loaded million_1 < <(rate_with_tokens 1000000)
+read -r _ hundred_2 < <(rate_with_tokens 100)
+read -r million_loaded_2 million_2 < <(rate_with_tokens 1000000)
+hundred_rate=$(awk -v a="$hundred_1" -v b="$hundred_2" 'BEGIN {print (a + b) / 2}')
+million_rate=$(awk -v a="$million_1" -v b="$million_2" 'BEGIN {print (a + b) / 2}')
 echo
-printf 'world of 100 tokens        %10.0f pushes/s over its 100 tokens (up in %s s)\n' "$hundred_rate" "$hundred_loaded"
-printf 'world of 1,000,000 tokens  %10.0f pushes/s over 100,000 of them (up in %s s; goal: 10 s)\n' "$million_rate" "$million_loaded"
-python3 -c "print('ratio      %10.2f  (million / hundred; goal >= 0.95)' % ($million_rate / $hundred_rate))"
+printf 'world of 100 tokens        %10.0f pushes/s over its 100 tokens (%.0f, %.0f; up in %s s)\n' "$hundred_rate" "$hundred_1" "$hundred_2" "$hundred_loaded"
+printf 'world of 1,000,000 tokens  %10.0f pushes/s over 100,000 of them (%.0f, %.0f; up in %s and %s s; goal: 10 s)\n' \
+  "$million_rate" "$million_1" "$million_2" "$million_loaded" "$million_loaded_2"
+python3 -c "print('ratio      %10.2f  (million / hundred, the means of two rounds; goal >= 0.95)' % ($million_rate / $hundred_rate))"
