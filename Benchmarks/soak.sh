@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Soak: pushes at a fixed rate for a fixed time through the release gateway and 100 devices in one device process,
+# Soak: pushes at a fixed rate for a fixed time through the release gateway and 1,000 devices in one device process,
 # sampling both processes' memory every 10 s. Prints each sample, then start, end and peak per process. With the
 # record limits on (100,000 sends and deliveries by default), memory should level off once the record is full.
 #
-# Usage: Benchmarks/soak.sh [SECONDS] [PUSHES_PER_SECOND]   (default 600 s at 2,000/s; APNSIM_BIN=PATH measures that
-# binary)
+# Usage: Benchmarks/soak.sh [SECONDS] [PUSHES_PER_SECOND] [DEVICES]   (default 600 s at 2,000/s to 1,000 devices;
+# APNSIM_BIN=PATH measures that binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Benchmarks/lib.sh
 seconds=${1:-600}
 rate=${2:-2000}
-devices=100
+devices=${3:-1000}
 clients=10
 port=${APNSIM_BENCH_PORT:-22497}
 control=${APNSIM_BENCH_CONTROL_PORT:-28497}
@@ -44,3 +44,6 @@ grep -E "^requests:|^status codes:" "$work/h2load.out"
 echo
 awk '{ if (NR == 1) {gs=$2; ds=$3} ge=$2; de=$3; if ($2 > gp) gp=$2; if ($3 > dp) dp=$3 }
      END { printf "gateway  start %4d  end %4d  peak %4d MiB\ndevices  start %4d  end %4d  peak %4d MiB\n", gs, ge, gp, ds, de, dp }' "$samples"
+# Flat means: after the first minute, each process stays within a few MiB of where it was then.
+awk '$1 >= 60 { if (!n++) {gl=gh=$2; dl=dh=$3} if ($2 < gl) gl=$2; if ($2 > gh) gh=$2; if ($3 < dl) dl=$3; if ($3 > dh) dh=$3 }
+     END { if (n) printf "after the first minute: gateway %d–%d MiB, devices %d–%d MiB (%d samples)\n", gl, gh, dl, dh, n }' "$samples"

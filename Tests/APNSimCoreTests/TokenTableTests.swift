@@ -55,10 +55,10 @@ struct TokenSetTests {
     }
 
     @Test("A set too large, of a bad size or for an unknown app is refused in a sentence naming it", arguments: [
-        ("count: 0", "count 0; it takes 1 to 10000000"),
-        ("count: 20000000", "count 20000000; it takes 1 to 10000000"),
+        ("count: 0", "count 0; it takes 1 to 1000000"),
+        ("count: 2000000", "count 2000000; it takes 1 to 1000000"),
         ("count: 5, bytes: 4", "bytes 4; a token is 8 to 100 bytes"),
-        ("count: 5, bundleID: com.example.unknown", "names app com.example.unknown, which is not declared under apps"),
+        ("count: 5, bundleID: com.example.unknown", "a token set names app com.example.unknown, which is not declared under apps"),
     ])
     func refused(_ fields: String, _ sentence: String) throws {
         let yaml = Self.yaml.replacingOccurrences(of: "count: 1000", with: fields)

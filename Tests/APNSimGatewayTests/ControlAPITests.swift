@@ -120,6 +120,10 @@ struct ControlAPITests {
             let refused = try await control.post("/v1/tokens", #"{"count":0,"seed":7,"bundleID":"com.example.app","environment":"development"}"#)
             #expect(refused.status == 400)
             #expect(((refused.json as? [String: Any])?["error"] as? String)?.contains("count 0") == true, "\(refused.json)")
+            // Refused before a token is made: a million for an app the world does not declare would take seconds.
+            let stranger = try await control.post("/v1/tokens", #"{"count":1000000,"seed":7,"bundleID":"com.example.unknown","environment":"development"}"#)
+            #expect(stranger.status == 400)
+            #expect(((stranger.json as? [String: Any])?["error"] as? String)?.contains("names app com.example.unknown") == true, "\(stranger.json)")
         }
     }
 

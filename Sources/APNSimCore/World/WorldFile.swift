@@ -122,7 +122,7 @@ public struct WorldFile: Codable, Sendable {
         for record in tokens ?? [] { world.tokens[record.token] = record }
         for set in tokenSets ?? [] {
             // A set too large is refused before a token of it is made.
-            if let problem = set.problem { throw WorldFileError("\(path): \(problem)") }
+            if let problem = set.problem(in: world) { throw WorldFileError("\(path): \(problem)") }
             world.add(set)
         }
         for device in devices ?? [] {

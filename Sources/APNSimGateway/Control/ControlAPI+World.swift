@@ -44,7 +44,7 @@ extension ControlAPI {
             return try await self.change(request, as: TokensBody.self) { body, world in
                 guard case .records(let records) = body else {
                     guard case .set(let set) = body else { return }
-                    if let problem = set.problem { throw ControlAPIError(problem) }
+                    if let problem = set.problem(in: world) { throw ControlAPIError(problem) }
                     return world.add(set)
                 }
                 for var record in records {
