@@ -1,4 +1,4 @@
-import APNSimCore
+@testable import APNSimCore
 import Foundation
 import Testing
 
@@ -130,5 +130,27 @@ struct PushPayloadTests {
     @Test("Bad payloads are errors with a sentence", arguments: ["[]", "not json", #"{"aps":"alert"}"#])
     func bad(_ text: String) {
         #expect(throws: PushPayload.PayloadError.self) { try PushPayload(json: Array(text.utf8)) }
+    }
+}
+
+@Suite("Device link framing: a stream that never pauses")
+struct DeviceLinkReaderBoundTests {
+    @Test("A reader fed frames that always end mid-frame reads every one and holds a bounded number of bytes")
+    func bounded() throws {
+        let frame = DeviceLinkFraming.frame(.heartbeat(.init(sequence: 7)))
+        var reader = DeviceLinkFraming.Reader()
+        var stream: [UInt8] = []
+        for _ in 0..<20_000 { stream += frame }
+        var read = 0, mostHeld = 0, offset = 0
+        // Each read ends three bytes into a frame, as TCP segments cut a continuous stream.
+        let chunk = frame.count * 5 + 3
+        while offset < stream.count {
+            reader.append(stream[offset..<min(offset + chunk, stream.count)])
+            offset += chunk
+            while try reader.next() != nil { read += 1 }
+            mostHeld = max(mostHeld, reader.heldBytes)
+        }
+        #expect(read == 20_000)
+        #expect(mostHeld <= chunk * 4, "held \(mostHeld) bytes at most; the stream was \(stream.count)")
     }
 }
