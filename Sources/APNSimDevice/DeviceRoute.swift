@@ -15,7 +15,7 @@ struct DeviceRoute: Sendable, Equatable {
 
     /// `messages` as the frames this route writes them.
     func frames(_ messages: [DeviceLinkMessage]) -> [UInt8] {
-        messages.flatMap { DeviceLinkFraming.frame($0, deviceID: $0.isAboutLink ? nil : deviceID) }
+        messages.flatMap { DeviceLinkFraming.frame($0, deviceID: deviceID) }
     }
 
     static func == (lhs: DeviceRoute, rhs: DeviceRoute) -> Bool {

@@ -5,9 +5,10 @@ extension DeviceLinkFraming {
     /// The member that names a message's device on a shared link.
     public static let addressKey = "deviceID"
 
-    /// `message` as frames, naming `deviceID` when it is about one device of a shared link.
+    /// `message` as frames, naming `deviceID` when it is about one device of a shared link (a message about the link
+    /// names none, whatever `deviceID` says).
     public static func frame(_ message: DeviceLinkMessage, deviceID: String?) -> [UInt8] {
-        guard let deviceID else { return frame(message) }
+        guard let deviceID, !message.isAboutLink else { return frame(message) }
         let whole = frame(message)
         // One message about one device is one frame (only `carry` and `receipts`, which name no device, take several).
         var address = JSONWriter(capacity: deviceID.utf8.count + 16)

@@ -140,22 +140,22 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         if let old = removeSession(deviceID) { ended(old) }
         // The hello's host is the link's: the process that opened the link hosts every device on it.
         let session = DeviceSession(descriptor: hello.device, host: host, link: writer, address: deviceID)
-        if case .shared(let host, let writer, var sessions) = peer {
-            peer = .unknown  // the dictionary is changed in place, not copied
-            sessions[deviceID] = session
-            peer = .shared(host: host, writer: writer, sessions: sessions)
-        }
+        changeSessions { $0[deviceID] = session }
         session.send(.welcome(.init(heartbeatInterval: services.heartbeatInterval)))
         services.directory.attach(session, now: services.clock.now())
     }
 
     /// Takes device `deviceID`'s session off this shared link.
     private func removeSession(_ deviceID: String) -> DeviceSession? {
+        changeSessions { $0.removeValue(forKey: deviceID) } ?? nil
+    }
+
+    /// Changes the sessions of this shared link in place (`nil` when the link is not shared).
+    private func changeSessions<T>(_ change: (inout [String: DeviceSession]) -> T) -> T? {
         guard case .shared(let host, let writer, var sessions) = peer else { return nil }
-        peer = .unknown
-        let removed = sessions.removeValue(forKey: deviceID)
-        peer = .shared(host: host, writer: writer, sessions: sessions)
-        return removed
+        peer = .unknown  // the dictionary is changed in place, not copied
+        defer { peer = .shared(host: host, writer: writer, sessions: sessions) }
+        return change(&sessions)
     }
 
     /// Ends one device's session on a shared link, telling the device why; the link stays up.
