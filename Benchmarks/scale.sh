@@ -3,7 +3,8 @@
 # Prints how long until every device has registered, both processes' memory then (and per device), after one push to
 # each device has been displayed (h2load sends them; the gateway's record says when all have an outcome), and after a
 # broadcast to an activity on every device: each device's app starts one subscribed to a channel by a push-to-start
-# push (h2load again), then one broadcast on the channel reaches them all.
+# push (h2load again), then one broadcast on the channel reaches them all. Memory is read when each step is done, before
+# the listings the script checks with (all deliveries, devices and activities at once), and once more after them.
 # The goal (issue 35): 100,000 devices over shared links all registered within 60 s, gateway + devices within
 # 1.5 GiB, every push and the broadcast displayed; with a link per device (APNSIM_DEVICE_LINKS=0), 10,000.
 #
@@ -66,8 +67,8 @@ h2load -i "$work/urls" -n "$devices" -c 10 -m 100 -d "$work/payload.json" -H "au
   -H "apns-topic: com.example.app" -H "apns-push-type: alert" > "$work/h2load.out"
 grep -q "status codes: $devices 2xx" "$work/h2load.out" || { cat "$work/h2load.out"; exit 1; }
 wait_completed "$devices"
+pushed_gateway=$(rss_mib $gateway); pushed_devices=$(rss_mib $device)  # before the listings below, which cost their own
 shown=$(curl -sf "http://127.0.0.1:$control/v1/deliveries?limit=$((devices * 2))" | python3 -c 'import json,sys; print(sum(1 for d in json.load(sys.stdin) if d.get("outcome") == "displayed"))')
-pushed_gateway=$(rss_mib $gateway); pushed_devices=$(rss_mib $device)
 
 echo "$(stamp) a channel, and an activity subscribed to it on each device (a push-to-start push to each)"
 channel=$(curl -sS --http2 --cacert Certs/ca.pem -D - -o /dev/null -X POST "https://127.0.0.1:$manage/1/apps/com.example.app/channels" \
@@ -98,6 +99,9 @@ status=$(curl -sS --http2 --cacert Certs/ca.pem -o "$work/broadcast.out" -w '%{h
 [[ "$status" == 200 ]] || { echo "the broadcast was answered $status: $(cat "$work/broadcast.out")"; exit 1; }
 wait_completed $((devices * 3))
 broadcast_took=$(awk -v s="$began" -v n="$(date +%s.%N)" 'BEGIN {printf "%.1f", n - s}')
+end_gateway=$(rss_mib $gateway); end_devices=$(rss_mib $device)
+sleep 10  # what the processes hold once their work is done: each gives back what it freed every 5 s (Allocator)
+settled_gateway=$(rss_mib $gateway); settled_devices=$(rss_mib $device)
 applied=$(curl -sf "http://127.0.0.1:$control/v1/activities?channel=$channel" | python3 -c 'import json,sys; print(sum(1 for a in json.load(sys.stdin) if a["contentState"].get("status") == "out for delivery"))')
 
 per_device() { awk -v m="$1" -v n="$devices" 'BEGIN {printf "%.1f", m * 1024 / n}'; }
@@ -110,5 +114,10 @@ printf 'per device, registered  gateway %s KiB (beyond its %d MiB before them), 
 printf 'memory, after the push  gateway %d MiB + devices %d MiB = %d MiB\n' "$pushed_gateway" "$pushed_devices" $((pushed_gateway + pushed_devices))
 printf 'pushes displayed        %d of %d\n' "$shown" "$devices"
 printf 'broadcast applied       on %d of %d activities, %s s after it was sent\n' "$applied" "$devices" "$broadcast_took"
-printf 'memory, at the end      gateway %d MiB + devices %d MiB = %d MiB\n' "$(rss_mib $gateway)" "$(rss_mib $device)" $(( $(rss_mib $gateway) + $(rss_mib $device) ))
+printf 'memory, at the end      gateway %d MiB + devices %d MiB = %d MiB\n' "$end_gateway" "$end_devices" $((end_gateway + end_devices))
+printf 'memory, 10 s later      gateway %d MiB + devices %d MiB = %d MiB (goal: 1536)\n' "$settled_gateway" "$settled_devices" $((settled_gateway + settled_devices))
+printf 'per device, then        gateway %s KiB, device process %s KiB (a push, an activity and a broadcast to it)\n' \
+  "$(per_device $((settled_gateway - gateway_base)))" "$(per_device $((settled_devices - device_base)))"
+printf 'after listing them      gateway %d MiB + devices %d MiB (GET /v1/deliveries, /v1/devices, /v1/activities of them all)\n' \
+  "$(rss_mib $gateway)" "$(rss_mib $device)"
 (( shown == devices && applied == devices ))

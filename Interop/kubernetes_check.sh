@@ -2,8 +2,9 @@
 # deploy/kubernetes checked without a cluster (none runs here):
 #
 #   1. the kustomize base renders with kubectl, and every manifest, and the rendered whole, validates strictly
-#      against the Kubernetes schemas kubernetes-validate ships (an unknown or misspelt field fails); the gateway's
-#      certificate names the Service the manifests give it.
+#      against the Kubernetes schemas kubernetes-validate ships (an unknown or misspelt field fails); so does the
+#      base as the load-test overlay (deploy/load-test) sizes it; the gateway's certificate names the Service the
+#      manifests give it.
 #   2. the rendered gateway, devices and media workloads run under podman as their pod specs say
 #      (Interop/kubernetes_pods.py: image, args, env, the Secret as a file, volumes, user, read-only root, no
 #      capabilities), reaching each other by the Services' names: the gateway's readiness probe answers, the
@@ -32,6 +33,12 @@ for version in 1.29.0 1.37.0; do
   "$validate" --strict --quiet -k "$version" "$rendered" $(ls deploy/kubernetes/*.yaml | grep -v kustomization.yaml)
   echo "valid against Kubernetes $version: the rendered base and each manifest"
 done
+kubectl kustomize deploy/load-test >"$work/load-test.yaml"
+grep -q 'value: "25000"' "$work/load-test.yaml" || { echo "deploy/load-test does not set 25,000 devices a pod"; exit 1; }
+for version in 1.29.0 1.37.0; do
+  "$validate" --strict --quiet -k "$version" "$work/load-test.yaml"
+done
+echo "valid against Kubernetes 1.29.0 and 1.37.0: the load-test overlay (4 device pods of 25,000)"
 for name in apnsim-gateway apnsim-gateway.apnsim.svc apnsim-gateway.apnsim.svc.cluster.local; do
   openssl verify -CAfile Certs/ca.pem -verify_hostname "$name" Certs/gateway.pem >/dev/null
 done

@@ -49,6 +49,7 @@ public final class DeviceHost: Sendable {
         self.sharedTLSContext = tlsContext
         var center = NotificationList()
         center.backgroundBudget = configuration.backgroundBudget
+        center.displayedLimit = configuration.notificationLimit
         center.activityBudget = configuration.activityBudget
         center.foreground = configuration.foreground
         let settings = DeviceState.Settings(device: configuration.device, alertsOff: configuration.alertsOff,

@@ -31,6 +31,8 @@ public struct DeviceHostConfiguration: Sendable {
     public var clock = WallClock.system
     /// Background pushes that may wake an app per period (``NotificationList/backgroundBudget``); `nil`: no limit.
     public var backgroundBudget: NotificationList.BackgroundBudget? = NotificationList.BackgroundBudget(count: 3, period: 3600)
+    /// How many notifications of each app the device keeps shown (``NotificationList/displayedLimit``).
+    public var notificationLimit = NotificationList().displayedLimit
     /// Priority-10 Live Activity updates an app may have per hour (``NotificationList/activityBudget``); `nil`: no limit.
     public var activityBudget: ActivityBudget? = ActivityBudget()
     /// Apps in the foreground and what their willPresent handler allows (``NotificationList/foreground``).

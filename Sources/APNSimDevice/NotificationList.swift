@@ -33,10 +33,14 @@ public struct NotificationList: Sendable {
         var bundleID: String
         var identifier: String
     }
-    /// How many notifications the list keeps; older ones leave it, as a device's Notification Center does not keep
-    /// everything forever. Apple publishes no number; apnsim keeps the newest 1,000 per device, so a device under a
-    /// long load stays within its memory (the gateway's record keeps each delivery either way).
-    public var displayedLimit = 1_000
+    /// How many notifications of one app the list keeps; its older ones leave it, as Notification Center does not keep
+    /// everything forever. Apple publishes no number. apnsim keeps the newest 100 of each app (`apnsim device
+    /// --notification-limit`), so that a device under long load reaches its size in under a minute at two pushes a
+    /// second and stays there (`Benchmarks/soak.sh`); one app's flood never pushes out another app's notifications. The
+    /// gateway's record keeps every delivery either way.
+    public var displayedLimit = 100
+    /// How many notifications of each app ``shown`` holds.
+    private var shownPerApp: [String: Int] = [:]
     /// The Live Activity state per app (its latest `content-state`) for `liveactivity` pushes sent to the app's device
     /// token, as apnsim took them before activities had tokens of their own; absent when none came.
     public private(set) var activities: [String: JSONValue] = [:]
@@ -79,30 +83,15 @@ public struct NotificationList: Sendable {
         displayed.filter { $0.bundleID == bundleID && $0.content.threadID == threadID }
     }
 
-    /// The receipts already sent, by delivery ID: a push the gateway sends again (its `ack` was lost) is
-    /// answered with the same receipt and not shown twice.
-    private var answered: [String: DeviceLinkMessage.Receipt] = [:]
-    private var answeredOrder: [String] = []
-    /// How many receipts are remembered whole for repeated pushes; the oldest go first. The gateway sends a push again
-    /// only when its receipt did not reach the record (a link that broke with the receipt in flight, a gateway
-    /// killed before its commit), so the repeats are at most the pushes of one broken link. A device under steady load
-    /// kept 1,250 before, half a megabyte each and 500 MB for 1,000 devices (Benchmarks/soak.sh).
-    public static let rememberedReceipts = 64
-    /// Pushes answered before the receipts remembered whole, by the hash of their ID (8 bytes each): one sent again is
-    /// answered "forgotten" (``DeviceLinkMessage/Ack/forgotten``), never shown twice.
-    private var forgottenIDs: Set<Int> = []
-    private var forgottenOrder: [Int] = []
-    /// How many forgotten answers are remembered by ID: 8 KB of hashes a device, after which a push sent again is shown
-    /// again. The gateway resends only the pushes of one broken link, far fewer.
-    public static let rememberedIDs = 1_024
+    /// The receipts already sent: a push the gateway sends again (its `ack` was lost) is answered with the same receipt
+    /// and not shown twice.
+    private var answered = ReceiptMemo()
 
     /// The receipt already sent for `deliveryID`, if any: a push sent again gets it and nothing else happens.
-    public func receipt(for deliveryID: String) -> DeviceLinkMessage.Receipt? { answered[deliveryID] }
+    public func receipt(for deliveryID: String) -> DeviceLinkMessage.Receipt? { answered.receipt(for: deliveryID) }
 
     /// Whether `deliveryID` was answered before the receipts kept whole (``receipt(for:)`` has none for it).
-    public func answeredAndForgotten(_ deliveryID: String) -> Bool {
-        answered[deliveryID] == nil && forgottenIDs.contains(deliveryID.hashValue)
-    }
+    public func answeredAndForgotten(_ deliveryID: String) -> Bool { answered.forgot(deliveryID) }
 
     /// - Parameter processed: what the app's service extension made of the push, when one ran.
     /// - Parameter payload: the delivery's payload when the caller has already read it.
@@ -112,7 +101,7 @@ public struct NotificationList: Sendable {
     public mutating func receive(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload? = nil, now: Date = Date(),
                                  processed: (content: NotificationContent, run: ExtensionRun)? = nil,
                                  categories: [NotificationCategory] = [], app: AppManifest? = nil) -> [DeviceLinkMessage.Receipt] {
-        if let receipt = answered[delivery.id] { return [receipt] }
+        if let receipt = answered.receipt(for: delivery.id) { return [receipt] }
         let badged = delivery.pushType != .liveactivity  // a Live Activity push never sets the app's badge
         let badgeBefore = badged ? badges[delivery.bundleID] : nil
         var receipts = path(of: delivery, payload: payload, now: now, processed: processed, categories: categories, app: app)
@@ -123,24 +112,7 @@ public struct NotificationList: Sendable {
                 receipts[index].badge = .init(bundleID: delivery.bundleID, count: badges[delivery.bundleID] ?? 0)
             }
         }
-        if let first = receipts.first {
-            answered[delivery.id] = first
-            answeredOrder.append(delivery.id)
-            if answeredOrder.count > Self.rememberedReceipts + Self.rememberedReceipts / 4 {
-                // A quarter at a time, so forgetting costs nothing per push; their IDs are kept a while longer.
-                let forgotten = answeredOrder.count - Self.rememberedReceipts
-                for id in answeredOrder[..<forgotten] {
-                    answered[id] = nil
-                    if forgottenIDs.insert(id.hashValue).inserted { forgottenOrder.append(id.hashValue) }
-                }
-                answeredOrder.removeFirst(forgotten)
-                if forgottenOrder.count > Self.rememberedIDs + Self.rememberedIDs / 4 {
-                    let gone = forgottenOrder.count - Self.rememberedIDs
-                    for hash in forgottenOrder[..<gone] { forgottenIDs.remove(hash) }
-                    forgottenOrder.removeFirst(gone)
-                }
-            }
-        }
+        if let first = receipts.first { answered.remember(first, for: delivery.id) }
         return receipts
     }
 
@@ -217,21 +189,33 @@ public struct NotificationList: Sendable {
         if !shownIdentifiers.insert(key).inserted,
            let index = shown.lastIndex(where: { $0.bundleID == delivery.bundleID && $0.identifier == identifier }) {
             let old = shown.remove(at: index)
+            shownPerApp[old.bundleID, default: 1] -= 1
             receipts.append(.init(id: old.deliveryID, outcome: .replaced, content: old.content,
                                   detail: "replaced by a newer notification with apns-collapse-id \(identifier)",
                                   presentation: old.presentation))
         }
         shown.append(Displayed(deliveryID: delivery.id, identifier: identifier, bundleID: delivery.bundleID, content: content,
                                presentation: presentation))
-        if shown.count > displayedLimit + displayedLimit / 4 {
-            let leaving = shown.count - displayedLimit  // a quarter of the limit at a time
-            for old in shown[..<leaving] {
-                shownIdentifiers.remove(ShownIdentifier(bundleID: old.bundleID, identifier: old.identifier))
-            }
-            shown.removeFirst(leaving)
-        }
+        shownPerApp[delivery.bundleID, default: 0] += 1
+        forgetOldest(of: delivery.bundleID)
         receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content, presentation: presentation), at: 0)
         return receipts
+    }
+}
+
+extension NotificationList {
+    /// Past ``displayedLimit`` and a quarter, the app's oldest notifications leave the list down to the limit: a
+    /// quarter of it at a time, so that keeping the list short costs nothing per push.
+    private mutating func forgetOldest(of bundleID: String) {
+        guard let count = shownPerApp[bundleID], count > displayedLimit + displayedLimit / 4 else { return }
+        var leaving = count - displayedLimit
+        shown.removeAll { old in
+            guard leaving > 0, old.bundleID == bundleID else { return false }
+            leaving -= 1
+            shownIdentifiers.remove(ShownIdentifier(bundleID: old.bundleID, identifier: old.identifier))
+            return true
+        }
+        shownPerApp[bundleID] = displayedLimit
     }
 }
 

@@ -122,7 +122,7 @@ public final class Gateway: Service, Sendable {
                                                 clock: configuration.clock,
                                                 heartbeatInterval: configuration.heartbeatInterval,
                                                 uninstallDelay: configuration.uninstallDelay, installs: installs, additions: configuration.additions,
-                                                logger: logger)
+                                                bufferLimit: configuration.deviceLinkBufferLimit, logger: logger)
             do {
                 let channel = try await DeviceLinkEndpoint(services: deviceServices, sslContext: tls.deviceSSLContext)
                     .bind(host: configuration.host, port: port, group: group, quiesce: quiesce)

@@ -29,6 +29,12 @@ public struct GatewayConfiguration: Sendable {
     public var uninstallDelay: TimeInterval = 0
     /// Seconds between device-link heartbeats.
     public var heartbeatInterval = 15.0
+    /// Bytes written to one device link that its device has not read, past which the link ends: a device that stops
+    /// reading is gone, as APNs treats one, and what was sent to it waits for its next link (every push without an
+    /// `ack` is sent again then; docs/device-link.md), so nothing is lost and nothing grows without bound. 64 MiB holds
+    /// about 150,000 pushes in flight, far more than a device process busy with a burst falls behind by
+    /// (`Benchmarks/scale.sh 100000` sends 100,000 to one process over 4 links).
+    public var deviceLinkBufferLimit = 64 << 20
     /// How long `POST /v1/devices/{id}/apps` waits for the device's answer when it gives no `?wait=`: long enough for
     /// a Swift extension's first build on a cold cache (Sandbox's `waitForSlowPeers` makes it a test run's patience).
     public var installWait: Duration = .seconds(120)

@@ -1,3 +1,4 @@
+import APNSimCore
 import ArgumentParser
 import Foundation
 
@@ -14,6 +15,7 @@ struct APNSim: AsyncParsableCommand {
     /// error while running is one sentence on standard error and exit status 1, without the usage text after it:
     /// `apnsim up` with a broken world file says where the mistake is, and nothing about options.
     static func main() async {
+        Allocator.tune()
         let command: any ParsableCommand
         do {
             command = try parseAsRoot()

@@ -86,6 +86,8 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
 
     @Option(name: .customLong("background-budget"), help: "Background pushes that may wake an app per hour (Apple: two or three); 0 lifts the limit.")
     var backgroundBudget = 3
+    @Option(name: .customLong("notification-limit"), help: "Notifications of each app the device keeps shown, newest first; older ones leave (the record keeps every delivery).")
+    var notificationLimit = NotificationList().displayedLimit
 
     @Option(name: .customLong("activity-budget"), help: "Priority-10 Live Activity updates an app may have per hour, then PER_HOUR_WITH_FREQUENT_UPDATES for an app whose Info.plist sets NSSupportsLiveActivitiesFrequentUpdates (Apple publishes no numbers; 0 turns throttling off).")
     var activityBudget = "15:240"
@@ -169,6 +171,7 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
             configuration.dropLinkBeforeAcknowledging = dropLinkBeforeAck
             configuration.backgroundBudget = backgroundBudget > 0 ? .init(count: backgroundBudget, period: 3600) : nil
             configuration.activityBudget = budget
+            configuration.notificationLimit = notificationLimit
             configuration.foreground = presentation
             configuration.extensionBudget = .milliseconds(Int64(extensionBudget * 1000))
             configuration.extensionGrace = .milliseconds(Int64(extensionGrace * 1000))
@@ -193,6 +196,9 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     }
 
     func validate() throws {
+        guard notificationLimit >= 1 else {
+            throw ValidationError("--notification-limit takes 1 or more notifications; got \(notificationLimit)")
+        }
         for entry in foreground {
             let parts = entry.split(separator: ":", maxSplits: 1)
             for option in parts.dropFirst().first?.split(separator: ",") ?? [] where PresentationOption(rawValue: String(option)) == nil {

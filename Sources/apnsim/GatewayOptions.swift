@@ -71,6 +71,10 @@ struct GatewayOptions: ParsableArguments {
             help: "Seconds between the heartbeats a device link carries; a link silent for three intervals is closed as dead.")
     var heartbeatInterval = 15.0
 
+    @Option(name: .customLong("device-link-buffer"),
+            help: "MiB written to one device link and left unread before the link ends (a device that stopped reading); what was not acknowledged goes again on its next link.")
+    var deviceLinkBuffer = 64
+
     @Option(name: .customLong("install-wait"),
             help: "Seconds POST /v1/devices/{id}/apps waits for the device's answer when the request gives no ?wait= (up to 600).")
     var installWait = 120.0
@@ -128,6 +132,9 @@ struct GatewayOptions: ParsableArguments {
         for (name, seconds) in [("--handshake-timeout", handshakeTimeout), ("--heartbeat-interval", heartbeatInterval)]
         where !(seconds.isFinite && seconds > 0 && seconds <= Self.longestTimeout) {
             throw ValidationError("\(name) takes more than 0 and up to \(Int(Self.longestTimeout)) seconds; got \(seconds)")
+        }
+        guard (1...4096).contains(deviceLinkBuffer) else {
+            throw ValidationError("--device-link-buffer takes 1 to 4096 MiB; got \(deviceLinkBuffer)")
         }
         guard installWait.isFinite, installWait > 0, installWait <= 600 else {
             throw ValidationError("--install-wait takes more than 0 and up to 600 seconds; got \(installWait)")
@@ -206,6 +213,7 @@ struct GatewayOptions: ParsableArguments {
         configuration.connection.handshakeTimeout = .milliseconds(Int64(handshakeTimeout * 1000))
         configuration.connection.shutdownGrace = .milliseconds(Int64(shutdownGrace * 1000))
         configuration.heartbeatInterval = heartbeatInterval
+        configuration.deviceLinkBufferLimit = deviceLinkBuffer << 20
         configuration.installWait = .milliseconds(Int64(installWait * 1000))
         configuration.connection.maxConcurrentStreams = maxStreams
         configuration.connection.initialTokenStreams = initialTokenStreams

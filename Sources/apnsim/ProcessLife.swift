@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import APNSimCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -38,6 +39,8 @@ enum ProcessLife {
                 Console.say("apnsim \(name): \(second) received again, exiting now")
                 exit(1)
             }
+            // What the services' bursts of work free goes back to the system (Allocator).
+            tasks.addTask { await Allocator.keepReleasingFreed() }
             if stopWhenStdinCloses {
                 tasks.addTask {
                     try await waitForEndOfStandardInput()

@@ -110,13 +110,14 @@ struct DeviceLinkInboundTests {
         ].flatMap { [$0, $0.carried] }  // each also as it answers a carried push: where its activity stands, not all of it
     }()
 
-    @Test("A receipt written by hand reads through Codable as the same receipt, alone or carried")
+    @Test("A receipt written by hand reads through Codable as the same receipt, alone, carried or kept compact")
     func receiptFrames() throws {
         let receipts = Self.activityReceipts + [
             Self.fullReceipt, .init(id: "P2", outcome: .dropped, content: nil, detail: "the extension crashed"),
         ] + Self.awkward.map { .init(id: $0, outcome: .suppressed, content: nil, detail: $0, badge: .init(bundleID: $0, count: -1)) }
         for receipt in receipts {
             #expect(try Self.decoded(DeviceLinkFraming.frame(.receipt(receipt))) == .receipt(receipt))
+            #expect(DeviceLinkMessage.Receipt.Compact(receipt).receipt == receipt, "kept compact, it reads back the same")
         }
         let carried = receipts.enumerated().map { DeviceLinkMessage.CarriedReceipt(device: "fan-\($0.offset)", body: $0.element) }
         let frames = DeviceLinkFraming.frame(.receipts(.init(receipts: carried)))

@@ -188,7 +188,7 @@ struct AnsweredMemoTests {
     @Test("The newest receipts are kept whole; a push sent again after its receipt was let go is acked as forgotten, never shown twice")
     func forgotten() throws {
         var state = try DeviceStateTests.linkedAndRegistered()
-        let total = NotificationList.rememberedReceipts * 2
+        let total = ReceiptMemo.wholeReceipts * 2
         for index in 1...total {
             _ = try state.handle(.push(DeviceStateTests.push(#"{"aps":{"alert":"n"}}"#, id: "p\(index)")), now: DeviceStateTests.now)
         }

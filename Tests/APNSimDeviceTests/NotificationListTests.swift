@@ -252,6 +252,22 @@ struct LiveActivityTests {
         #expect(update("7", eta: "3").contains("has had its 3 priority-10 updates this hour"))
     }
 
+    @Test("The limit is each app's: one app's flood leaves another app's notifications in the list")
+    func boundedPerApp() {
+        var center = NotificationList()
+        center.displayedLimit = 4
+        _ = center.receive(NotificationListTests.push(#"{"aps":{"alert":"quiet"}}"#, id: "q1", bundleID: "com.example.quiet"))
+        _ = center.receive(NotificationListTests.push(#"{"aps":{"alert":"quiet"}}"#, collapseID: "c", id: "q2", bundleID: "com.example.quiet"))
+        for number in 0..<40 {
+            _ = center.receive(NotificationListTests.push(#"{"aps":{"alert":"n"}}"#, id: "\(number)"))
+        }
+        #expect(center.displayed.filter { $0.bundleID == "com.example.quiet" }.map(\.deliveryID) == ["q2", "q1"])
+        #expect((4...5).contains(center.displayed.filter { $0.bundleID == "com.example.app" }.count))
+        let replaced = center.receive(NotificationListTests.push(#"{"aps":{"alert":"again"}}"#, collapseID: "c", id: "q3",
+                                                                  bundleID: "com.example.quiet"))
+        #expect(replaced.map(\.outcome) == [.displayed, .replaced], "the quiet app's notification is still there to replace")
+    }
+
     @Test("The list keeps at most its limit, newest first, and still replaces by collapse ID")
     func bounded() {
         var center = NotificationList()

@@ -1,3 +1,4 @@
+import APNSimCore
 import Foundation
 import Hummingbird
 import NIOCore
@@ -16,6 +17,8 @@ package enum ControlJSON {
             try container.encode(date.formatted(dateStyle))
         }
         let data = try encoder.encode(value)
+        // Encoding a listing of 100,000 devices or activities freed hundreds of megabytes in small blocks.
+        if data.count >= 8 << 20 { Allocator.releaseFreed() }
         return Response(status: status, headers: [.contentType: "application/json"],
                         body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }

@@ -13,9 +13,13 @@ struct DeviceLinkEndpoint {
     func bind(host: String, port: Int, group: any EventLoopGroup, quiesce: ServerQuiescingHelper) async throws -> any Channel {
         let services = self.services
         let sslContext = self.sslContext
+        let waterMark = ChannelOptions.Types.WriteBufferWaterMark(low: max(services.bufferLimit / 2, 1),
+                                                                     high: max(services.bufferLimit, 2))
         return try await Listener.bootstrap(group: group, quiesce: quiesce)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    // Past the limit the channel stops being writable, and DeviceLinkHandler ends the link.
+                    try channel.syncOptions?.setOption(.writeBufferWaterMark, value: waterMark)
                     // A link silent for three heartbeat intervals is dead: DeviceLinkHandler closes it.
                     try channel.pipeline.syncOperations.addHandler(
                         IdleStateHandler(readTimeout: .milliseconds(Int64(saturating: services.heartbeatInterval * 3000))))

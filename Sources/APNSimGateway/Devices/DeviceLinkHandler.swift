@@ -61,6 +61,30 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         services.installs.linkClosed(session)
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        switch peer {
+        case .unknown: break
+        case .device(let session): session.link.writabilityChanged()
+        case .shared(_, let writer, _): writer.writabilityChanged()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// The link's device, or devices, stopped reading (``DeviceLinkWriter/Overflowed``): the link ends without a last
+    /// message (there is no room for one); its devices are offline and get what was not acknowledged on their next link.
+    private func overflowed(_ overflow: DeviceLinkWriter.Overflowed, context: ChannelHandlerContext) {
+        let devices: String = switch peer {
+        case .unknown: "a device that has not said hello"
+        case .device(let session): "device \(session.descriptor.id)"
+        case .shared(let host, _, let sessions): "the \(sessions.count) devices of \(host)"
+        }
+        services.logger.warning("""
+            device link ended: \(devices) left more than \(overflow.limit) bytes unread (--device-link-buffer); what was \
+            sent and not acknowledged goes again on the next link
+            """)
+        context.close(promise: nil)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
@@ -73,6 +97,10 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         }
         if event is ChannelShouldQuiesceEvent {
             fail(reason: "Shutdown", "the gateway is stopping; reconnect later", context: context)
+            return
+        }
+        if let overflow = event as? DeviceLinkWriter.Overflowed {
+            overflowed(overflow, context: context)
             return
         }
         if let end = event as? EndSession {
@@ -114,7 +142,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
                         "this gateway speaks device-link version \(DeviceLinkMessage.protocolVersion); the device sent \(version)",
                         context: context)
         }
-        let writer = DeviceLinkWriter(channel: context.channel)
+        let writer = DeviceLinkWriter(channel: context.channel, limit: services.bufferLimit)
         switch inbound {
         case .message(.hello(let hello)):
             let session = DeviceSession(descriptor: hello.device, host: hello.host, link: writer)
@@ -283,5 +311,7 @@ struct DeviceServices: Sendable {
     var installs: InstallWaiters
     /// What the control port serves besides the API, which keeps the devices' attachment copies (the inbox).
     var additions: [any ControlPortAddition]
+    /// Bytes written to a link and not read, past which it ends (``GatewayConfiguration/deviceLinkBufferLimit``).
+    var bufferLimit: Int
     var logger: Logger
 }

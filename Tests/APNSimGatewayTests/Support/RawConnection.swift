@@ -11,8 +11,11 @@ struct RawConnection: Sendable {
 
     /// Connects; `first` is written as soon as the connection is up, from the event loop (over TLS, right after the
     /// handshake), so a gateway's timer that runs from the handshake never races this test's scheduling.
+    /// - Parameter receiveBuffer: the socket's receive buffer in bytes (`SO_RCVBUF`), small for a peer that stops
+    ///   reading and should be noticed soon.
     static func connect(port: Int, tls: (caFile: String, alpn: [String])? = nil,
-                        clientCertificate: (certificate: String, key: String)? = nil, sending first: [UInt8] = []) async throws -> RawConnection {
+                        clientCertificate: (certificate: String, key: String)? = nil, sending first: [UInt8] = [],
+                        receiveBuffer: Int? = nil) async throws -> RawConnection {
         let received = ReceivedBytes()
         let sslContext: NIOSSLContext?
         if let tls {
@@ -27,7 +30,9 @@ struct RawConnection: Sendable {
         } else {
             sslContext = nil
         }
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if let receiveBuffer { bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer)) }
+        let channel = try await bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let sslContext {
@@ -40,6 +45,11 @@ struct RawConnection: Sendable {
             .connect(host: "127.0.0.1", port: port)
             .get()
         return RawConnection(channel: channel, received: received)
+    }
+
+    /// Stops reading what the gateway sends: it stays in the socket, and then in the gateway.
+    func stopReading() async throws {
+        try await channel.setOption(ChannelOptions.autoRead, value: false)
     }
 
     func send(_ bytes: [UInt8]) async throws {

@@ -1,0 +1,25 @@
+/// A receipt kept for later in as few bytes as it can be: the JSON of its `receipt` message. A device remembers its
+/// newest receipts to answer a push sent again with the same one (docs/device-link.md, `ack`); kept as values they
+/// took 752 bytes each before their strings, four times that in a dictionary's spare room, and were most of what a
+/// device with a few pushes cost (`Benchmarks/scale.sh`).
+extension DeviceLinkMessage.Receipt {
+    public struct Compact: Sendable, Hashable {
+        private let json: [UInt8]
+
+        public init(_ receipt: DeviceLinkMessage.Receipt) {
+            json = DeviceLinkFraming.written(receipt)
+        }
+
+        /// The receipt again, as it was.
+        public var receipt: DeviceLinkMessage.Receipt {
+            // The bytes were written from a receipt by the framing that reads them, so they read back.
+            guard case .receipt(let receipt)? = try? DeviceLinkFraming.decode(json[...]) else {
+                preconditionFailure("a compact receipt did not read back: \(String(decoding: json, as: UTF8.self))")
+            }
+            return receipt
+        }
+
+        /// The bytes it keeps.
+        public var byteCount: Int { json.count }
+    }
+}
