@@ -8,6 +8,30 @@ struct TokenTableTests {
         DeviceToken(String(format: "%064x", index))!
     }
 
+    @Test("A page is the first tokens after a cursor in hex order, tokens of every length among them", arguments: [1, 7, 100, 5_000])
+    func pages(_ limit: Int) {
+        var table = TokenTable()
+        var generator = SplitMix(seed: 3)
+        var tokens: [DeviceToken] = []
+        for _ in 0..<2_000 {
+            let bytes = (0..<Int(generator.next() % 3 == 0 ? 8 : 32)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            let token = DeviceToken(bytes.map { String(format: "%02x", $0) }.joined())!
+            tokens.append(token)
+            table[token] = World.TokenRecord(token: token, bundleID: "com.example.app", environment: .development)
+        }
+        let ordered = Set(tokens).sorted { $0.hex < $1.hex }
+        var paged: [DeviceToken] = [], after: DeviceToken?
+        while true {
+            let page = table.page(after: after, limit: limit).map(\.token)
+            #expect(page.count <= limit)
+            paged += page
+            guard page.count == limit, let last = page.last else { break }
+            after = last
+        }
+        #expect(paged == ordered)
+        #expect(table.page(after: ordered.last, limit: limit).isEmpty)
+    }
+
     @Test("Records are found by token, counted, replaced and removed; a copy keeps what it had")
     func setGetRemove() {
         var table = TokenTable()

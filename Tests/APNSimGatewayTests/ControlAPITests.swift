@@ -6,6 +6,7 @@ import APNSimStore
 import APNSimTestSupport
 import Crypto
 import Foundation
+import NIOHTTP1
 import Testing
 
 /// The control API over real HTTP, driven the way a test in any language would drive it.
@@ -124,6 +125,36 @@ struct ControlAPITests {
             let stranger = try await control.post("/v1/tokens", #"{"count":1000000,"seed":7,"bundleID":"com.example.unknown","environment":"development"}"#)
             #expect(stranger.status == 400)
             #expect(((stranger.json as? [String: Any])?["error"] as? String)?.contains("names app com.example.unknown") == true, "\(stranger.json)")
+        }
+    }
+
+    @Test("GET /v1/tokens pages through the world's tokens in hex order, each page linking the next; a bad page is refused")
+    func tokenPages() async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let added = try await control.post("/v1/tokens", #"{"count":2500,"seed":11,"bundleID":"com.example.app","environment":"development"}"#)
+            #expect(added.status == 200, "\(added.json)")
+            let whole = try #require(try await control.get("/v1/tokens?limit=10000").json as? [[String: Any]]).compactMap { $0["token"] as? String }
+            #expect(whole.count >= 2500 && whole == whole.sorted(), "one page of them all, in hex order")
+            var paged: [String] = [], next: String? = "/v1/tokens?limit=1000", pages = 0
+            while let path = next {
+                let page = try await control.getWithHeaders(path)
+                #expect(page.status == 200, "\(page.json)")
+                paged += (page.json as? [[String: Any]] ?? []).compactMap { $0["token"] as? String }
+                pages += 1
+                next = page.headers.first(name: "link").flatMap { link in
+                    link.hasSuffix(#">; rel="next""#) && link.hasPrefix("<") ? String(link.dropFirst().prefix { $0 != ">" }) : nil
+                }
+                if pages > 10 { break }
+            }
+            #expect(paged == whole, "the pages, one after the other, are the tokens once each in order")
+            #expect(pages == (whole.count + 999) / 1000)
+            for (query, says) in [("limit=0", "limit must be a positive whole number"), ("limit=10001", "limit takes 1 to 10000"),
+                                  ("after=xyz", "after must be a token"), ("page=2", "unknown query parameter page")] {
+                let refused = try await control.get("/v1/tokens?\(query)")
+                #expect(refused.status == 400)
+                #expect(((refused.json as? [String: Any])?["error"] as? String)?.contains(says) == true, "\(query): \(refused.json)")
+            }
         }
     }
 

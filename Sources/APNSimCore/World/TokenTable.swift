@@ -48,4 +48,63 @@ public struct TokenTable: Sendable, Equatable {
         }
         return taken
     }
+
+    /// The records of the first `limit` tokens after `after` (from the first when `nil`), in the order of their hex: a
+    /// page of `GET /v1/tokens`. One pass over the table keeps the first `limit` seen so far in a heap, so a page of a
+    /// million-token world costs a pass, not a sort of the million (sorting them all held the gateway's lock for
+    /// seconds, pushes waiting behind it).
+    public func page(after: DeviceToken?, limit: Int) -> [World.TokenRecord] {
+        guard limit > 0 else { return [] }
+        var heap = TokenHeap(capacity: limit)
+        for shard in shards {
+            for record in shard.values where after.map({ $0.precedes(record.token) }) ?? true {
+                heap.offer(record)
+            }
+        }
+        return heap.sorted
+    }
+}
+
+extension DeviceToken {
+    /// Whether this token comes before `other` in the order of their hex (byte by byte; a prefix first).
+    public func precedes(_ other: DeviceToken) -> Bool {
+        hex.utf8.lexicographicallyPrecedes(other.hex.utf8)
+    }
+}
+
+/// The first `capacity` token records offered, in hex order: a max-heap whose root is the last of them, replaced by
+/// any record that comes before it.
+private struct TokenHeap {
+    private var records: [World.TokenRecord] = []
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        records.reserveCapacity(min(capacity, 65_536))
+    }
+
+    var sorted: [World.TokenRecord] { records.sorted { $0.token.precedes($1.token) } }
+
+    mutating func offer(_ record: World.TokenRecord) {
+        if records.count < capacity {
+            records.append(record)
+            var child = records.count - 1
+            while child > 0, records[(child - 1) / 2].token.precedes(records[child].token) {
+                records.swapAt(child, (child - 1) / 2)
+                child = (child - 1) / 2
+            }
+        } else if record.token.precedes(records[0].token) {
+            records[0] = record
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var last = parent
+                if left < records.count, records[last].token.precedes(records[left].token) { last = left }
+                if right < records.count, records[last].token.precedes(records[right].token) { last = right }
+                guard last != parent else { return }
+                records.swapAt(parent, last)
+                parent = last
+            }
+        }
+    }
 }

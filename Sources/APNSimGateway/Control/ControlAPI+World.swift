@@ -1,6 +1,7 @@
 import APNSimCore
 import Crypto
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// `GET`/`POST` of `/v1/teams`, `/v1/keys`, `/v1/apps` and `/v1/tokens`. A POST takes a JSON array and
@@ -36,8 +37,20 @@ extension ControlAPI {
                 }
             }
         }
-        v1.get("tokens") { _, _ in
-            try ControlJSON.response(self.devices.tokens())
+        v1.get("tokens") { request, _ in
+            let query: (after: DeviceToken?, limit: Int)
+            do throws(ControlAPIError) {
+                query = try ControlQuery.tokenPage(request.queryValues)
+            } catch {
+                return ControlJSON.error(error.description)
+            }
+            let (page, more) = self.devices.tokens(after: query.after, limit: query.limit)
+            var response = try ControlJSON.response(page)
+            // The next page, as RFC 8288 links it: after the last token of this one.
+            if more, let last = page.last {
+                response.headers[HTTPField.Name("Link")!] = "</v1/tokens?after=\(last.record.token.hex)&limit=\(query.limit)>; rel=\"next\""
+            }
+            return response
         }
         v1.post("tokens") { request, _ in
             let now = self.clock.now()

@@ -12,6 +12,7 @@ enum ControlQuery {
         "GET /v1/sends": ["token", "topic", "apnsId", "status", "since", "limit"],
         "GET /v1/deliveries": ["device", "token", "bundle", "apnsId", "after", "before", "order", "limit", "wait", "count"],
         "GET /v1/activities": ["device", "bundle", "token", "channel"],
+        "GET /v1/tokens": ["after", "limit"],
         "POST /v1/devices/{id}/apps": ["wait"],
     ]
 
@@ -106,6 +107,27 @@ enum ControlQuery {
         }
         return (filter, wait, count)
     }
+
+    /// `GET /v1/tokens?after=&limit=`: a page of at most `limit` tokens (1,000 unless said, at most 10,000), those after
+    /// the token `after` in hex order.
+    static func tokenPage(_ query: [String: String]) throws(ControlAPIError) -> (after: DeviceToken?, limit: Int) {
+        var limit = defaultTokenPage
+        if let text = query["limit"] {
+            limit = try positive(text, name: "limit")
+            guard limit <= maximumTokenPage else {
+                throw ControlAPIError("limit takes 1 to \(maximumTokenPage) tokens a page; got \(text)")
+            }
+        }
+        guard let text = query["after"] else { return (nil, limit) }
+        var problem = ""
+        guard let after = DeviceToken(hex: Substring(text.lowercased()), problem: &problem) else {
+            throw ControlAPIError("after must be a token, the last of the page before: \(problem)")
+        }
+        return (after, limit)
+    }
+
+    static let defaultTokenPage = 1_000
+    static let maximumTokenPage = 10_000
 
     /// A query value as an error shows it: an empty one by name, since "got " would look like a cut sentence.
     static func shown(_ value: String) -> String {

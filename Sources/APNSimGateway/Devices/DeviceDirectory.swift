@@ -154,12 +154,15 @@ final class DeviceDirectory: Sendable {
     }
 
     /// Every token the validator knows, with the device that holds it (none for the world file's own).
-    func tokens() -> [TokenView] {
+    /// A page of the world's tokens in hex order: at most `limit` after `after`, and whether more follow.
+    func tokens(after: DeviceToken?, limit: Int) -> (page: [TokenView], more: Bool) {
         registry.inspect { registry in
-            registry.world.tokens.values.sorted { $0.token.hex < $1.token.hex }.map { record in
+            let records = registry.world.tokens.page(after: after, limit: limit + 1)  // one more: whether a page follows
+            let page = records.prefix(limit).map { record in
                 guard case .device(let device) = registry.destination(of: record.token) else { return TokenView(record: record) }
                 return TokenView(record: record, device: device)
             }
+            return (page, records.count > limit)
         }
     }
 

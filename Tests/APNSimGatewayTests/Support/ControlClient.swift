@@ -14,15 +14,23 @@ struct ControlClient: Sendable {
     let port: Int
 
     func get(_ path: String, headers: [(String, String)] = []) async throws -> (status: Int, json: Any) {
-        try await request(.GET, path, body: nil, headers: headers)
+        let response = try await request(.GET, path, body: nil, headers: headers)
+        return (response.status, response.json)
+    }
+
+    /// `GET` with the response's headers: for a page's `Link` to the next.
+    func getWithHeaders(_ path: String) async throws -> (status: Int, json: Any, headers: HTTPHeaders) {
+        try await request(.GET, path, body: nil)
     }
 
     func post(_ path: String, _ body: String? = nil) async throws -> (status: Int, json: Any) {
-        try await request(.POST, path, body: body)
+        let response = try await request(.POST, path, body: body)
+        return (response.status, response.json)
     }
 
     func delete(_ path: String) async throws -> (status: Int, json: Any) {
-        try await request(.DELETE, path, body: nil)
+        let response = try await request(.DELETE, path, body: nil)
+        return (response.status, response.json)
     }
 
     /// Waits until `check` holds, asking again each time `GET /v1/events` says the record or the devices changed: for
@@ -67,7 +75,7 @@ struct ControlClient: Sendable {
     }
 
     private func request(_ method: HTTPMethod, _ path: String, body: String?,
-                         headers: [(String, String)] = []) async throws -> (status: Int, json: Any) {
+                         headers: [(String, String)] = []) async throws -> (status: Int, json: Any, headers: HTTPHeaders) {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -78,7 +86,7 @@ struct ControlClient: Sendable {
         let response = try await HTTPClient.forTests.execute(request, timeout: HangGuard.deadline)
         let data = Data(try await response.body.collect(upTo: 64 << 20).readableBytesView)
         let json = (try? JSONSerialization.jsonObject(with: data)) ?? String(decoding: data, as: UTF8.self)
-        return (Int(response.status.code), json)
+        return (Int(response.status.code), json, response.headers)
     }
 }
 
