@@ -16,8 +16,7 @@ final class DeviceProcesses: Sendable {
     func start(_ devices: [World.DeviceSpec], executable: String, world: World, devicePort: Int, certs: String,
                dataRoot: String, connectTimeout: Duration? = nil, links: Int? = nil, arguments extra: [String] = []) async throws {
         for device in devices {
-            let team = device.apps.lazy.compactMap { world.apps[$0.bundleID]?.team }.first ?? "SIMTEAM001"
-            var arguments = ["device", "--stop-when-stdin-closes", "--id", device.id, "--name", device.name, "--team", team,
+            var arguments = ["device", "--stop-when-stdin-closes", "--id", device.id, "--name", device.name,
                              "--device-port", String(devicePort), "--certs", certs,
                              "--data", URL(fileURLWithPath: dataRoot).appendingPathComponent(device.id).path]
             if let count = device.count, count > 1 { arguments += ["--count", String(count)] }
@@ -27,23 +26,11 @@ final class DeviceProcesses: Sendable {
             if let budget = device.extensionBudget { arguments += ["--extension-budget", String(budget)] }
             if let connectTimeout { arguments += ["--connect-timeout", String(connectTimeout.inSeconds)] }
             if let links { arguments += ["--links", String(links)] }
+            // The apps it installs, each as the world declares it, whole: one type from the world file to the device.
+            let declared = device.apps.compactMap { world.apps[$0.bundleID] }
+            arguments += ["--declared", String(decoding: try JSONEncoder().encode(declared), as: UTF8.self)]
             for app in device.apps {
                 arguments += ["--app", "\(app.bundleID):\(app.environment.rawValue)"]
-                if let embedded = world.apps[app.bundleID]?.serviceExtension {
-                    let json = String(decoding: try JSONEncoder().encode(embedded), as: UTF8.self)
-                    arguments += ["--extension", "\(app.bundleID):\(json)"]
-                }
-                if let resources = world.apps[app.bundleID]?.resources { arguments += ["--resources", "\(app.bundleID):\(resources)"] }
-                for group in world.apps[app.bundleID]?.appGroups ?? [] { arguments += ["--app-group", "\(app.bundleID):\(group)"] }
-                if let categories = world.apps[app.bundleID]?.categories {
-                    arguments += ["--categories", "\(app.bundleID):" + String(decoding: try JSONEncoder().encode(categories), as: UTF8.self)]
-                }
-                if let types = world.apps[app.bundleID]?.activityTypes {
-                    arguments += ["--activity-types", "\(app.bundleID):" + String(decoding: try JSONEncoder().encode(types), as: UTF8.self)]
-                }
-                if let plist = world.apps[app.bundleID]?.infoPlist {
-                    arguments += ["--info-plist", "\(app.bundleID):" + String(decoding: try JSONEncoder().encode(plist), as: UTF8.self)]
-                }
                 if app.alerts == false { arguments += ["--alerts-off", app.bundleID] }
             }
             let process = try await ChildProcess.start([executable] + arguments + extra) { stream, bytes in

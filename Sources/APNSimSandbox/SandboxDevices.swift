@@ -57,12 +57,8 @@ struct SandboxDevices: Sendable {
         // several of them comes on one link.
         let group = DeviceHostGroup(sharedLinks: configuration.deviceLinks ?? Sandbox.Configuration.defaultDeviceLinks)
         return specs.flatMap { spec in World.DeviceSpec.fleet(id: spec.id, name: spec.name, count: spec.count).map { id, name in
-            let apps = spec.apps.map { app -> AppManifest in
-                let declared = world.apps[app.bundleID]
-                var manifest = AppManifest.signed(bundleID: app.bundleID, team: declared?.team ?? "SIMTEAM001",
-                                                  environment: app.environment, now: Date())
-                manifest.adopt(declared)
-                return manifest
+            let apps = spec.apps.map { app in
+                AppManifest.installed(bundleID: app.bundleID, environment: app.environment, declared: world.apps[app.bundleID], now: Date())
             }
             var device = DeviceHostConfiguration(
                 tls: tls, device: DeviceDescriptor(id: id, name: name,

@@ -36,6 +36,9 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     @Option(name: .customLong("app"), help: "An installed app, BUNDLE:ENVIRONMENT (repeat for more).")
     var apps: [String] = ["com.example.app:development"]
 
+    @Option(name: .customLong("declared"), help: "The apps as a world file or POST /v1/apps declares them, a JSON array ([{\"bundleID\", \"team\", \"serviceExtension\", \"resources\", \"categories\", \"appGroups\", \"activityTypes\", \"infoPlist\"}]): an app --app installs takes its declaration whole and is signed by its team (what apnsim up passes); the options for one part of an app change that part after it.")
+    var declared: String?
+
     @Option(name: .customLong("extension"), help: "A notification service extension an app embeds, APP:EXTENSION:KIND, such as com.example.app:com.example.app.NotificationService:braze (kinds: \(ExtensionKind.allCases.map(\.rawValue).joined(separator: ", "))), or APP:{JSON} with a whole manifest as in a world file; repeatable.")
     var extensions: [String] = []
 
@@ -119,7 +122,8 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     func run() async throws {
         let logger = log.logger("apnsim.device")
         let id = Self.expandHost(in: id)
-        var manifests = try apps.map { try Self.manifest($0, team: team) }
+        let declarations = try Self.declarations(declared)
+        var manifests = try apps.map { try Self.manifest($0, team: team, declarations: declarations) }
         try Self.apply(extensions, option: "--extension", to: &manifests, split: Self.serviceExtension) { $0.serviceExtension = $1 }
         try Self.apply(resources, option: "--resources", to: &manifests) { $0.resources = URL(fileURLWithPath: $1).standardizedFileURL.path }
         try Self.apply(appGroups, option: "--app-group", to: &manifests) { $0.appGroups = ($0.appGroups ?? []) + [$1] }
@@ -269,12 +273,34 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     }
 
     /// `com.example.app:development` → a correctly signed manifest.
-    static func manifest(_ text: String, team: String) throws -> AppManifest {
+    /// `--app BUNDLE:ENVIRONMENT`, signed by `team` or, when `--declared` declares the app, by its team, and taking
+    /// its declaration whole.
+    static func manifest(_ text: String, team: String, declarations: [String: World.App] = [:]) throws -> AppManifest {
         let parts = text.split(separator: ":").map(String.init)
         guard parts.count == 2, let environment = APNsEnvironment(rawValue: parts[1]) else {
             throw ValidationError("--app takes BUNDLE:ENVIRONMENT, such as com.example.app:development; got \(text)")
         }
-        return .signed(bundleID: parts[0], team: team, environment: environment, now: Date())
+        var manifest = AppManifest.installed(bundleID: parts[0], environment: environment, declared: declarations[parts[0]],
+                                             team: team, now: Date())
+        manifest.resources = manifest.resources.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        return manifest
+    }
+
+    /// `--declared`: the apps as a world file declares them, by bundle ID; a mistake in one is a sentence naming it.
+    static func declarations(_ json: String?) throws -> [String: World.App] {
+        guard let json else { return [:] }
+        let apps: [World.App]
+        do {
+            apps = try JSONDecoder().decode([World.App].self, from: Data(json.utf8))
+        } catch {
+            throw ValidationError("--declared is not a JSON array of apps as a world file declares them ({\"bundleID\", \"team\", …}): \(error)")
+        }
+        for app in apps {
+            if let problem = NotificationCategory.problems(app.categories ?? []).first {
+                throw ValidationError("--declared, app \(app.bundleID): \(problem)")
+            }
+        }
+        return Dictionary(apps.map { ($0.bundleID, $0) }, uniquingKeysWith: { _, last in last })
     }
 
     /// `--activity-budget N` or `N:FREQUENT`; 0 turns throttling off.

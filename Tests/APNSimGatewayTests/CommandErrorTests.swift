@@ -51,6 +51,18 @@ struct CommandErrorTests {
         #expect(output.contains("Error: \(message)"), "\(output)")
     }
 
+    @Test("A bad device or gateway option is an error naming the option and what it got, before anything starts",
+          arguments: [(["device", "--declared", "not json"], "--declared is not a JSON array of apps as a world file declares them"),
+                      (["device", "--declared", #"[{"bundleID":"com.example.app","team":"T","categories":[{"identifier":""}]}]"#],
+                       "--declared, app com.example.app: "),
+                      (["device", "--notification-limit", "0"], "--notification-limit takes 1 or more notifications; got 0"),
+                      (["gateway", "--device-link-buffer", "0"], "--device-link-buffer takes 1 to 4096 MiB; got 0")])
+    func badOptions(_ arguments: [String], _ message: String) async throws {
+        let (status, output) = try await ChildProcess.run([ApnsimProcess.executable.path] + arguments)
+        #expect(status != .exited(0))
+        #expect(output.contains(message), "\(output)")
+    }
+
     @Test("apnsim extension run removes its run folder, unless --keep, which says where it is")
     func extensionRunCleansUp() async throws {
         let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-run-tmp-\(UUID().uuidString)")
