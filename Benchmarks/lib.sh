@@ -1,5 +1,5 @@
 # Shared by the scripts in Benchmarks/: source it after `cd` to the package root.
-# Gives: need TOOL... (installs Debian packages), release_apnsim (path of the release binary, or $APNSIM_BIN),
+# Gives: need TOOL... (installs Debian packages), h2load_once (one request to each URL of a file), release_apnsim (path of the release binary, or $APNSIM_BIN),
 # scratch (a work folder and processes cleaned up on exit), start_gateway, start_nginx, world_token, provider_jwt (a token by
 # Apple's openssl recipe), wait_for WHAT CMD..., rss_mib PID, cpu_seconds PID, stamp.
 
@@ -49,6 +49,23 @@ wait_for() { # wait_for WHAT SECONDS COMMAND… — polls every 0.1 s until the 
   local what=$1 seconds=$2; shift 2
   for _ in $(seq $((seconds * 10))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
   echo "$what did not happen within $seconds s" >&2; exit 1
+}
+
+h2load_once() { # h2load_once URLS OUT [H2LOAD OPTION…] — one request to each URL of the file, over 10 connections of 100
+  # streams each, h2load's output in OUT under a first line "status codes: N 2xx" for all of them. h2load gives each of
+  # its clients the whole file from the top, so `-i URLS -n N -c 10` sent ten requests to each of the first tenth of the
+  # URLs and none to the rest; here each connection is an h2load of its own with every tenth URL.
+  local urls=$1 out=$2 part; shift 2
+  local running=()
+  split -n r/10 -d "$urls" "$urls.part."
+  for part in "$urls".part.[0-9][0-9]; do
+    h2load -i "$part" -n "$(wc -l < "$part")" -c 1 -m 100 "$@" > "$part.out" &
+    running+=($!)
+  done
+  wait "${running[@]}"
+  awk '/^status codes:/ {ok += $3} END {print "status codes: " ok " 2xx"}' "$urls".part.*.out > "$out"
+  cat "$urls".part.*.out >> "$out"
+  rm -f "$urls".part.*
 }
 
 rss_mib() { # resident memory of a process in MiB (Linux and macOS ps)

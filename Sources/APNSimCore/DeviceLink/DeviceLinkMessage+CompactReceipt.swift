@@ -7,7 +7,12 @@ extension DeviceLinkMessage.Receipt {
         private let json: [UInt8]
 
         public init(_ receipt: DeviceLinkMessage.Receipt) {
-            json = DeviceLinkFraming.written(receipt)
+            // Copied to its own size: the writer starts with room for 512 bytes, twice what most receipts take, and
+            // `Array(_:)` of the whole would keep that room.
+            let written = DeviceLinkFraming.written(receipt)
+            json = [UInt8](unsafeUninitializedCapacity: written.count) { buffer, count in
+                count = buffer.initialize(fromContentsOf: written)
+            }
         }
 
         /// The receipt again, as it was.
