@@ -44,15 +44,17 @@ curl -s "$control/readyz"; echo
 send=$(podman logs apnsim-run | grep -oE "apnsim send --token [0-9a-f]+$" | head -1)
 [[ -n "$send" ]] || { podman logs apnsim-run; echo "the banner has no apnsim send command"; exit 1; }
 # shellcheck disable=SC2086  # the printed command's arguments
-podman exec apnsim-run $send | grep -q "status: 200" || { echo "docker exec … $send was not answered 200"; exit 1; }
-curl -sf -H "Authorization: Bearer $token" "$control/v1/deliveries?token=${send##* }&wait=30" | grep -q '"outcome":"displayed"' ||
+podman exec apnsim-run $send | grep "status: 200" >/dev/null || { echo "docker exec … $send was not answered 200"; exit 1; }
+curl -sf -H "Authorization: Bearer $token" "$control/v1/deliveries?token=${send##* }&wait=30" | grep '"outcome":"displayed"' >/dev/null ||
   { echo "the push sent with the banner's command was not displayed"; exit 1; }
 echo "docker exec apnsim-run $send: 200, displayed"
 stop_began=$(date +%s%N)
 podman stop -t 10 apnsim-run >/dev/null
 stopped_ms=$(( ($(date +%s%N) - stop_began) / 1000000 ))
 status=$(podman inspect apnsim-run --format '{{.State.ExitCode}}')
-podman logs apnsim-run | grep -q "SIGTERM received, stopping" || { podman logs apnsim-run; echo "SIGTERM was not seen"; exit 1; }
+# grep reads it all (no -q): under pipefail, grep -q ending at the match left podman logs writing the lines after it
+# into a closed pipe, and the line it had found failed the check (CI, 2026-11-26).
+podman logs apnsim-run 2>&1 | grep "SIGTERM received, stopping" >/dev/null || { podman logs apnsim-run; echo "SIGTERM was not seen"; exit 1; }
 say "stopped on SIGTERM in $stopped_ms ms with status $status"
 (( stopped_ms < 10000 && status == 0 )) || { podman logs apnsim-run | tail -20; echo "the container did not stop cleanly within 10 s"; exit 1; }
 podman rm apnsim-run >/dev/null

@@ -62,7 +62,7 @@ within 180 linked || { podman logs apnsim-devices | tail; exit 1; }
 device_token=$(api /v1/devices | "$python" -c 'import json, sys; print(next(x["apps"][0]["token"] for x in json.load(sys.stdin) if x["id"] == "dev-apnsim-devices-0-1"))')
 echo "devices: 100 linked by the Service name apnsim-gateway (dev-apnsim-devices-0-1 … -100)"
 payload='{"aps":{"alert":{"title":"Kubernetes","body":"rich"},"mutable-content":1},"ab":{"att":{"url":"http://apnsim-media:8199/media/sample.jpg","type":"jpg"}}}'
-in_gateway apnsim send --token "$device_token" --payload "$payload" | grep -q "status: 200" || { echo "the push was not answered 200"; exit 1; }
+in_gateway apnsim send --token "$device_token" --payload "$payload" | grep "status: 200" >/dev/null || { echo "the push was not answered 200"; exit 1; }
 api "/v1/deliveries?token=$device_token&wait=60" | "$python" -c 'import json, sys; d = json.load(sys.stdin)[0]; assert d["outcome"] == "displayed" and d["content"]["attachments"], d; print("push: displayed on dev-apnsim-devices-0-1 with", d["content"]["attachments"][0]["type"], "from apnsim-media")'
 echo "resources with 100 devices linked and idle (podman stats):"
 podman stats --no-stream --format '  {{.Name}}: memory {{.MemUsage}}, CPU {{.CPUPerc}}' "${pods[@]}"
