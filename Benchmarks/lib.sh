@@ -1,5 +1,6 @@
 # Shared by the scripts in Benchmarks/: source it after `cd` to the package root.
-# Gives: need TOOL... (installs Debian packages), h2load_once (one request to each URL of a file), release_apnsim (path of the release binary, or $APNSIM_BIN),
+# Gives: need TOOL... (installs Debian packages), h2load_once (one request to each URL of a file), h2load_spread (N requests
+# over every URL of a file), release_apnsim (path of the release binary, or $APNSIM_BIN),
 # scratch (a work folder and processes cleaned up on exit), start_gateway, start_nginx, world_token, provider_jwt (a token by
 # Apple's openssl recipe), wait_for WHAT CMD..., rss_mib PID, cpu_seconds PID, stamp.
 
@@ -49,6 +50,23 @@ wait_for() { # wait_for WHAT SECONDS COMMAND… — polls every 0.1 s until the 
   local what=$1 seconds=$2; shift 2
   for _ in $(seq $((seconds * 10))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
   echo "$what did not happen within $seconds s" >&2; exit 1
+}
+
+h2load_spread() { # h2load_spread URLS REQUESTS OUT [H2LOAD OPTION…] — REQUESTS spread over every URL of the file: one
+  # h2load of one connection (100 streams) per tenth of the URLs, side by side, each going round its tenth. OUT gets
+  # "status codes: N 2xx" (all ten) and "rate: R" (the sum of their requests per second), then their outputs.
+  local urls=$1 requests=$2 out=$3 part; shift 3
+  local running=()
+  rm -f "$urls".part.*
+  split -n r/10 -d "$urls" "$urls.part."
+  for part in "$urls".part.[0-9][0-9]; do
+    h2load -i "$part" -n "$(( requests / 10 ))" -c 1 -m 100 "$@" > "$part.out" &
+    running+=($!)
+  done
+  wait "${running[@]}"
+  awk '/^status codes:/ {ok += $3} /^finished in/ {gsub(",", "", $4); rate += $4}
+       END {print "status codes: " ok " 2xx"; print "rate: " rate}' "$urls".part.[0-9][0-9].out > "$out"
+  cat "$urls".part.[0-9][0-9].out >> "$out"
 }
 
 h2load_once() { # h2load_once URLS OUT [H2LOAD OPTION…] — one request to each URL of the file, over 10 connections of 100

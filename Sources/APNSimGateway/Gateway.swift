@@ -209,7 +209,7 @@ extension Gateway {
     public var deviceStatus: [DeviceStatus] {
         devices.devices.map { device in
             DeviceStatus(descriptor: device.descriptor, online: device.session != nil,
-                         tokens: device.registrations.values.sorted { $0.bundleID < $1.bundleID })
+                         tokens: device.apps)
         }
     }
 }

@@ -30,7 +30,7 @@ public final class WorldRegistry: Sendable {
         self.published = Mutex(world)
     }
 
-    /// Runs `body` with the current world.
+    /// Runs `body` with the current world: the world as declared, with every token the gateway knows as its tokens.
     public func read<T>(_ body: (borrowing World) throws -> T) rethrows -> T {
         let world = snapshot
         return try body(world)
@@ -38,9 +38,15 @@ public final class WorldRegistry: Sendable {
 
     public var snapshot: World { published.withLock { $0 } }
 
-    /// Changes the world's apps, keys, teams or declared tokens under the lock.
+    /// Changes the world's apps, keys or teams under the lock (its tokens: ``declare(_:now:)``).
     public func update<T>(_ body: (inout World) throws -> T) rethrows -> T {
         try change { registry -> T in try registry.changeWorld(body) }
+    }
+
+    /// Adds tokens to the token table as the world's own (``DeviceRegistry/declare(_:now:)``); the problems that
+    /// kept every one of them out, as sentences, or none.
+    public func declare(_ tokens: DeclaredTokens, now: Date) -> [String] {
+        change { $0.declare(tokens, now: now) }
     }
 
     /// Puts the world back as it was loaded; devices still registered keep their tokens. (Held pushes are the
@@ -56,7 +62,7 @@ public final class WorldRegistry: Sendable {
             let revision = registry.worldRevision
             let result = try body(&registry)
             if registry.worldRevision != revision {
-                let world = registry.world
+                let world = registry.validated
                 published.withLock { $0 = world }
             }
             return result

@@ -105,12 +105,18 @@ struct ControlAPITests {
         }
     }
 
+    /// Adds `count` development tokens of com.example.app by `seed` through `POST /v1/tokens`.
+    private static func addTokenSet(_ control: ControlClient, count: Int, seed: Int) async throws {
+        let body = #"{"count":\#(count),"seed":\#(seed),"bundleID":"com.example.app","environment":"development"}"#
+        let added = try await control.post("/v1/tokens", body)
+        #expect(added.status == 200, "\(added.json)")
+    }
+
     @Test("A token set added through /v1/tokens: its tokens are answered 200, the next token of its seed is not; a bad set is refused")
     func tokenSet() async throws {
         try await withGateway { harness in
             let control = ControlClient(port: harness.endpoints.controlPort)
-            let added = try await control.post("/v1/tokens", #"{"count":5000,"seed":7,"bundleID":"com.example.app","environment":"development"}"#)
-            #expect(added.status == 200, "\(added.json)")
+            try await Self.addTokenSet(control, count: 5000, seed: 7)
             let tokens = TokenSet(count: 5001, seed: 7, bundleID: "com.example.app", environment: .development).tokens
             let client = try await harness.connect()
             let jwt = harness.jwt()
@@ -132,8 +138,7 @@ struct ControlAPITests {
     func tokenPages() async throws {
         try await withGateway { harness in
             let control = ControlClient(port: harness.endpoints.controlPort)
-            let added = try await control.post("/v1/tokens", #"{"count":2500,"seed":11,"bundleID":"com.example.app","environment":"development"}"#)
-            #expect(added.status == 200, "\(added.json)")
+            try await Self.addTokenSet(control, count: 2500, seed: 11)
             let whole = try #require(try await control.get("/v1/tokens?limit=10000").json as? [[String: Any]]).compactMap { $0["token"] as? String }
             #expect(whole.count >= 2500 && whole == whole.sorted(), "one page of them all, in hex order")
             var paged: [String] = [], next: String? = "/v1/tokens?limit=1000", pages = 0

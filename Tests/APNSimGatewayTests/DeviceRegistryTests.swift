@@ -59,8 +59,8 @@ struct DeviceRegistryTests {
     @Test("A registration puts the token where the validator reads it and the router routes it, in one event")
     func registration() {
         let (registry, _) = Self.withDevice()
-        #expect(registry.world.tokens[Self.token]?.state == .active)
-        #expect(registry.world.tokens[Self.token]?.bundleID == "com.example.app")
+        #expect(registry.tokens[Self.token]?.state == .active)
+        #expect(registry.tokens[Self.token]?.bundleID == "com.example.app")
         #expect(registry.world.apps["com.example.app"]?.team == "TEAM000001", "an app the world did not know, of the device's team")
         #expect(registry.destination(of: Self.token) == .device("d1"))
     }
@@ -73,8 +73,8 @@ struct DeviceRegistryTests {
         let activity = LiveActivity(id: "A1", bundleID: "com.example.app", attributesType: "DeliveryAttributes", attributes: [:],
                                     contentState: ["status": .string("packed")], startedAt: Self.now, pushToken: Self.activityToken)
         #expect(Self.words(registry.startActivity(activity, environment: .development, device: "d1")) == ["start:A1", "changed"])
-        #expect(registry.world.tokens[Self.activityToken]?.bundleID == "com.example.app")
-        #expect(registry.world.tokens[Self.activityToken]?.environment == .development)
+        #expect(registry.tokens[Self.activityToken]?.bundleID == "com.example.app")
+        #expect(registry.tokens[Self.activityToken]?.environment == .development)
         #expect(registry.destination(of: Self.activityToken) == .device("d1"))
 
         var updated = activity
@@ -87,11 +87,11 @@ struct DeviceRegistryTests {
         #expect(registry.devices["d1"]?.activities["not-started-here"] == nil, "a receipt updates activities, it does not start them")
 
         registry.resetWorld()
-        #expect(registry.world.tokens[Self.activityToken]?.state == .active, "a reset keeps running activities' tokens")
+        #expect(registry.tokens[Self.activityToken]?.state == .active, "a reset keeps running activities' tokens")
         _ = registry.unregister(Self.token, device: "d1", at: Self.now + 5)
         #expect(registry.devices["d1"]?.activities.isEmpty == true)
-        #expect(registry.world.tokens[Self.activityToken]?.state == .unregistered)
-        #expect(registry.world.tokens[Self.activityToken]?.invalidSince == Self.now + 5)
+        #expect(registry.tokens[Self.activityToken]?.state == .unregistered)
+        #expect(registry.tokens[Self.activityToken]?.invalidSince == Self.now + 5)
         if case .removed = registry.destination(of: Self.activityToken) {} else { Issue.record("the activity's token still routes") }
     }
 
@@ -102,12 +102,12 @@ struct DeviceRegistryTests {
         var app = Self.app
         app.pushToStartTokens = ["DeliveryAttributes": Self.activityToken]
         _ = registry.register(app, device: "d1", team: "TEAM000001")
-        #expect(registry.world.tokens[Self.activityToken]?.bundleID == "com.example.app")
+        #expect(registry.tokens[Self.activityToken]?.bundleID == "com.example.app")
         #expect(registry.destination(of: Self.activityToken) == .device("d1"))
         registry.resetWorld()
-        #expect(registry.world.tokens[Self.activityToken]?.state == .active, "a reset keeps a registered app's push-to-start tokens")
+        #expect(registry.tokens[Self.activityToken]?.state == .active, "a reset keeps a registered app's push-to-start tokens")
         _ = registry.unregister(Self.token, device: "d1", at: Self.now + 5)
-        #expect(registry.world.tokens[Self.activityToken]?.state == .unregistered)
+        #expect(registry.tokens[Self.activityToken]?.state == .unregistered)
     }
 
     @Test("An online device: the push is recorded, held until acknowledged, and sent on its link")
@@ -134,8 +134,8 @@ struct DeviceRegistryTests {
         var (registry, _) = Self.withDevice()
         let removal = Self.now.addingTimeInterval(60)  // the gateway's uninstall delay after the device said so
         #expect(Self.words(registry.unregister(Self.token, device: "d1", at: removal)) == ["unregistered", "changed"])
-        #expect(registry.world.tokens[Self.token]?.state == .unregistered)
-        #expect(registry.world.tokens[Self.token]?.invalidSince == removal)
+        #expect(registry.tokens[Self.token]?.state == .unregistered)
+        #expect(registry.tokens[Self.token]?.invalidSince == removal)
         let routed = registry.route(Self.plan(), apnsID: "A1", payload: "{}", newID: { "p1" }, now: Self.now)
         #expect(Self.words(routed) == ["dropped:p1"], "one write: the record complete")
         guard case .accepted(let record) = routed.persist.first else { return }
@@ -193,7 +193,7 @@ struct DeviceRegistryTests {
         #expect(reset.persist.contains { if case .releasedAll = $0 { true } else { false } })
         #expect(registry.world.apps["com.example.added"] == nil)
         #expect(registry.world.apps["com.example.loaded"] != nil)
-        #expect(registry.world.tokens[Self.token]?.state == .active, "the device still holds its token")
+        #expect(registry.tokens[Self.token]?.state == .active, "the device still holds its token")
         #expect(Self.words(registry.acknowledged(.init(id: "p1"), at: Self.now)) == ["other"], "nothing held any more")
     }
 
@@ -209,8 +209,8 @@ struct DeviceRegistryTests {
             DeviceRegistration(token: removed, device: device, bundleID: "com.example.old", environment: .development,
                                unregisteredFrom: Self.now),
         ], held: [HeldPush(id: "p1", device: "d1", slot: nil, expires: nil, delivery: delivery)]))
-        #expect(registry.world.tokens[Self.token]?.state == .active)
-        #expect(registry.world.tokens[removed]?.state == .unregistered)
+        #expect(registry.tokens[Self.token]?.state == .active)
+        #expect(registry.tokens[removed]?.state == .unregistered)
         #expect(registry.destination(of: Self.token) == .device("d1"))
         guard case .removed(let former) = registry.destination(of: removed) else {
             Issue.record("the removed app's token remembers where it was")

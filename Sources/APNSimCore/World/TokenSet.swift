@@ -9,7 +9,7 @@ public struct TokenSet: Sendable, Hashable, Codable {
     /// Bytes in each token; `nil`: 32, as the tokens of most devices today.
     public var bytes: Int?
 
-    /// The most tokens one set declares: a million cost the gateway about 270 MiB and load in under 2 s
+    /// The most tokens one set declares: a million cost the gateway about 290 MiB and load in under 2 s
     /// (docs/speed.md); a larger load test declares several sets.
     public static let mostTokens = 1_000_000
 

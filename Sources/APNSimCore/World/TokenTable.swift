@@ -13,9 +13,19 @@ public struct TokenTable: Sendable, Equatable {
         shards = Array(repeating: [:], count: 1 << Self.shardBits)
     }
 
+    /// The token's last two hex digits. Its bytes are random (Apple's tokens, apnsim's, a token set's), so they spread
+    /// the tokens evenly; hashing the token for its shard hashed each token twice a lookup, twice a push (the
+    /// validator's and the router's).
     private static func shard(of token: DeviceToken) -> Int {
-        // The hash's top bits: a dictionary places its keys by the low ones, which would crowd each shard's buckets.
-        Int(UInt(bitPattern: token.hashValue) >> (UInt.bitWidth - shardBits))
+        let utf8 = token.hex.utf8
+        guard utf8.count >= 2 else { return 0 }
+        let last = utf8[utf8.index(before: utf8.endIndex)], before = utf8[utf8.index(utf8.endIndex, offsetBy: -2)]
+        return Int(digit(before) << 4 | digit(last))
+    }
+
+    /// The value of a lower-case hex digit (a ``DeviceToken``'s are).
+    private static func digit(_ character: UInt8) -> UInt8 {
+        (character <= UInt8(ascii: "9") ? character &- UInt8(ascii: "0") : character &- UInt8(ascii: "a") &+ 10) & 0xF
     }
 
     public subscript(token: DeviceToken) -> World.TokenRecord? {

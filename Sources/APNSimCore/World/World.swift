@@ -6,6 +6,9 @@ public struct World: Sendable {
     public var teams: [String: Team] = [:]
     public var keys: [String: ProviderKey] = [:]
     public var apps: [String: App] = [:]
+    /// The tokens the world declares, one by one and by its token sets. A running gateway moves them into its one
+    /// token table, beside those its devices hold (APNSimGateway's `DeviceRegistry`), and hands the validator a world
+    /// whose `tokens` is that table.
     public var tokens = TokenTable()
     /// The token sets the world declares by count and seed (``TokenSet``); their tokens are in ``tokens``.
     public var tokenSets: [TokenSet] = []
@@ -102,38 +105,6 @@ public struct World: Sendable {
             self.serviceExtension = serviceExtension
             self.resources = resources
             self.categories = categories
-        }
-    }
-
-    /// What APNs knows of one device token.
-    public struct TokenRecord: Sendable, Hashable, Codable {
-        public var token: DeviceToken
-        public var bundleID: String
-        public var environment: APNsEnvironment
-        public var state: State
-        /// When the token stopped being valid: the 410 `timestamp`. Set by the registry when `state` leaves `active`.
-        public var invalidSince: Date?
-
-        public enum State: String, Sendable, Hashable, Codable {
-            case active
-            /// The app was removed or stopped accepting pushes: 410 `Unregistered`.
-            case unregistered
-            /// The token expired: 410 `ExpiredToken`.
-            case expired
-        }
-
-        /// The record of a token a device registered; `unregisteredFrom` is set once its app was removed.
-        public init(_ registered: DeviceLinkMessage.Registered, unregisteredFrom: Date? = nil) {
-            self.init(token: registered.token, bundleID: registered.bundleID, environment: registered.environment,
-                      state: unregisteredFrom == nil ? .active : .unregistered, invalidSince: unregisteredFrom)
-        }
-
-        public init(token: DeviceToken, bundleID: String, environment: APNsEnvironment, state: State = .active, invalidSince: Date? = nil) {
-            self.token = token
-            self.bundleID = bundleID
-            self.environment = environment
-            self.state = state
-            self.invalidSince = invalidSince
         }
     }
 }

@@ -51,7 +51,7 @@ extension ControlAPI {
                 DeviceView(id: device.descriptor.id, name: device.descriptor.name, model: device.descriptor.model,
                            os: device.descriptor.os, online: device.session != nil, linkedAt: device.linkedAt,
                            link: (device.session ?? device.parked).map { $0.address == nil ? "own" : "shared" },
-                           apps: device.registrations.values.sorted { $0.bundleID < $1.bundleID }.map {
+                           apps: device.apps.map {
                                AppView(bundleID: $0.bundleID, environment: $0.environment, token: $0.token.hex,
                                        badge: device.badges[$0.bundleID], pushToStartTokens: $0.pushToStartTokens?.mapValues(\.hex),
                                        activityBudget: device.activityBudgets[$0.bundleID].map {

@@ -6,6 +6,8 @@ import Hummingbird
 
 /// `GET`/`POST` of `/v1/teams`, `/v1/keys`, `/v1/apps` and `/v1/tokens`. A POST takes a JSON array and
 /// adds or replaces each entry by its ID; it checks the whole array first and changes nothing if any entry is bad.
+/// `/v1/tokens` shows the token table: each token with its kind and the device that holds it (none for a declared
+/// token: its pushes are accepted and go nowhere, with a send record and no delivery record).
 extension ControlAPI {
     func addWorldRoutes(to v1: RouterGroup<BasicRequestContext>) {
         v1.get("teams") { _, _ in
@@ -48,27 +50,20 @@ extension ControlAPI {
             var response = try ControlJSON.response(page)
             // The next page, as RFC 8288 links it: after the last token of this one.
             if more, let last = page.last {
-                response.headers[HTTPField.Name("Link")!] = "</v1/tokens?after=\(last.record.token.hex)&limit=\(query.limit)>; rel=\"next\""
+                response.headers[HTTPField.Name("Link")!] = "</v1/tokens?after=\(last.token.hex)&limit=\(query.limit)>; rel=\"next\""
             }
             return response
         }
         v1.post("tokens") { request, _ in
-            let now = self.clock.now()
-            return try await self.change(request, as: TokensBody.self) { body, world in
-                guard case .records(let records) = body else {
-                    guard case .set(let set) = body else { return }
-                    if let problem = set.problem(in: world) { throw ControlAPIError(problem) }
-                    return world.add(set)
-                }
-                for var record in records {
-                    if record.state == .active {
-                        record.invalidSince = nil
-                    } else if record.invalidSince == nil {
-                        record.invalidSince = now
-                    }
-                    world.tokens[record.token] = record
-                }
+            let declared: DeclaredTokens
+            do {
+                declared = try await ControlJSON.decode(DeclaredTokens.self, from: request)
+            } catch let error as ControlAPIError {
+                return ControlJSON.error(error.description)
             }
+            let problems = self.world.declare(declared, now: self.clock.now())
+            guard problems.isEmpty else { return ControlJSON.error(problems.joined(separator: "; ") + "; nothing was changed") }
+            return try ControlJSON.response(["status": "ok"])
         }
     }
 
@@ -99,22 +94,6 @@ extension ControlAPI {
     }
 }
 
-/// A token as the control API shows it: the world's record, and the device that holds it now. A token with no device
-/// (the world file's, or one posted to `/v1/tokens`) is accepted and goes nowhere: its pushes have a send record
-/// and no delivery record.
-struct TokenView: Encodable {
-    var record: World.TokenRecord
-    var device: String?
-
-    enum CodingKeys: String, CodingKey { case device }
-
-    func encode(to encoder: any Encoder) throws {
-        try record.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(device, forKey: .device)
-    }
-}
-
 /// A key as the control API shows it: the public key as PEM.
 struct KeyView: Encodable {
     var id: String
@@ -131,21 +110,5 @@ struct KeyView: Encodable {
         topics = key.topics
         relatedKeyID = key.relatedKeyID
         publicKey = key.publicKey.pemRepresentation
-    }
-}
-
-/// What `POST /v1/tokens` takes: token records one by one, or a token set by count and seed (a load test's tokens).
-enum TokensBody: Decodable {
-    case records([World.TokenRecord])
-    case set(TokenSet)
-
-    init(from decoder: any Decoder) throws {
-        if var array = try? decoder.unkeyedContainer() {
-            var records: [World.TokenRecord] = []
-            while !array.isAtEnd { records.append(try array.decode(World.TokenRecord.self)) }
-            self = .records(records)
-        } else {
-            self = .set(try TokenSet(from: decoder))
-        }
     }
 }

@@ -48,19 +48,24 @@ final class DeviceDirectory: Sendable {
         registry.change { $0.restore(saved) }
     }
 
-    var devices: [Device] {
-        registry.inspect { Array($0.devices.values).sorted { $0.descriptor.id < $1.descriptor.id } }
+    /// Every device, by ID, with its apps as the token table has them.
+    var devices: [DeviceRegistry.Listed] {
+        registry.inspect { registry in
+            registry.devices.values.sorted { $0.descriptor.id < $1.descriptor.id }.map { device in
+                DeviceRegistry.Listed(device: device, apps: registry.apps(of: device.descriptor.id))
+            }
+        }
     }
 
     /// The IDs of the devices of `specs` that are not linked with every app of their spec registered in its environment,
     /// among `devices` (what `apnsim up` waits for before its banner, and `GET /readyz` before it answers ready).
-    static func unregistered(_ specs: [World.DeviceSpec], in devices: [Device]) -> [String] {
+    static func unregistered(_ specs: [World.DeviceSpec], in devices: [DeviceRegistry.Listed]) -> [String] {
         let seen = Dictionary(devices.map { ($0.descriptor.id, $0) }, uniquingKeysWith: { $1 })
         return specs.flatMap { spec in
             spec.deviceIDs.filter { id in
                 guard let device = seen[id], device.session != nil else { return true }
                 return !spec.apps.allSatisfy { app in
-                    device.registrations.values.contains { $0.bundleID == app.bundleID && $0.environment == app.environment }
+                    device.apps.contains { $0.bundleID == app.bundleID && $0.environment == app.environment }
                 }
             }
         }
@@ -153,17 +158,11 @@ final class DeviceDirectory: Sendable {
         perform { $0.unregister(token, device: device, at: date) }
     }
 
-    /// Every token the validator knows, with the device that holds it (none for the world file's own).
-    /// A page of the world's tokens in hex order: at most `limit` after `after`, and whether more follow.
-    func tokens(after: DeviceToken?, limit: Int) -> (page: [TokenView], more: Bool) {
-        registry.inspect { registry in
-            let records = registry.world.tokens.page(after: after, limit: limit + 1)  // one more: whether a page follows
-            let page = records.prefix(limit).map { record in
-                guard case .device(let device) = registry.destination(of: record.token) else { return TokenView(record: record) }
-                return TokenView(record: record, device: device)
-            }
-            return (page, records.count > limit)
-        }
+    /// A page of the token table in hex order: at most `limit` after `after`, and whether more follow.
+    func tokens(after: DeviceToken?, limit: Int) -> (page: [World.TokenRecord], more: Bool) {
+        // Read from the validator's copy, outside the registry's lock: a page of a million tokens is a pass over them.
+        let records = registry.snapshot.tokens.page(after: after, limit: limit + 1)  // one more: whether a page follows
+        return (Array(records.prefix(limit)), records.count > limit)
     }
 
     func link(of id: String) -> DeviceSession? {

@@ -72,14 +72,14 @@ final class DeviceLinkHandler: ChannelInboundHandler {
 
     /// The link's device, or devices, stopped reading (``DeviceLinkWriter/Overflowed``): the link ends without a last
     /// message (there is no room for one); its devices are offline and get what was not acknowledged on their next link.
-    private func overflowed(_ overflow: DeviceLinkWriter.Overflowed, context: ChannelHandlerContext) {
+    private func overflowed(context: ChannelHandlerContext) {
         let devices: String = switch peer {
         case .unknown: "a device that has not said hello"
         case .device(let session): "device \(session.descriptor.id)"
         case .shared(let host, _, let sessions): "the \(sessions.count) devices of \(host)"
         }
         services.logger.warning("""
-            device link ended: \(devices) left more than \(overflow.limit) bytes unread (--device-link-buffer); what was \
+            device link ended: \(devices) left more than \(services.bufferLimit) bytes unread (--device-link-buffer); what was \
             sent and not acknowledged goes again on the next link
             """)
         context.close(promise: nil)
@@ -99,8 +99,8 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             fail(reason: "Shutdown", "the gateway is stopping; reconnect later", context: context)
             return
         }
-        if let overflow = event as? DeviceLinkWriter.Overflowed {
-            overflowed(overflow, context: context)
+        if event is DeviceLinkWriter.Overflowed {
+            overflowed(context: context)
             return
         }
         if let end = event as? EndSession {

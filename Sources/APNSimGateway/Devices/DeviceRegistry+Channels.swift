@@ -86,11 +86,12 @@ extension DeviceRegistry {
         actions.send.reserveCapacity(share.count)
         actions.persist.reserveCapacity(share.count * 2)
         for target in share {
-            let subscribed = inPlace(target.device) { device -> DeviceLinkMessage.Registered? in
+            let subscribed = inPlace(target.device) { device -> [DeviceToken]? in
                 guard device.activities.inPlace(target.activity, { $0.channelID == channel.id }) == true else { return nil }
-                return device.registrations.values.first { $0.bundleID == channel.bundleID }
+                return device.tokens
             }
-            guard let app = subscribed ?? nil, app.environment == channel.environment else { continue }
+            guard let held = subscribed ?? nil, let app = deviceToken(among: held, of: target.device, bundleID: channel.bundleID),
+                  app.environment == channel.environment else { continue }
             let delivery = DeviceLinkMessage.Delivery(id: newID(), apnsID: apnsID, token: app.token, bundleID: channel.bundleID,
                                                       pushType: .liveactivity, priority: plan.priority, collapseID: nil,
                                                       payload: payload, channel: channel.id, activity: target.activity)

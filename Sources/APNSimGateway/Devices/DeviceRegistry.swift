@@ -2,9 +2,9 @@ import APNSimCore
 import APNSimStore
 import Foundation
 
-/// The one owner of apps, tokens and devices, as a value: the world the validator reads (apps, keys, teams, and
-/// every token, the world file's and those devices registered), which devices exist and are online, which device
-/// owns each token or last did, and the pushes held for devices (``HeldPushes``).
+/// The one owner of apps, tokens and devices, as a value: the world as declared (apps, keys, teams, channels), the one
+/// token table (every token, the world's and those devices hold, each with its kind and the device that holds it or
+/// last did), which devices exist and are online, and the pushes held for devices (``HeldPushes``).
 ///
 /// Every change is an event (a device attached, an app registered or removed, a push routed or acknowledged, a
 /// reset) that returns what to do about it (``Actions``): messages for device links, records to persist in order,
@@ -23,7 +23,10 @@ struct DeviceRegistry: Sendable {
         /// are stored as for a device out of reach.
         var forcedOffline = false
         var parked: DeviceSession?
-        var registrations: [DeviceToken: DeviceLinkMessage.Registered] = [:]
+        /// The tokens it holds (its apps', their push-to-start tokens, its activities'), oldest first: an index into
+        /// the token table, which says what each is. Kept only by ``DeviceRegistry/hold(_:by:)`` and
+        /// ``DeviceRegistry/retire(_:from:at:)``.
+        var tokens: [DeviceToken] = []
         /// Apps the device would not install, by bundle ID, with iOS's reason; gone once the app registers.
         var refusals: [String: DeviceLinkMessage.InstallRefused] = [:]
         /// Each app's icon badge as the device last reported it, by bundle ID; absent: none.
@@ -32,6 +35,16 @@ struct DeviceRegistry: Sendable {
         var activities: [String: LiveActivity] = [:]
         /// Each app's Live Activity budget as the device last reported it, by bundle ID.
         var activityBudgets: [String: ActivityBudget.Report] = [:]
+    }
+
+    /// A device as those outside the registry read it: the device, and its apps as the token table has them.
+    @dynamicMemberLookup
+    struct Listed: Sendable {
+        var device: Device
+        /// Its registered apps by bundle ID: each one's device token and push-to-start tokens.
+        var apps: [DeviceLinkMessage.Registered]
+
+        subscript<Value>(dynamicMember path: KeyPath<Device, Value>) -> Value { device[keyPath: path] }
     }
 
     /// What an event asks for.
@@ -52,38 +65,62 @@ struct DeviceRegistry: Sendable {
         }
     }
 
+    /// Where a token's app was until it was removed: a push the gateway still accepts for it (within the uninstall
+    /// delay) gets a delivery record saying so, not silence.
+    struct FormerHolder: Sendable, Hashable {
+        var device: String
+        var bundleID: String
+        /// When the app was removed; the token answers 410 from then on (plus the gateway's uninstall delay).
+        var removedAt: Date
+    }
+
     /// Where an accepted push goes.
     enum Destination: Sendable, Equatable {
         case device(String)
-        /// No device owns the token now; its app was removed from this one.
-        case removed(TokenOwnership.FormerOwner)
+        /// No device holds the token now; its app was removed from this one.
+        case removed(FormerHolder)
         /// No device ever owned it here: a token the world file declares, accepted and shown nowhere.
         case none
     }
 
-    /// What the validator reads.
-    private(set) var world: World {
+    /// The world as declared: its apps, keys, teams and channels. Its tokens are in ``tokens``.
+    /// Changed only by the registry's events, here and in `DeviceRegistry+Tokens.swift`.
+    var world: World {
         didSet { worldRevision &+= 1 }
     }
-    /// Counts changes to ``world``, so its holder republishes the validator's copy only when it changed.
+    /// The one token table: each token the world declares and each a device holds, with its app, environment, state,
+    /// kind and holder. The validator reads it (in ``validated``), the router asks it where a push goes.
+    /// Changed only by the registry's events, here and in `DeviceRegistry+Tokens.swift`.
+    var tokens: TokenTable {
+        didSet { worldRevision &+= 1 }
+    }
+    /// Counts changes to ``world`` and ``tokens``, so their holder republishes the validator's copy only when they changed.
     private(set) var worldRevision = 0
-    /// The world as it was loaded, for a reset.
+    /// The world as it was loaded, its declared tokens with it, for a reset.
     private let loaded: World
     /// Changed only by the registry's events, here and in `DeviceRegistry+Channels.swift`.
     var devices: [String: Device] = [:]
-    private var ownership = TokenOwnership()
     var held = HeldPushes()
     /// The latest message of each channel with storage (`message-storage-policy` 1), for activities that subscribe later.
     var storedBroadcasts: [String: StoredBroadcast] = [:]
 
     init(world: World) {
-        self.world = world
+        self.tokens = world.tokens
         self.loaded = world
+        self.world = world
+        self.world.tokens = TokenTable()
+    }
+
+    /// What the validator reads: the world as declared, with the token table as its tokens.
+    var validated: World {
+        var world = world
+        world.tokens = tokens
+        return world
     }
 
     // MARK: - The world
 
-    /// Changes the world's apps, keys, teams or declared tokens (the control API's world routes).
+    /// Changes the world's apps, keys or teams (the control API's world routes).
     mutating func changeWorld<T>(_ body: (inout World) throws -> T) rethrows -> sending T {
         try body(&world)
     }
@@ -96,53 +133,38 @@ struct DeviceRegistry: Sendable {
         return Actions(persist: held.releaseAll())
     }
 
-    /// Puts the world back as it was loaded, the tokens of devices still registered kept.
+    /// Puts the world back as it was loaded: its declared tokens, and the tokens devices hold now, active again (a
+    /// removed app's are forgotten).
     mutating func resetWorld() {
         // Channels stay, as devices' tokens do: activities are subscribed to them. Their stored messages go with the held pushes.
         let channels = world.channels
+        let heldNow = devices.values.flatMap { device in device.tokens.compactMap { tokens[$0] } }
         world = loaded
+        world.tokens = TokenTable()
         world.channels = channels
-        for device in devices.values {
-            for registration in device.registrations.values {
-                world.tokens[registration.token] = .init(registration)
-                for token in Self.extraTokens(of: registration, on: device) {
-                    admit(token, bundleID: registration.bundleID, environment: registration.environment)
-                }
-            }
+        tokens = loaded.tokens
+        for var record in heldNow {
+            (record.state, record.invalidSince) = (.active, nil)
+            tokens[record.token] = record
         }
-    }
-
-    /// The tokens an app on a device holds besides its own: its push-to-start tokens and its activities' tokens.
-    private static func extraTokens(of app: DeviceLinkMessage.Registered, on device: Device) -> [DeviceToken] {
-        (app.pushToStartTokens?.values.sorted { $0.hex < $1.hex } ?? [])
-            + device.activities.values.filter { $0.bundleID == app.bundleID }.compactMap(\.pushToken)
-    }
-
-    /// A token an app holds, active in the world the validator reads.
-    private mutating func admit(_ token: DeviceToken, bundleID: String, environment: APNsEnvironment) {
-        world.tokens[token] = .init(token: token, bundleID: bundleID, environment: environment)
-    }
-
-    /// A token of a removed app: no device owns it, and it answers 410 from `date` on (one already not active keeps its
-    /// date).
-    private mutating func retire(_ token: DeviceToken, bundleID: String, from device: String, at date: Date) {
-        ownership.removed(token, bundleID: bundleID, from: device, at: date)
-        guard world.tokens[token]?.state == .active else { return }
-        world.tokens[token]?.state = .unregistered
-        world.tokens[token]?.invalidSince = date
     }
 
     /// Takes back what a previous run of the gateway left in the store: registrations (their tokens, a removed app's
     /// answering 410 from when it was removed) and held pushes.
     mutating func restore(_ saved: (registrations: [DeviceRegistration], held: [HeldPush])) {
         for saved in saved.registrations {
-            let registered = DeviceLinkMessage.Registered(bundleID: saved.bundleID, environment: saved.environment, token: saved.token)
-            world.tokens[saved.token] = .init(registered, unregisteredFrom: saved.unregisteredFrom)
-            if saved.unregisteredFrom == nil {
-                devices[saved.device.id, default: Device(descriptor: saved.device)].registrations[saved.token] = registered
+            let record = World.TokenRecord(token: saved.token, bundleID: saved.bundleID, environment: saved.environment, kind: .device)
+            if let removedAt = saved.unregisteredFrom {
+                // A token held by a device now stays with it; the store's removal is of an earlier holder.
+                guard tokens[saved.token]?.holder?.device == nil else { continue }
+                var removed = record
+                (removed.state, removed.invalidSince, removed.holder) = (.unregistered, removedAt, .removed(from: saved.device.id, at: removedAt))
+                tokens[saved.token] = removed
+            } else {
+                if devices[saved.device.id] == nil { devices[saved.device.id] = Device(descriptor: saved.device) }
+                hold(record, by: saved.device.id)
             }
         }
-        ownership.restore(saved.registrations)
         held.restore(saved.held)
     }
 
@@ -214,15 +236,14 @@ struct DeviceRegistry: Sendable {
         if world.apps[registered.bundleID] == nil, let team {
             world.apps[registered.bundleID] = .init(bundleID: registered.bundleID, team: team)
         }
-        world.tokens[registered.token] = .init(registered)
-        for startToken in registered.pushToStartTokens?.values.sorted(by: { $0.hex < $1.hex }) ?? [] {
-            admit(startToken, bundleID: registered.bundleID, environment: registered.environment)
-            ownership.registered(startToken, device: device)
+        hold(.init(token: registered.token, bundleID: registered.bundleID, environment: registered.environment, kind: .device), by: device)
+        // An earlier push-to-start token of a type stays good; the app's registration shows the newest.
+        for (type, startToken) in registered.pushToStartTokens?.sorted(by: { $0.key < $1.key }) ?? [] {
+            hold(.init(token: startToken, bundleID: registered.bundleID, environment: registered.environment,
+                       kind: .pushToStart(activityType: type)), by: device)
         }
-        devices[device]?.registrations[registered.token] = registered
         devices[device]?.refusals[registered.bundleID] = nil
         devices[device]?.badges[registered.bundleID] = badge == 0 ? nil : badge
-        ownership.registered(registered.token, device: device)
         for activity in activities where activity.bundleID == registered.bundleID && devices[device]?.activities[activity.id] == nil {
             hold(activity, environment: registered.environment, device: device)
         }
@@ -234,14 +255,14 @@ struct DeviceRegistry: Sendable {
         return actions
     }
 
-    /// The app of `token` was removed from `device`: the device no longer owns it, and it answers 410 from `date` on.
+    /// The app of `token` was removed from `device`: the device no longer holds it, and it answers 410 from `date` on.
     mutating func unregister(_ token: DeviceToken, device: String, at date: Date) -> Actions {
-        guard let owner = devices[device], let removed = devices[device]?.registrations.removeValue(forKey: token) else { return Actions() }
+        guard let removed = tokens[token], removed.kind == .device, removed.holder?.device == device else { return Actions() }
         // The app's push-to-start tokens and its activities go with it, and their tokens answer 410 as its own does.
-        for retired in [token] + Self.extraTokens(of: removed, on: owner) {
-            retire(retired, bundleID: removed.bundleID, from: device, at: date)
+        for record in records(heldBy: device, bundleID: removed.bundleID) {
+            retire(record.token, from: device, at: date)
         }
-        devices[device]?.activities = owner.activities.filter { $0.value.bundleID != removed.bundleID }
+        devices.inPlace(device) { $0.activities = $0.activities.filter { $0.value.bundleID != removed.bundleID } }
         return Actions(persist: [.unregistered(token: token, at: date)], devicesChanged: true)
     }
 
@@ -258,11 +279,10 @@ struct DeviceRegistry: Sendable {
         return actions
     }
 
-    /// `device` has `activity`, and owns its push token, active in the app's environment.
+    /// `device` has `activity`, and holds its push token, active in the app's environment.
     private mutating func hold(_ activity: LiveActivity, environment: APNsEnvironment, device: String) {
         if let token = activity.pushToken {
-            admit(token, bundleID: activity.bundleID, environment: environment)
-            ownership.registered(token, device: device)
+            hold(.init(token: token, bundleID: activity.bundleID, environment: environment, kind: .activity(id: activity.id)), by: device)
         }
         devices[device]?.activities[activity.id] = activity
     }
@@ -290,10 +310,6 @@ struct DeviceRegistry: Sendable {
         devices[id].flatMap { $0.session ?? $0.parked }
     }
 
-    func registration(of device: String, bundleID: String) -> DeviceLinkMessage.Registered? {
-        devices[device]?.registrations.values.first { $0.bundleID == bundleID }
-    }
-
     /// What `read` makes of device `id`, read where it is stored: `devices[id]?.field` copies the whole ``Device``
     /// first (a dictionary's getter returns a copy, each of its fields retained and released again), which a broadcast
     /// did three times for each of its deliveries. `nil` when there is no such device.
@@ -316,13 +332,6 @@ struct DeviceRegistry: Sendable {
     }
 
     // MARK: - Pushes
-
-    /// Where a push to `token` goes now.
-    func destination(of token: DeviceToken) -> Destination {
-        if let device = ownership.owner(of: token) { return .device(device) }
-        if let former = ownership.formerOwner(of: token) { return .removed(former) }
-        return .none
-    }
 
     /// An accepted push: recorded and sent to the device that owns its token, or held for it, or recorded dropped
     /// (an app removed from its device within the uninstall delay, an offline device and `apns-expiration: 0`).
@@ -420,7 +429,7 @@ struct DeviceRegistry: Sendable {
 
     /// Apple: after an app is removed, APNs keeps accepting pushes to its token for a while before it answers 410;
     /// none reaches the device. One record, complete (as a receipt would leave it), rather than an insert and an update.
-    private static func uninstalled(_ plan: PushPlan, apnsID: String, deliveryID: String, former: TokenOwnership.FormerOwner,
+    private static func uninstalled(_ plan: PushPlan, apnsID: String, deliveryID: String, former: FormerHolder,
                                     now: Date) -> DeliveryRecord {
         var record = DeliveryRecord(id: deliveryID, apnsId: apnsID, device: former.device, bundleID: plan.bundleID,
                                     token: plan.token.hex, pushType: plan.pushType.rawValue, acceptedAt: now)

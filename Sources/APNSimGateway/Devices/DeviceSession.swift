@@ -74,9 +74,7 @@ final class DeviceLinkWriter: Sendable {
     }
 
     /// Sent through the link's pipeline when the outbox passes the limit.
-    struct Overflowed: Sendable {
-        var limit: Int
-    }
+    struct Overflowed: Sendable {}
 
     init(channel: any Channel, limit: Int = .max) {
         self.channel = channel
@@ -98,8 +96,7 @@ final class DeviceLinkWriter: Sendable {
             return (!outbox.draining, false)
         }
         if overflowed {
-            let limit = self.limit
-            channel.pipeline.fireUserInboundEventTriggered(Overflowed(limit: limit))
+            channel.pipeline.fireUserInboundEventTriggered(Overflowed())
             return
         }
         if atOnce, channel.eventLoop.inEventLoop { return drain() }
