@@ -187,7 +187,13 @@ struct DeviceState: Sendable {
         case .restart:
             // A reboot: the apps' extension processes end and the link drops; the device links again at once.
             return Actions(restart: true)
-        case .carry, .heartbeatAck, .error, .hello, .link, .register, .unregister, .ack, .receipt, .receipts, .installRefused, .attachmentCopy:
+        case .interact(let interact):
+            let bundleID = center.shown.last { $0.apnsID == interact.apnsID }?.bundleID
+            switch center.interact(interact, device: settings.device.id, categories: bundleID.map { categories[$0] } ?? []) {
+            case .success(let record): return Actions(send: [.interacted(.init(id: interact.id, record: record))])
+            case .failure(let refusal): return Actions(send: [.interacted(.init(id: interact.id, refusal: refusal.description))])
+            }
+        case .interacted, .carry, .heartbeatAck, .error, .hello, .link, .register, .unregister, .ack, .receipt, .receipts, .installRefused, .attachmentCopy:
             return Actions()
         }
     }

@@ -12,6 +12,8 @@ import Foundation
 public struct NotificationList: Sendable {
     public struct Displayed: Sendable, Hashable {
         public var deliveryID: String
+        /// The `apns-id` of the push that showed it: what a tap or a dismiss names it by.
+        public var apnsID: String
         /// `apns-collapse-id` when the push had one, else its `apns-id` (iOS: the request identifier).
         public var identifier: String
         public var bundleID: String
@@ -23,7 +25,7 @@ public struct NotificationList: Sendable {
     /// Newest first.
     public var displayed: [Displayed] { shown.reversed() }
     /// What is shown, oldest first (appending is cheap), at most ``displayedLimit`` after each push.
-    private var shown: [Displayed] = []
+    private(set) var shown: [Displayed] = []
     /// The app and request identifier of each notification in ``shown``, so that a push finds the one its collapse ID
     /// replaces without comparing itself with every notification shown (a search of the whole list per push was a
     /// fifth of a device process's time in `Benchmarks/e2e.sh` profiles).
@@ -194,7 +196,7 @@ public struct NotificationList: Sendable {
                                   detail: "replaced by a newer notification with apns-collapse-id \(identifier)",
                                   presentation: old.presentation))
         }
-        shown.append(Displayed(deliveryID: delivery.id, identifier: identifier, bundleID: delivery.bundleID, content: content,
+        shown.append(Displayed(deliveryID: delivery.id, apnsID: delivery.apnsID, identifier: identifier, bundleID: delivery.bundleID, content: content,
                                presentation: presentation))
         shownPerApp[delivery.bundleID, default: 0] += 1
         forgetOldest(of: delivery.bundleID)
@@ -204,6 +206,14 @@ public struct NotificationList: Sendable {
 }
 
 extension NotificationList {
+    /// Takes the notification at `index` of ``shown`` off the list (the user tapped, answered or dismissed it).
+    mutating func remove(at index: Int) -> Displayed {
+        let old = shown.remove(at: index)
+        shownIdentifiers.remove(ShownIdentifier(bundleID: old.bundleID, identifier: old.identifier))
+        shownPerApp[old.bundleID, default: 1] -= 1
+        return old
+    }
+
     /// Past ``displayedLimit`` and a quarter, the app's oldest notifications leave the list down to the limit: a
     /// quarter of it at a time, so that keeping the list short costs nothing per push.
     private mutating func forgetOldest(of bundleID: String) {

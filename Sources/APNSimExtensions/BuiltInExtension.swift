@@ -62,6 +62,11 @@ struct ExtensionContext: Sendable {
     /// The app bundle's resources folder (`Bundle.main`), when the app declares one.
     let resources: URL?
     let handler: ContentHandler
+    /// The categories the app has registered (`getNotificationCategories`).
+    var categories: [NotificationCategory] = []
+
+    /// `setNotificationCategories(_:)`: the app's categories are these from now on.
+    func register(_ categories: [NotificationCategory]) { handler.registered(categories) }
 
     /// Downloads `url` and attaches it as `name` (the delivery's ID by default), with `fileExtension`.
     func attach(_ url: String, as name: String? = nil, fileExtension: String) async throws(ExtensionError) -> NotificationContent.Attachment {
@@ -105,7 +110,7 @@ extension ExtensionKind {
         case .onesignal: OneSignalExtension()
         case .firebase: SuggestedNameExtension.firebase
         case .airship: AirshipExtension()
-        case .iterable: SuggestedNameExtension.iterable
+        case .iterable: IterableExtension()
         case .clevertap: CleverTapExtension()
         case .scripted: ScriptedExtension()
         case .executable, .swift: AutoPick.Unpicked()  // the runtime runs the app's executable instead

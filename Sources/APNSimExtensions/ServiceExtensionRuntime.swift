@@ -81,7 +81,8 @@ public struct ServiceExtensionRuntime: Sendable {
         let started = ContinuousClock.now
         let handler = ContentHandler(memoryLimit: manifest.memoryLimitMiB * 1_048_576)
         let context = ExtensionContext(downloader: downloader, deliveryID: deliveryID, deadline: started + budget,
-                                       end: started + budget + expiryGrace, resources: resources.map { URL(fileURLWithPath: $0) }, handler: handler)
+                                       end: started + budget + expiryGrace, resources: resources.map { URL(fileURLWithPath: $0) }, handler: handler,
+                                       categories: categories)
         let turn = await Self.turn(of: builtIn, on: original, context: context, grace: expiryGrace)
         // iOS ends the process after a crash, a kill, or an expiry the extension did not answer.
         let ended = turn.outcome == .crashed || turn.outcome == .killed || (turn.outcome == .expired && turn.result == nil)

@@ -42,6 +42,7 @@ public final class Gateway: Service, Sendable {
     public let deliveries: DeliveryRecorder
     let devices: DeviceDirectory
     let installs = InstallWaiters()
+    let interactions = InteractionWaiters()
     private let tls: TLSMaterial
     let logger: Logger
 
@@ -121,7 +122,7 @@ public final class Gateway: Service, Sendable {
             let deviceServices = DeviceServices(directory: devices, tokens: TokenIssuer(secret: configuration.tokenSecret),
                                                 clock: configuration.clock,
                                                 heartbeatInterval: configuration.heartbeatInterval,
-                                                uninstallDelay: configuration.uninstallDelay, installs: installs, additions: configuration.additions,
+                                                uninstallDelay: configuration.uninstallDelay, installs: installs, interactions: interactions, additions: configuration.additions,
                                                 bufferLimit: configuration.deviceLinkBufferLimit, logger: logger)
             do {
                 let channel = try await DeviceLinkEndpoint(services: deviceServices, sslContext: tls.deviceSSLContext)
@@ -133,7 +134,7 @@ public final class Gateway: Service, Sendable {
             }
         }
 
-        var control = ControlAPI(actions: actions, store: store, providerPorts: ports, installs: installs,
+        var control = ControlAPI(actions: actions, store: store, providerPorts: ports, installs: installs, interactions: interactions,
                                  uninstallDelay: configuration.uninstallDelay, virtualClock: configuration.virtualClock,
                                  stopping: stopping, additions: configuration.additions)
         control.managementPorts = managementPorts

@@ -49,7 +49,21 @@ public struct Scenario: Codable, Sendable {
         public var fault: FaultStep?
         /// Creates or deletes a broadcast channel through the channel management API.
         public var channel: ChannelStep?
+        /// The user taps a displayed notification, or presses one of its buttons (`action`, with `text` for a
+        /// text-input action): `POST /v1/devices/{id}/tap` (docs/interactions.md).
+        public var tap: Interaction?
+        /// The user dismisses a displayed notification: `POST /v1/devices/{id}/dismiss`.
+        public var dismiss: Interaction?
         public var expect: Expectation?
+    }
+
+    /// `{device, action?, text?, apnsId?}`: the notification the scenario's last accepted push to `device` showed, or
+    /// the one push `apnsId` showed.
+    public struct Interaction: Codable, Sendable {
+        public var device: String
+        public var action: String?
+        public var text: String?
+        public var apnsId: String?
     }
 
     /// `{create: NAME, app, storagePolicy?}` or `{delete: NAME, app}`: a channel the scenario calls NAME (steps name it
@@ -226,6 +240,9 @@ public struct Scenario: Codable, Sendable {
         /// `{device, app, type, …}`: the app's newest Live Activity of that type, as `GET /v1/activities` shows it,
         /// matches the other keys as a pattern (`contentState`, `ended`, `stale`, `visible`, `dismissalDate`…).
         public var activity: JSONValue?
+        /// For a `tap` or `dismiss`: its interaction record matches this pattern (`opened`, `event`, `delivered`…), or
+        /// `{refused: PATTERN}`: it was refused (422) with a sentence matching PATTERN.
+        public var interaction: JSONValue?
         /// For a broadcast: it reached this many activities, and each delivery matches `delivery`.
         public var deliveredTo: Int?
         /// How long to wait for the delivery or install; 10 s when absent.
@@ -261,5 +278,6 @@ public struct Scenario: Codable, Sendable {
         "title", "textInput", "buttonTitle", "placeholder", "icon", "systemImageName", "templateImageName", "intentIdentifiers",
         "hiddenPreviewsBodyPlaceholder", "categorySummaryFormat", "activity", "pushToStart", "type", "attributes", "contentState",
         "dismissalDate", "activityTypes", "infoPlist", "channel", "create", "delete", "storagePolicy", "broadcast", "deliveredTo",
+        "tap", "dismiss", "text", "interaction",
     ]
 }

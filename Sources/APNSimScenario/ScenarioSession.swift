@@ -30,6 +30,8 @@ actor ScenarioSession {
     var knownTokens: [String: String] = [:]
     /// The IDs of the channels `channel` steps created, by the name the scenario gives them.
     var channelIDs: [String: String] = [:]
+    /// The `apns-id` of the last push each device's apps were sent and accepted: what a `tap` or `dismiss` acts on.
+    var lastAccepted: [String: String] = [:]
 
     init(target: Target, loaded: LoadedScenario) {
         self.target = target
@@ -77,6 +79,8 @@ actor ScenarioSession {
         }
         if let push = step.push { return "push \(push.file) to \(push.device)" }
         if let device = step.device { return "device \(device.id) \(device.action.rawValue)\(device.app.map { " \($0)" } ?? "")" }
+        if let tap = step.tap { return "tap \(tap.action.map { "action \($0) of " } ?? "")a notification on \(tap.device)" }
+        if let dismiss = step.dismiss { return "dismiss a notification on \(dismiss.device)" }
         if let wait = step.wait { return "wait \(wait)" }
         if let advance = step.advance { return "advance the clock \(advance)" }
         if let fault = step.fault {
@@ -102,6 +106,7 @@ actor ScenarioSession {
         }
         if let send = step.send {
             let outcome = try await self.send(send)
+            if let device = send.device, outcome.response?.status == 200, let apnsID = outcome.apnsID { lastAccepted[device] = apnsID }
             let result = try await check(outcome, against: step.expect, within: within)
             happened += result.happened
             failures += result.failures
@@ -124,6 +129,12 @@ actor ScenarioSession {
                 }
             }
             if ids.count > 1 { happened.append("\(device.action.rawValue) on \(ids.count) devices") }
+        }
+        for (interaction, dismiss) in [(step.tap, false), (step.dismiss, true)] {
+            guard let interaction else { continue }
+            let result = try await interact(interaction, dismiss: dismiss, expect: step.expect?.interaction)
+            happened.append(result.happened)
+            failures += result.failures
         }
         if let wait = step.wait {
             try await Task.sleep(for: wait.duration)

@@ -4,7 +4,7 @@ import GRDB
 
 /// apnsim's record of what happened: SQLite through GRDB, in memory unless a file is named.
 public final class Store: Sendable {
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
 
     /// Opens (and migrates) the store.
     /// - Parameter path: a SQLite file, created if absent; `nil` keeps everything in memory.
@@ -117,6 +117,17 @@ public final class Store: Sendable {
         migrator.registerMigration("v8-activity-changes") { db in
             try db.alter(table: "deliveries") { table in
                 table.add(column: "activity", .jsonText)  // what a liveactivity push did to its activity
+            }
+        }
+        migrator.registerMigration("v9-interactions") { db in
+            try db.create(table: "interactions") { table in
+                table.primaryKey("id", .text)
+                table.column("device", .text).notNull().indexed()
+                table.column("bundleID", .text).notNull()
+                table.column("apnsId", .text).notNull().indexed()
+                table.column("token", .text)
+                table.column("at", .double).notNull()  // seconds since 1970
+                table.column("record", .jsonText).notNull()  // the whole InteractionRecord
             }
         }
         return migrator
@@ -272,9 +283,12 @@ public final class Store: Sendable {
         }
     }
 
-    /// Forgets every delivery record.
+    /// Forgets every delivery record, and the interactions with what they showed.
     public func deleteAllDeliveries() throws {
-        _ = try database.write { try DeliveryRecord.deleteAll($0) }
+        try database.write { db in
+            _ = try DeliveryRecord.deleteAll(db)
+            try db.execute(sql: "DELETE FROM interactions")
+        }
     }
 
     /// Forgets every recorded send.

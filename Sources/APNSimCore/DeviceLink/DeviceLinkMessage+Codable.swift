@@ -16,6 +16,8 @@ extension DeviceLinkMessage: Codable {
         case .installRefused: "installRefused"
         case .foreground: "foreground"
         case .restart: "restart"
+        case .interact: "interact"
+        case .interacted: "interacted"
         case .startActivity: "startActivity"
         case .endActivity: "endActivity"
         case .carry: "carry"
@@ -44,6 +46,8 @@ extension DeviceLinkMessage: Codable {
         case "installRefused": self = .installRefused(try InstallRefused(from: decoder))
         case "foreground": self = .foreground(try Foreground(from: decoder))
         case "restart": self = .restart(try Restart(from: decoder))
+        case "interact": self = .interact(try Interact(from: decoder))
+        case "interacted": self = .interacted(try Interacted(from: decoder))
         case "startActivity": self = .startActivity(try StartActivity(from: decoder))
         case "endActivity": self = .endActivity(try EndActivity(from: decoder))
         case "carry": self = .carry(try Carry(from: decoder))
@@ -76,6 +80,8 @@ extension DeviceLinkMessage: Codable {
         case .installRefused(let body): try body.encode(to: encoder)
         case .foreground(let body): try body.encode(to: encoder)
         case .restart(let body): try body.encode(to: encoder)
+        case .interact(let body): try body.encode(to: encoder)
+        case .interacted(let body): try body.encode(to: encoder)
         case .startActivity(let body): try body.encode(to: encoder)
         case .endActivity(let body): try body.encode(to: encoder)
         case .carry(let body): try body.encode(to: encoder)

@@ -33,6 +33,11 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     case startActivity(StartActivity)
     /// Gateway → device: an app ends one of its Live Activities (`Activity.end(_:dismissalPolicy:)`).
     case endActivity(EndActivity)
+    /// Gateway → device: the user answers a displayed notification: taps it, presses one of its buttons (with text,
+    /// for a text-input action) or dismisses it (`POST /v1/devices/{id}/tap`, `…/dismiss`).
+    case interact(Interact)
+    /// Device → gateway: what came of an `interact`: its interaction record, or why nothing happened.
+    case interacted(Interacted)
     /// Gateway → device: pushes for several devices of the process the link's device runs in (a broadcast).
     case carry(Carry)
     /// Device → gateway: the receipts of carried pushes, each naming its device.
@@ -191,6 +196,39 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         /// The new activity, its `pushToken` set.
         public var activity: LiveActivity
         public init(activity: LiveActivity) { self.activity = activity }
+    }
+
+    public struct Interact: Sendable, Hashable, Codable {
+        /// Names the device's answer (``Interacted/id``).
+        public var id: String
+        /// The `apns-id` of the push that showed the notification.
+        public var apnsID: String
+        /// ``InteractionRecord/defaultAction`` (a tap), ``InteractionRecord/dismissAction``, or a button's identifier.
+        public var action: String
+        /// What the user typed, for a text-input action.
+        public var text: String?
+        public var at: Date
+        public init(id: String, apnsID: String, action: String, text: String? = nil, at: Date) {
+            self.id = id
+            self.apnsID = apnsID
+            self.action = action
+            self.text = text
+            self.at = at
+        }
+    }
+
+    public struct Interacted: Sendable, Hashable, Codable {
+        public var id: String
+        /// What the user did and what the app did about it; `nil` when nothing happened (``refusal`` says why).
+        public var record: InteractionRecord?
+        /// Why nothing happened, in a sentence naming what was asked for: no such notification shown, no such button,
+        /// text for a button that takes none.
+        public var refusal: String?
+        public init(id: String, record: InteractionRecord? = nil, refusal: String? = nil) {
+            self.id = id
+            self.record = record
+            self.refusal = refusal
+        }
     }
 
     public struct EndActivity: Sendable, Hashable, Codable {

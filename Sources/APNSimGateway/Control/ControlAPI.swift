@@ -12,6 +12,7 @@ struct ControlAPI: Sendable {
     let providerPorts: [APNsEnvironment: Int]
     var managementPorts: [APNsEnvironment: Int] = [:]
     let installs: InstallWaiters
+    let interactions: InteractionWaiters
     let uninstallDelay: TimeInterval
     /// How long an install waits for the device's answer without `?wait=`.
     var installWait: Duration = .seconds(120)
@@ -58,6 +59,7 @@ struct ControlAPI: Sendable {
         v1.get("events") { _, _ in self.events() }
         addClockRoutes(to: v1)
         addWorldRoutes(to: v1)
+        addInteractionRoutes(to: v1)
         addDeviceRoutes(to: v1)
         addActivityRoutes(to: v1)
         for addition in additions { addition.addRoutes(to: router, gateway: GatewayAccess(api: self)) }

@@ -13,6 +13,7 @@ enum ControlQuery {
         "GET /v1/deliveries": ["device", "token", "bundle", "apnsId", "after", "before", "order", "limit", "wait", "count"],
         "GET /v1/activities": ["device", "bundle", "token", "channel"],
         "GET /v1/tokens": ["after", "limit"],
+        "GET /v1/interactions": ["device", "token", "bundle", "apnsId", "limit"],
         "POST /v1/devices/{id}/apps": ["wait"],
     ]
 
@@ -106,6 +107,13 @@ enum ControlQuery {
             guard query["wait"] != nil else { throw ControlAPIError("count says how many deliveries wait= waits for; give wait too") }
         }
         return (filter, wait, count)
+    }
+
+    /// `GET /v1/interactions?device=&token=&bundle=&apnsId=&limit=`.
+    static func interactionFilter(_ query: [String: String]) throws(ControlAPIError) -> InteractionFilter {
+        var filter = InteractionFilter(device: query["device"], token: query["token"], bundleID: query["bundle"], apnsId: query["apnsId"])
+        if let limit = query["limit"] { filter.limit = try positive(limit, name: "limit") }
+        return filter
     }
 
     /// `GET /v1/tokens?after=&limit=`: a page of at most `limit` tokens (1,000 unless said, at most 10,000), those after

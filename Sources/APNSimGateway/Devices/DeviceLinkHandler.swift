@@ -59,6 +59,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
     private func ended(_ session: DeviceSession) {
         services.directory.detach(session)
         services.installs.linkClosed(session)
+        services.interactions.linkClosed(session)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -228,6 +229,8 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         case .message(.installRefused(let refused)):
             services.directory.refuse(refused, device: session.descriptor.id)
             services.installs.resolve(device: session.descriptor.id, bundleID: refused.bundleID, .refused(refused))
+        case .message(.interacted(let answer)):
+            services.interactions.resolve(answer)
         case .message(.attachmentCopy(let copy)):
             // Written here, on the link's event loop, so the parts stay in order; a part is at most 32 KiB.
             do {
@@ -309,6 +312,7 @@ struct DeviceServices: Sendable {
     /// How long after an app is removed its token starts answering 410 Unregistered.
     var uninstallDelay: TimeInterval
     var installs: InstallWaiters
+    var interactions: InteractionWaiters
     /// What the control port serves besides the API, which keeps the devices' attachment copies (the inbox).
     var additions: [any ControlPortAddition]
     /// Bytes written to a link and not read, past which it ends (``GatewayConfiguration/deviceLinkBufferLimit``).

@@ -1,0 +1,86 @@
+/// What an app does with a user's response to one of its notifications, by the rules of the vendor SDK whose keys the
+/// payload carries: the URL it opens and the event it reports (docs/interactions.md lists each vendor's keys and where
+/// each rule comes from). The first vendor whose keys the payload has decides; a payload of none opens its plain
+/// `url` key, if it has one, and reports nothing.
+public struct AppResponse: Sendable, Hashable {
+    /// The URL the app opens, and the payload key that named it.
+    public var opened: String?
+    public var openedBy: String?
+    public var event: VendorEvent?
+
+    public init(opened: String? = nil, openedBy: String? = nil, event: VendorEvent? = nil) {
+        self.opened = opened
+        self.openedBy = openedBy
+        self.event = event
+    }
+
+    /// What the app does when the user answers a notification whose payload's top-level keys (`aps` aside) are
+    /// `userInfo` with `action` (``InteractionRecord/defaultAction``, ``InteractionRecord/dismissAction`` or a button's
+    /// identifier) and `text` (a text-input action's).
+    public static func of(userInfo: [String: JSONValue], action: String, text: String?) -> AppResponse {
+        for vendor in [braze, salesforce, iterable] {
+            if let response = vendor(userInfo, action, text) { return response }
+        }
+        // No vendor's keys: a plain `url` key, on a tap (the key many apps and Iterable's legacy payloads use).
+        guard action == InteractionRecord.defaultAction, let url = userInfo["url"]?.string else { return AppResponse() }
+        return AppResponse(opened: url, openedBy: "url")
+    }
+
+    /// Braze: a push has an `ab` object; tapping it opens `ab_uri` and logs a push click with the campaign the `ab`
+    /// object names (its `c`). Braze, "Push notifications: troubleshooting" (the SDK's log of a tapped push, `ab_uri`
+    /// and `pushClick(campaignId:)`), https://www.braze.com/docs/developer_guide/push_notifications/troubleshooting/
+    /// and "Deep linking", https://www.braze.com/docs/developer_guide/deep_linking/. A dismiss is not reported.
+    static func braze(_ userInfo: [String: JSONValue], _ action: String, _ text: String?) -> AppResponse? {
+        guard case .object(let ab)? = userInfo["ab"] else { return nil }
+        guard action != InteractionRecord.dismissAction else { return AppResponse() }
+        var ids: [String: String] = [:]
+        if let campaign = ab["c"]?.string { ids["campaignId"] = campaign }
+        if action != InteractionRecord.defaultAction { ids["buttonId"] = action }
+        let event = VendorEvent(vendor: "Braze", name: action == InteractionRecord.defaultAction ? "pushClick" : "pushButtonClick", ids: ids)
+        guard action == InteractionRecord.defaultAction, let uri = userInfo["ab_uri"]?.string else { return AppResponse(event: event) }
+        return AppResponse(opened: uri, openedBy: "ab_uri", event: event)
+    }
+
+    /// Salesforce Marketing Cloud MobilePush: a push carries `_sid: "SFMC"` and its message in `_m`; tapping it opens its
+    /// OpenDirect URL, `_od`, and the SDK reports the open with the message's ID. Salesforce, MarketingCloudSDK-iOS,
+    /// "OpenDirect" and `MarketingCloudSDK+OpenDirect.h`, https://salesforce-marketingcloud.github.io/MarketingCloudSDK-iOS/
+    static func salesforce(_ userInfo: [String: JSONValue], _ action: String, _ text: String?) -> AppResponse? {
+        guard userInfo["_sid"]?.string == "SFMC" || userInfo["_m"] != nil || userInfo["_od"] != nil else { return nil }
+        guard action != InteractionRecord.dismissAction else { return AppResponse() }
+        var ids: [String: String] = [:]
+        if let message = userInfo["_m"]?.string { ids["messageId"] = message }
+        if let request = userInfo["_r"]?.string { ids["requestId"] = request }
+        let event = VendorEvent(vendor: "Salesforce", name: "open", ids: ids)
+        guard action == InteractionRecord.defaultAction, let url = userInfo["_od"]?.string else { return AppResponse(event: event) }
+        return AppResponse(opened: url, openedBy: "_od", event: event)
+    }
+
+    /// Iterable: a push has an `itbl` object. A tap runs `itbl.defaultAction` (or, in older payloads, opens the
+    /// top-level `url`); a button runs the `action` of the `itbl.actionButtons` entry with its identifier; an action of
+    /// type `openUrl` opens its `data`. Every response but a dismiss is tracked as a push open with the campaign,
+    /// template and message IDs, and `actionIdentifier` `default` or the button's. Iterable/iterable-swift-sdk,
+    /// `swift-sdk/Internal/InternalIterableAppIntegration.swift` (`createIterableAction`, `createIterableDataFields`)
+    /// and `swift-sdk/Core/Constants.swift` (`JsonKey.Payload`).
+    static func iterable(_ userInfo: [String: JSONValue], _ action: String, _ text: String?) -> AppResponse? {
+        guard case .object(let itbl)? = userInfo["itbl"] else { return nil }
+        guard action != InteractionRecord.dismissAction else { return AppResponse() }  // "We don't track dismiss actions yet"
+        var ids: [String: String] = ["actionIdentifier": action == InteractionRecord.defaultAction ? "default" : action]
+        for key in ["campaignId", "templateId", "messageId"] {
+            if let value = itbl[key] { ids[key] = value.string ?? value.integer.map(String.init) }
+        }
+        if let text { ids["userText"] = text }
+        let event = VendorEvent(vendor: "Iterable", name: "trackPushOpen", ids: ids)
+        let run: JSONValue?
+        var key: String
+        if action == InteractionRecord.defaultAction {
+            run = itbl["defaultAction"] ?? userInfo["url"].map { .object(["type": .string("openUrl"), "data": $0]) }
+            key = itbl["defaultAction"] == nil ? "url" : "itbl.defaultAction"
+        } else {
+            run = itbl["actionButtons"]?.array?.first { $0["identifier"]?.string == action }?["action"]
+            key = "itbl.actionButtons[\(action)].action"
+        }
+        guard let run, run["type"]?.string == "openUrl", let url = run["data"]?.string else { return AppResponse(event: event) }
+        if key == "itbl.defaultAction" { key += ".data" } else if key.hasSuffix(".action") { key += ".data" }
+        return AppResponse(opened: url, openedBy: key, event: event)
+    }
+}

@@ -1,0 +1,116 @@
+import APNSimCore
+import APNSimDevice
+import APNSimExtensions
+import APNSimGateway
+import APNSimProvider
+import APNSimTestSupport
+import Foundation
+import Testing
+
+/// The user's side of a notification over the real gateway and a real device: taps, buttons, replies and dismisses
+/// through the control API, each answered with its interaction record and listed by `GET /v1/interactions`.
+@Suite("Interactions", .endToEnd)
+struct InteractionTests {
+    static func app() -> AppManifest {
+        var app = AppManifest.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())
+        app.categories = [
+            NotificationCategory(identifier: "MESSAGE", actions: [
+                .init(identifier: "reply", title: "Reply", textInput: .init(buttonTitle: "Send", placeholder: "Message")),
+            ], options: ["customDismissAction"]),
+            NotificationCategory(identifier: "ORDER", actions: [.init(identifier: "track", title: "Track", options: ["foreground"])]),
+        ]
+        return app
+    }
+
+    /// Sends `payload` to the device's app and waits until its delivery has an outcome; returns the push's apns-id.
+    static func shown(_ harness: GatewayHarness, _ device: DeviceHost, _ payload: String) async throws -> String {
+        let apnsID = UUID().uuidString
+        let token = try #require(device.tokens["com.example.app"])
+        #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: payload, apnsID: apnsID).status == 200)
+        let control = ControlClient(port: harness.endpoints.controlPort)
+        #expect(try await control.deliveries("apnsId=\(apnsID)&wait=30").first?["outcome"] as? String == "displayed")
+        return apnsID
+    }
+
+    @Test("A Braze push tapped opens its ab_uri and reports Braze's push click; the record is listed, and the notification is gone")
+    func brazeTap() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness, apps: [Self.app()]) { device in
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let apnsID = try await Self.shown(harness, device, #"{"aps":{"alert":"Sale"},"ab":{"c":"Y2FtcA"},"ab_uri":"shop://sale/42"}"#)
+                let tapped = try await control.post("/v1/devices/device-1/tap", #"{"apnsId":"\#(apnsID)"}"#)
+                #expect(tapped.status == 200, "\(tapped.json)")
+                let record = try #require(tapped.json as? [String: Any])
+                #expect(record["opened"] as? String == "shop://sale/42")
+                #expect(record["action"] as? String == InteractionRecord.defaultAction)
+                let event = record["event"] as? [String: Any]
+                #expect(event?["vendor"] as? String == "Braze" && event?["name"] as? String == "pushClick")
+                #expect((event?["ids"] as? [String: String])?["campaignId"] == "Y2FtcA")
+                #expect((record["at"] as? String)?.hasSuffix("Z") == true, "RFC 3339: \(record["at"] ?? "none")")
+                #expect(device.displayed.isEmpty, "the tap took it off the list")
+
+                let listed = try #require(try await control.get("/v1/interactions?apnsId=\(apnsID)").json as? [[String: Any]])
+                #expect(listed.count == 1 && listed.first?["id"] as? String == record["id"] as? String)
+                let token = try #require(device.tokens["com.example.app"]).hex
+                #expect((try await control.get("/v1/interactions?token=\(token)").json as? [[String: Any]])?.count == 1)
+
+                let again = try await control.post("/v1/devices/device-1/tap", #"{"apnsId":"\#(apnsID)"}"#)
+                #expect(again.status == 422)
+                #expect(((again.json as? [String: Any])?["error"] as? String)?.contains("shows no notification of push \(apnsID)") == true)
+            }
+        }
+    }
+
+    @Test("A reply's text and a foreground button are recorded; a dismiss reaches the app only with customDismissAction; bad input changes nothing")
+    func repliesAndDismisses() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness, apps: [Self.app()]) { device in
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let message = try await Self.shown(harness, device, #"{"aps":{"alert":"Hi","category":"MESSAGE"}}"#)
+                let order = try await Self.shown(harness, device, #"{"aps":{"alert":"Shipped","category":"ORDER"}}"#)
+
+                let wrong = try await control.post("/v1/devices/device-1/tap", #"{"apnsId":"\#(order)","action":"track","text":"x"}"#)
+                #expect(wrong.status == 422)
+                #expect(((wrong.json as? [String: Any])?["error"] as? String)?.contains("action track takes no text") == true)
+                let missing = try await control.post("/v1/devices/device-1/tap", #"{"apnsId":"\#(order)","action":"cancel"}"#)
+                #expect(((missing.json as? [String: Any])?["error"] as? String)?.contains("has no action cancel; its buttons are track") == true)
+                #expect(try await control.post("/v1/devices/device-1/tap", #"{"action":"track"}"#).status == 400)
+                #expect(try await control.post("/v1/devices/nobody/tap", #"{"apnsId":"\#(order)"}"#).status == 409)
+                #expect(device.displayed.count == 2, "nothing changed")
+
+                let reply = try await control.post("/v1/devices/device-1/tap", #"{"apnsId":"\#(message)","action":"reply","text":"On my way"}"#)
+                #expect((reply.json as? [String: Any])?["text"] as? String == "On my way")
+                let tracked = try #require(try await control.post("/v1/devices/device-1/tap", #"{"apnsId":"\#(order)","action":"track"}"#).json
+                    as? [String: Any])
+                #expect(tracked["appState"] as? String == "inactive", "a foreground action brings the app up")
+
+                let told = try await Self.shown(harness, device, #"{"aps":{"alert":"Hi again","category":"MESSAGE"}}"#)
+                let untold = try await Self.shown(harness, device, #"{"aps":{"alert":"Shipped again","category":"ORDER"}}"#)
+                let dismissed = try #require(try await control.post("/v1/devices/device-1/dismiss", #"{"apnsId":"\#(told)"}"#).json as? [String: Any])
+                #expect(dismissed["delivered"] as? Bool == true)
+                let silent = try #require(try await control.post("/v1/devices/device-1/dismiss", #"{"apnsId":"\#(untold)"}"#).json as? [String: Any])
+                #expect(silent["delivered"] as? Bool == false)
+                #expect(device.displayed.isEmpty)
+                #expect((try await control.get("/v1/interactions?device=device-1").json as? [[String: Any]])?.count == 4)
+            }
+        }
+    }
+
+    @Test("apnsim tap and apnsim dismiss print one line of what the app did, or one sentence naming the input and exit 1")
+    func commands() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness, apps: [Self.app()]) { device in
+                let url = ["--control-url", "http://127.0.0.1:\(harness.endpoints.controlPort)"]
+                let apnsID = try await Self.shown(harness, device, #"{"aps":{"alert":"Sale"},"ab":{"c":"Y2FtcA"},"ab_uri":"shop://sale/42"}"#)
+                let wrong = try await ChildProcess.run([ApnsimProcess.executable.path, "tap", "device-1", apnsID, "--action", "buy"] + url)
+                #expect(wrong.status == .exited(1))
+                #expect(wrong.output == "apnsim: the notification of push \(apnsID) has no action buy; it shows no buttons\n")
+                let tapped = try await ChildProcess.run([ApnsimProcess.executable.path, "tap", "device-1", apnsID] + url)
+                #expect(tapped.status == .exited(0))
+                #expect(tapped.output == "tapped; the app opened shop://sale/42 (ab_uri); Braze reported pushClick\n")
+                let gone = try await ChildProcess.run([ApnsimProcess.executable.path, "dismiss", "device-1", apnsID] + url)
+                #expect(gone.status == .exited(1) && gone.output.contains("shows no notification of push \(apnsID)") && !gone.output.contains("Usage"))
+            }
+        }
+    }
+}
