@@ -176,6 +176,13 @@ public final class DeviceHost: Sendable {
                 let now = self.configuration.clock.now()
                 self.applyAndSend { $0.extensionFinished(app, delivery: delivery, payload: payload, content: content, run: run, now: now) }
             }
+        case .forward(let record, let userInfo, let url):
+            jobs.add {
+                var record = record
+                record.forwarded = await ResponseForwarder.forward(record, userInfo: userInfo, to: url)
+                let forwarded = record
+                self.applyAndSend { $0.forwarded(forwarded) }
+            }
         }
     }
 

@@ -48,6 +48,8 @@ struct DeviceState: Sendable {
         case build(AppManifest, ServiceExtensionManifest)
         /// Run the app's extension on the push, then ``extensionFinished(_:delivery:payload:content:run:now:)``.
         case run(AppManifest, PushPayload, DeviceLinkMessage.Delivery)
+        /// POST the response to the app's forward URL, then ``forwarded(_:)``.
+        case forward(InteractionRecord, userInfo: [String: JSONValue], to: String)
     }
 
     /// What the device does with one push.
@@ -188,14 +190,39 @@ struct DeviceState: Sendable {
             // A reboot: the apps' extension processes end and the link drops; the device links again at once.
             return Actions(restart: true)
         case .interact(let interact):
-            let bundleID = center.shown.last { $0.apnsID == interact.apnsID }?.bundleID
-            switch center.interact(interact, device: settings.device.id, categories: bundleID.map { categories[$0] } ?? []) {
-            case .success(let record): return Actions(send: [.interacted(.init(id: interact.id, record: record))])
-            case .failure(let refusal): return Actions(send: [.interacted(.init(id: interact.id, refusal: refusal.description))])
-            }
+            return self.interact(interact)
         case .interacted, .carry, .heartbeatAck, .error, .hello, .link, .register, .unregister, .ack, .receipt, .receipts, .installRefused, .attachmentCopy:
             return Actions()
         }
+    }
+
+    // MARK: - Interactions
+
+    /// The user answers a displayed notification: the record goes to the gateway at once, or once the app has forwarded
+    /// it to its `responses.forward` URL (``forwarded(_:)``).
+    private mutating func interact(_ interact: DeviceLinkMessage.Interact) -> Actions {
+        let shown = center.shown.last { $0.apnsID == interact.apnsID }
+        let app = apps.first { $0.bundleID == shown?.bundleID }
+        switch center.interact(interact, device: settings.device.id, categories: shown.map { categories[$0.bundleID] } ?? [],
+                               urlKeys: app?.responses?.urlKeys) {
+        case .success(let record):
+            if record.delivered, let url = app?.responses?.forward, let shown {
+                return Actions(jobs: [.forward(record, userInfo: shown.content.userInfo, to: url)])
+            }
+            return Actions(send: [.interacted(.init(id: interact.id, record: record))])
+        case .failure(let refusal):
+            return Actions(send: [.interacted(.init(id: interact.id, refusal: refusal.description))])
+        }
+    }
+
+    /// The app forwarded the response: its record, with what the forward URL answered, goes to the gateway.
+    func forwarded(_ record: InteractionRecord) -> Actions {
+        var record = record
+        if let forwarded = record.forwarded {
+            record.detail += "; forwarded to \(forwarded.url): " + (forwarded.status.map { "answered \($0)" } ?? forwarded.error ?? "no answer")
+                + (forwarded.attempts > 1 ? " (attempt \(forwarded.attempts) of \(Forwarded.attemptsAllowed))" : "")
+        }
+        return Actions(send: [.interacted(.init(id: record.id, record: record))])
     }
 
     // MARK: - Pushes

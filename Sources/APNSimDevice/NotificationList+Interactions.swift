@@ -10,8 +10,9 @@ extension NotificationList {
     /// `categories`: the notification leaves the list and the interaction record says what the app did (``AppResponse``).
     /// A notification not shown, a button it does not show, or text for a button that takes none: a sentence naming
     /// it, and nothing changes.
-    public mutating func interact(_ interact: DeviceLinkMessage.Interact, device: String,
-                                  categories: [NotificationCategory]) -> Result<InteractionRecord, InteractionRefusal> {
+    /// `urlKeys`: the payload keys the app opens on a tap when no vendor's keys decide (its `responses.urlKeys`).
+    public mutating func interact(_ interact: DeviceLinkMessage.Interact, device: String, categories: [NotificationCategory],
+                                  urlKeys: [String]? = nil) -> Result<InteractionRecord, InteractionRefusal> {
         guard let index = shown.lastIndex(where: { $0.apnsID == interact.apnsID }) else {
             return .failure(InteractionRefusal("device \(device) shows no notification of push \(interact.apnsID): it was never displayed "
                                                + "there, or it was tapped, dismissed, replaced or pushed out of the list since"))
@@ -42,7 +43,8 @@ extension NotificationList {
         let text = button?.textInput != nil ? (interact.text ?? "") : nil
         // iOS hands a dismiss to the app only when the category asks for it ("UNNotificationCategoryOptions.customDismissAction").
         let delivered = interact.action != InteractionRecord.dismissAction || category?.options.contains("customDismissAction") == true
-        let response = delivered ? AppResponse.of(userInfo: notification.content.userInfo, action: interact.action, text: text) : AppResponse()
+        let response = delivered
+            ? AppResponse.of(userInfo: notification.content.userInfo, action: interact.action, text: text, urlKeys: urlKeys) : AppResponse()
         return .success(InteractionRecord(
             id: interact.id, device: device, bundleID: notification.bundleID, apnsId: notification.apnsID,
             deliveryId: notification.deliveryID, notification: notification.identifier, action: interact.action, text: text,

@@ -96,6 +96,36 @@ struct InteractionTests {
         }
     }
 
+    @Test("A reply's text reaches the app's forward URL, sent again after a 503; the record says what it answered")
+    func forwarded() async throws {
+        try await withForwardTarget(statuses: [503]) { url, target in
+            try await withGateway { harness in
+                var app = Self.app()
+                app.responses = .init(urlKeys: ["deeplink"], forward: url)
+                try await withDevice(harness, apps: [app]) { device in
+                    let control = ControlClient(port: harness.endpoints.controlPort)
+                    let message = try await Self.shown(harness, device, #"{"aps":{"alert":"Hi","category":"MESSAGE"},"chat":"c-7"}"#)
+                    let reply = try await control.post("/v1/devices/device-1/tap", #"{"apnsId":"\#(message)","action":"reply","text":"On my way"}"#)
+                    let record = try #require(reply.json as? [String: Any])
+                    let forwarded = try #require(record["forwarded"] as? [String: Any])
+                    #expect(forwarded["url"] as? String == url)
+                    #expect(forwarded["attempts"] as? Int == 2 && forwarded["status"] as? Int == 200, "\(forwarded)")
+                    #expect(forwarded["answer"] as? String == #"{"stored":true}"#)
+                    #expect(target.bodies.count == 2)
+                    let last = try #require(target.bodies.last)
+                    let sent = try #require(try JSONSerialization.jsonObject(with: last) as? [String: Any])
+                    #expect((sent["interaction"] as? [String: Any])?["text"] as? String == "On my way")
+                    #expect((sent["userInfo"] as? [String: Any])?["chat"] as? String == "c-7")
+
+                    let linked = try await Self.shown(harness, device, #"{"aps":{"alert":"Open"},"deeplink":"app://chat/c-7"}"#)
+                    let tapped = try #require(try await control.post("/v1/devices/device-1/tap", #"{"apnsId":"\#(linked)"}"#).json as? [String: Any])
+                    #expect(tapped["opened"] as? String == "app://chat/c-7" && tapped["openedBy"] as? String == "deeplink")
+                    #expect(target.bodies.count == 3, "every response is forwarded")
+                }
+            }
+        }
+    }
+
     @Test("apnsim tap and apnsim dismiss print one line of what the app did, or one sentence naming the input and exit 1")
     func commands() async throws {
         try await withGateway { harness in

@@ -35,6 +35,11 @@ public struct AppManifest: Sendable, Hashable, Codable {
         get { declaration.categories }
         set { declaration.categories = newValue }
     }
+
+    public var responses: World.App.Responses? {
+        get { declaration.responses }
+        set { declaration.responses = newValue }
+    }
     /// The `com.apple.security.application-groups` entitlement: the App Groups the app shares with its extension.
     public var appGroups: [String]? {
         get { declaration.appGroups }

@@ -17,13 +17,18 @@ public struct AppResponse: Sendable, Hashable {
     /// What the app does when the user answers a notification whose payload's top-level keys (`aps` aside) are
     /// `userInfo` with `action` (``InteractionRecord/defaultAction``, ``InteractionRecord/dismissAction`` or a button's
     /// identifier) and `text` (a text-input action's).
-    public static func of(userInfo: [String: JSONValue], action: String, text: String?) -> AppResponse {
+    /// `urlKeys`: the keys the app itself opens on a tap when no vendor's keys decide (the world file's
+    /// `responses.urlKeys`), `url` by default.
+    public static func of(userInfo: [String: JSONValue], action: String, text: String?, urlKeys: [String]? = nil) -> AppResponse {
         for vendor in [braze, salesforce, iterable] {
             if let response = vendor(userInfo, action, text) { return response }
         }
-        // No vendor's keys: a plain `url` key, on a tap (the key many apps and Iterable's legacy payloads use).
-        guard action == InteractionRecord.defaultAction, let url = userInfo["url"]?.string else { return AppResponse() }
-        return AppResponse(opened: url, openedBy: "url")
+        // No vendor's keys: the app's own key, on a tap (`url` is the one many apps and Iterable's legacy payloads use).
+        guard action == InteractionRecord.defaultAction else { return AppResponse() }
+        for key in urlKeys ?? ["url"] {
+            if let url = userInfo[key]?.string { return AppResponse(opened: url, openedBy: key) }
+        }
+        return AppResponse()
     }
 
     /// Braze: a push has an `ab` object; tapping it opens `ab_uri` and logs a push click with the campaign the `ab`

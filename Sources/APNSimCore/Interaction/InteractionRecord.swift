@@ -31,6 +31,8 @@ public struct InteractionRecord: Sendable, Hashable, Codable {
     public var openedBy: String?
     /// The open or action event the app's vendor SDK would report.
     public var event: VendorEvent?
+    /// Where the app forwarded the response (its `responses.forward`) and what that answered.
+    public var forwarded: Forwarded?
     /// What happened, in a sentence.
     public var detail: String
     public var at: Date
@@ -58,6 +60,29 @@ public struct InteractionRecord: Sendable, Hashable, Codable {
         self.event = event
         self.detail = detail
         self.at = at
+    }
+}
+
+/// A response the app POSTed to its `responses.forward` URL, and what came back.
+public struct Forwarded: Sendable, Hashable, Codable {
+    public var url: String
+    /// How many times it was sent: again after a connection error or a 5xx, up to ``attemptsAllowed``.
+    public var attempts: Int
+    /// The last answer's status; absent when none came.
+    public var status: Int?
+    /// The last answer's body, its first 1,024 bytes as text.
+    public var answer: String?
+    /// Why the last attempt got no answer.
+    public var error: String?
+
+    public static let attemptsAllowed = 3
+
+    public init(url: String, attempts: Int, status: Int? = nil, answer: String? = nil, error: String? = nil) {
+        self.url = url
+        self.attempts = attempts
+        self.status = status
+        self.answer = answer
+        self.error = error
     }
 }
 

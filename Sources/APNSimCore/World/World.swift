@@ -97,6 +97,21 @@ public struct World: Sendable {
         public var activityTypes: [ActivityAttributesType]?
         /// Keys of its Info.plist that change what iOS does, such as `NSSupportsLiveActivitiesFrequentUpdates`.
         public var infoPlist: [String: JSONValue]?
+        /// What it does with the user's responses to its notifications beyond its vendor SDK's rules (docs/interactions.md).
+        public var responses: Responses?
+
+        public struct Responses: Sendable, Hashable, Codable {
+            /// Payload keys, in order, whose string the app opens on a tap when no vendor's keys decide; `["url"]` when absent.
+            public var urlKeys: [String]?
+            /// A URL each response is POSTed to as JSON (the team's backend, or a test double), with retries; the
+            /// interaction record says what it answered.
+            public var forward: String?
+
+            public init(urlKeys: [String]? = nil, forward: String? = nil) {
+                self.urlKeys = urlKeys
+                self.forward = forward
+            }
+        }
         public init(bundleID: String, team: String, serviceExtension: ServiceExtensionManifest? = nil, resources: String? = nil,
                     categories: [NotificationCategory]? = nil, appGroups: [String]? = nil) {
             self.appGroups = appGroups
