@@ -62,7 +62,7 @@ public final class Gateway: Service, Sendable {
         devices.recordRestartState(store.isFile)
         devices.restore(try store.deviceState())
         self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,
-                                      deliveries: deliveries, clock: configuration.clock)
+                                      deliveries: deliveries, clock: configuration.clock, interactions: interactions, store: store)
         self.tls = try TLSMaterial(configuration.tls)
         self.logger = logger
     }
@@ -134,7 +134,7 @@ public final class Gateway: Service, Sendable {
             }
         }
 
-        var control = ControlAPI(actions: actions, store: store, providerPorts: ports, installs: installs, interactions: interactions,
+        var control = ControlAPI(actions: actions, store: store, providerPorts: ports, installs: installs,
                                  uninstallDelay: configuration.uninstallDelay, virtualClock: configuration.virtualClock,
                                  stopping: stopping, additions: configuration.additions)
         control.managementPorts = managementPorts
@@ -227,5 +227,19 @@ extension Gateway {
                               contentState: [String: JSONValue], channel: String? = nil) throws -> LiveActivity {
         try actions.startActivity(device: device, bundleID: app, type: type, attributes: attributes, contentState: contentState,
                                   channel: channel).get()
+    }
+}
+
+extension Gateway {
+    /// The user taps the notification push `apnsID` showed on `device`, or presses its button `action` (with `text`
+    /// for a text-input action), as `POST /v1/devices/{id}/tap` does: returns the interaction record, or throws a
+    /// sentence saying why nothing happened (docs/interactions.md).
+    public func tap(device: String, apnsID: String, action: String? = nil, text: String? = nil) async throws -> InteractionRecord {
+        try await actions.interact(device: device, apnsID: apnsID, action: action ?? InteractionRecord.defaultAction, text: text).get()
+    }
+
+    /// The user dismisses the notification push `apnsID` showed on `device` (`POST /v1/devices/{id}/dismiss`).
+    public func dismiss(device: String, apnsID: String) async throws -> InteractionRecord {
+        try await actions.interact(device: device, apnsID: apnsID, action: InteractionRecord.dismissAction, text: nil).get()
     }
 }

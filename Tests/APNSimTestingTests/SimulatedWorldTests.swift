@@ -43,6 +43,21 @@ struct SimulatedWorldTests {
         }
     }
 
+    @Test("A Braze push tapped: world.tap returns what the app opened and Braze reported, and world.interactions lists it")
+    func tap() async throws {
+        try await SimulatedWorld.run { world in
+            let token = try world.token(device: "iphone-dev", app: "com.example.app")
+            let response = try await Self.send(world, #"{"aps":{"alert":"Sale"},"ab":{"c":"Y2Ft"},"ab_uri":"shop://sale"}"#, to: token)
+            let apnsID = try #require(response["apns-id"])
+            #expect(try await world.delivery(apnsID: apnsID).outcome == .displayed)
+            let record = try await world.tap(device: "iphone-dev", apnsID: apnsID)
+            #expect(record.opened == "shop://sale")
+            #expect(record.event == VendorEvent(vendor: "Braze", name: "pushClick", ids: ["campaignId": "Y2Ft"]))
+            #expect(try world.interactions(InteractionFilter(device: "iphone-dev")).map(\.id) == [record.id])
+            await #expect(throws: (any Error).self, "tapped, it is gone") { try await world.dismiss(device: "iphone-dev", apnsID: apnsID) }
+        }
+    }
+
     /// With the gateway's own 10 s, a provider's handshake in a world of a busy test run could be cut off, and the
     /// test failed with "the connection closed before the request could be sent".
     @Test("A world waits for a slow provider handshake and a silent device link as long as its patience; nil keeps the gateway's own")

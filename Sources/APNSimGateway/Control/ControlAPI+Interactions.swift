@@ -42,25 +42,17 @@ extension ControlAPI {
         if dismiss, body.action != nil || body.text != nil {
             return ControlJSON.error("a dismiss takes only apnsId; a button's action and text go to POST /v1/devices/\(device)/tap")
         }
-        guard let link = devices.link(of: device) else {
-            return ControlJSON.error("device \(device) is not connected", status: .conflict)
-        }
         let action = dismiss ? InteractionRecord.dismissAction : body.action ?? InteractionRecord.defaultAction
-        let interact = DeviceLinkMessage.Interact(id: UUID().uuidString, apnsID: body.apnsId, action: action, text: body.text,
-                                                  at: clock.now())
-        switch await interactions.interact(interact, on: link, timeout: .seconds(60)) {
-        case .answered(let answer):
-            guard let record = answer.record else {
-                return ControlJSON.error(answer.refusal ?? "the device changed nothing", status: .unprocessableContent)
-            }
-            let token = try store.deliveries(matching: DeliveryFilter(apnsId: record.apnsId, limit: 1000))
-                .first { $0.id == record.deliveryId }?.token
-            try store.record(record, token: token)
+        switch await actions.interact(device: device, apnsID: body.apnsId, action: action, text: body.text) {
+        case .success(let record):
             return try ControlJSON.response(record)
-        case .linkClosed:
-            return ControlJSON.error("device \(device) went offline before it answered; nothing was recorded", status: .conflict)
-        case .timedOut:
-            return ControlJSON.error("device \(device) did not answer within 60 s; nothing was recorded", status: .gatewayTimeout)
+        case .failure(let failure):
+            let status: HTTPResponse.Status = switch failure.kind {
+            case .notConnected, .linkClosed: .conflict
+            case .refused: .unprocessableContent
+            case .timedOut: .gatewayTimeout
+            }
+            return ControlJSON.error(failure.description, status: status)
         }
     }
 }

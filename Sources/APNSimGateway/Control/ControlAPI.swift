@@ -12,7 +12,6 @@ struct ControlAPI: Sendable {
     let providerPorts: [APNsEnvironment: Int]
     var managementPorts: [APNsEnvironment: Int] = [:]
     let installs: InstallWaiters
-    let interactions: InteractionWaiters
     let uninstallDelay: TimeInterval
     /// How long an install waits for the device's answer without `?wait=`.
     var installWait: Duration = .seconds(120)

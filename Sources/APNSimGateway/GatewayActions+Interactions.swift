@@ -1,0 +1,44 @@
+import APNSimCore
+import APNSimStore
+import Foundation
+
+/// The user's side of a notification, as the control API (`POST /v1/devices/{id}/tap`, `…/dismiss`) and ``Gateway``'s
+/// own API (`tap`, `dismiss`) both do it: the device answers, and its interaction record is kept (docs/interactions.md).
+extension GatewayActions {
+    /// Why nothing was recorded, in a sentence.
+    struct InteractionFailure: Error, CustomStringConvertible {
+        enum Kind { case notConnected, refused, linkClosed, timedOut }
+        var kind: Kind
+        var description: String
+    }
+
+    /// How long a request waits for the device: a hang guard (a device answers at once, or once its app has forwarded
+    /// the response, at most three attempts of 10 s).
+    static let interactionWait: Duration = .seconds(60)
+
+    func interact(device: String, apnsID: String, action: String, text: String?) async -> Result<InteractionRecord, InteractionFailure> {
+        guard let link = devices.link(of: device) else {
+            return .failure(.init(kind: .notConnected, description: "device \(device) is not connected"))
+        }
+        let interact = DeviceLinkMessage.Interact(id: UUID().uuidString, apnsID: apnsID, action: action, text: text, at: clock.now())
+        switch await interactions.interact(interact, on: link, timeout: Self.interactionWait) {
+        case .answered(let answer):
+            guard let record = answer.record else {
+                return .failure(.init(kind: .refused, description: answer.refusal ?? "device \(device) changed nothing"))
+            }
+            do {
+                try deliveries.flush()
+                let token = try store.deliveries(matching: DeliveryFilter(apnsId: record.apnsId, limit: 1000))
+                    .first { $0.id == record.deliveryId }?.token
+                try store.record(record, token: token)
+            } catch {
+                return .failure(.init(kind: .refused, description: "the interaction could not be recorded: \(error)"))
+            }
+            return .success(record)
+        case .linkClosed:
+            return .failure(.init(kind: .linkClosed, description: "device \(device) went offline before it answered; nothing was recorded"))
+        case .timedOut:
+            return .failure(.init(kind: .timedOut, description: "device \(device) did not answer within \(Self.interactionWait); nothing was recorded"))
+        }
+    }
+}
