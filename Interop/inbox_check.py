@@ -208,6 +208,45 @@ def live_activity():
     shot("inbox-live-activity.png")
 
 
+def press(css):
+    """Clicks the element `css` finds, scrolled to the middle of the window first (the page's header stays on top)."""
+    node = driver.find_element(By.CSS_SELECTOR, css)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", node)
+    node.click()
+
+
+def interactions():
+    """The user's side in the inbox: a click taps a Braze push, which leaves the list for Answered with the URL its app
+    opened; a text-input button asks for the reply and sends it; a button that takes no text is pressed at once;
+    Dismiss dismisses. Each is the control API's interaction record."""
+    braze = send({"aps": {"alert": {"title": "Flash sale", "body": "tap me"}}, "ab": {"c": "Y2Ft"}, "ab_uri": "shop://sale/42"})
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, selector(braze, "li.banner")))
+    press(selector(braze, "li.banner") + " .title")
+    answered = selector(braze, "li.answered")
+    wait.until(lambda d: "shop://sale/42" in text(answered))
+    assert "Braze reported pushClick" in text(answered), f"the answered row shows {text(answered)!r}"
+    assert not driver.find_elements(By.CSS_SELECTOR, selector(braze, "li.banner")), "a tapped notification leaves the list"
+    message = send({"aps": {"alert": {"title": "Sam", "body": "Are you coming?"}, "category": "MESSAGE"}})
+    banner = selector(message, "li.banner")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, banner + " button[data-action='REPLY']"))
+    press(banner + " button[data-action='REPLY']")
+    field = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, banner + " form.reply input"))
+    field.send_keys("On my way")
+    shot("inbox-reply.png")
+    field.send_keys(Keys.ENTER)
+    wait.until(lambda d: 'the text "On my way"' in text(selector(message, "li.answered")))
+    order = send({"aps": {"alert": {"title": "Shipped", "body": "Track it"}, "category": "ORDER"}})
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, selector(order, "li.banner") + " button[data-interaction='dismiss']"))
+    press(selector(order, "li.banner") + " button[data-interaction='dismiss']")
+    wait.until(lambda d: "iOS did not tell the app" in text(selector(order, "li.answered")))
+    recorded = json.load(urllib.request.urlopen(control + "/v1/interactions?device=iphone-dev", timeout=10))
+    kinds = [record["action"].split(".")[-1] for record in recorded]
+    assert kinds[-3:] == ["UNNotificationDefaultActionIdentifier", "REPLY", "UNNotificationDismissActionIdentifier"], kinds
+    print("inbox: a click tapped the Braze push (opened shop://sale/42), Reply sent its text, Dismiss dismissed:",
+          ", ".join(kinds[-3:]))
+    shot("inbox-answered.png")
+
+
 def composer_bad_topic():
     Select(driver.find_element(By.ID, "compose-device")).select_by_value("iphone-dev")
     Select(driver.find_element(By.ID, "compose-template")).select_by_visible_text("Plain alert")
@@ -348,6 +387,7 @@ try:
     collapse_pair()
     stored_then_delivered()
     live_activity()
+    interactions()
     composer_bad_topic()
     driver.execute_script("window.scrollTo(0, 0)")
     shot("inbox.png")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The sandbox inbox in a real browser: `apnsim up`, then Debian's chromium, headless, opens the page and checks
 # what it shows (Interop/inbox_check.py): a Braze image, Salesforce's alt text, a collapse pair, a stored push, a Live
-# Activity's Lock Screen card, the composer's rejection, and first paint with 1,000 deliveries. Screenshots go to
-# SHOTS.
+# Activity's Lock Screen card, a tap, a reply and a dismiss, the composer's rejection, and first paint with 1,000
+# deliveries. Screenshots go to SHOTS.
 #
 # Usage: Interop/inbox_check.sh APNSIM_BINARY PYTHON SHOTS   (from the repository root)
 set -euo pipefail

@@ -44,7 +44,7 @@ function merge(records) {
 }
 
 async function refreshDeliveries() {
-  const newest = await getJSON(`/v1/deliveries?order=newest&limit=${pageSize}`);
+  const [newest] = await Promise.all([getJSON(`/v1/deliveries?order=newest&limit=${pageSize}`), interactions.load()]);
   merge(newest);
   if (inbox.oldest === undefined) inbox.oldest = newest.length === pageSize ? newest[newest.length - 1].id : null;
 }
@@ -120,12 +120,17 @@ function listen() {
 /** Enter or Space on a notification, or a click, opens its details. */
 function openDetailsFrom(event) {
   const row = event.target.closest("[data-id]");
-  if (!row || event.target.closest("video, audio, button, a")) return;
+  if (!row || event.target.closest("video, audio, a, input, form") || event.target.closest("button:not([data-interaction='details'])")) return;
   const delivery = inbox.deliveries.get(row.dataset.id);
   if (delivery) details.show(delivery);
 }
 
-devicesSection.addEventListener("click", openDetailsFrom);
+devicesSection.addEventListener("click", (event) => {
+  const row = event.target.closest("[data-id]");
+  const delivery = row && inbox.deliveries.get(row.dataset.id);
+  if (delivery && interactions.clicked(event, delivery, () => render())) return;
+  openDetailsFrom(event);
+});
 devicesSection.addEventListener("keydown", (event) => {
   if (event.key === "Enter" || event.key === " ") {
     if (event.target.matches("[data-id]")) {

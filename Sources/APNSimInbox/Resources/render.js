@@ -87,6 +87,15 @@ function buildBanner(delivery) {
   if (content.body) item.append(element("div", "body", content.body));
   for (const attachment of content.attachments || []) item.append(attachmentElement(attachment));
   if (content.actions && content.actions.length) item.append(actionsElement(content.actions));
+  const controls = element("div", "controls");
+  for (const [kind, label] of [["dismiss", "Dismiss"], ["details", "Details"]]) {
+    const button = element("button", "control", label);
+    button.type = "button";
+    button.dataset.interaction = kind;
+    controls.append(button);
+  }
+  item.append(controls);
+  item.title = "Click to tap it, as the user would; Enter or Details shows its records";
   return item;
 }
 
@@ -96,8 +105,11 @@ function actionsElement(actions) {
   const row = element("div", "actions");
   actions.forEach((action, index) => {
     const options = action.options || [];
-    const button = element("span", "action" + (options.includes("destructive") ? " destructive" : "") + (index >= 2 ? " beyond-banner" : ""),
+    const button = element("button", "action" + (options.includes("destructive") ? " destructive" : "") + (index >= 2 ? " beyond-banner" : ""),
       action.textInput ? `${action.title}…` : action.title);
+    button.type = "button";
+    button.dataset.interaction = "action";
+    button.dataset.action = action.identifier;
     button.title = [`identifier ${action.identifier}`, ...options, action.textInput && `text input: ${action.textInput.placeholder}`,
       index >= 2 && "not on a banner (it shows the first two)"].filter(Boolean).join(", ");
     row.append(button);
@@ -205,6 +217,7 @@ function notificationGroups(deliveries, device) {
   const groups = new Map();
   const waiting = [];
   const system = [];
+  const answered = [];
   const activities = new Map();
   for (const delivery of deliveries) {
     if (!delivery.outcome) { waiting.push(pendingRow(delivery, device)); continue; }
@@ -215,6 +228,8 @@ function notificationGroups(deliveries, device) {
       activities.get(delivery.bundleID).push(delivery);
       continue;
     }
+    const record = interactions.answered.get(delivery.id);
+    if (record && delivery.outcome === "displayed") { answered.push(interactions.answeredRow(delivery, record)); continue; }
     if (delivery.outcome === "displayed" || delivery.outcome === "replaced") {
       const shown = delivery.presentation;
       if (!shown) {
@@ -229,7 +244,7 @@ function notificationGroups(deliveries, device) {
     const what = systemText[delivery.outcome] || delivery.outcome;
     system.push(systemRow(delivery, delivery.outcome, `${delivery.bundleID}: ${what}` + (delivery.detail ? ` (${delivery.detail})` : "")));
   }
-  return { groups: [...groups.values()], waiting, system, activities: [...activities.values()] };
+  return { groups: [...groups.values()], waiting, system, answered, activities: [...activities.values()] };
 }
 
 function groupElement(group, key, stacked, onToggle) {
@@ -290,7 +305,7 @@ function deviceCard(device, deliveries, stackedGroups, onToggle, lockScreen = []
   card.append(apps);
 
   const mine = deliveries.filter((delivery) => delivery.device === device.id);
-  const { groups, waiting, system, activities } = notificationGroups(mine, device);
+  const { groups, waiting, system, answered, activities } = notificationGroups(mine, device);
   if (waiting.length) {
     const list = element("ul", "waiting");
     list.setAttribute("aria-label", `Waiting for ${device.name}`);
@@ -315,6 +330,12 @@ function deviceCard(device, deliveries, stackedGroups, onToggle, lockScreen = []
   }
   if (groups.length === 0 && waiting.length === 0 && activities.length === 0 && running.length === 0) card.append(element("p", "empty", "No notifications"));
   card.append(list);
+  if (answered.length) {
+    const done = element("ul", "answered-list");
+    done.setAttribute("aria-label", `Answered on ${device.name}`);
+    done.append(...answered);
+    card.append(element("h4", "answered-head", `Answered (${answered.length})`), done);
+  }
   if (system.length) {
     const details = element("details", "system-list");
     details.open = openSystemLists.has(device.id);
