@@ -191,6 +191,9 @@ struct DeviceState: Sendable {
             return Actions(restart: true)
         case .interact(let interact):
             return self.interact(interact)
+        case .focus(let change):
+            center.focus = change.focus
+            return Actions()
         case .interacted, .carry, .heartbeatAck, .error, .hello, .link, .register, .unregister, .ack, .receipt, .receipts, .installRefused, .attachmentCopy:
             return Actions()
         }
@@ -243,7 +246,7 @@ struct DeviceState: Sendable {
         case .notLaunched(let manifest, let payload, let why):
             let run = ExtensionRun(ran: false, kind: manifest.kind, outcome: .notLaunched, diagnostic: why)
             return .receipts(center.receive(delivery, payload: payload, now: now, processed: (payload.content, run),
-                                            categories: categories[delivery.bundleID]))
+                                            categories: categories[delivery.bundleID], app: apps.first { $0.bundleID == delivery.bundleID }))
         }
     }
 
@@ -269,7 +272,8 @@ struct DeviceState: Sendable {
         inExtension.remove(delivery.id)
         // Categories the extension set are the app's from now on, this push's buttons included.
         if let registered = run.registeredCategories { categories.set(registered, for: app.bundleID) }
-        let receipts = center.receive(delivery, payload: payload, now: now, processed: (content, run), categories: categories[app.bundleID])
+        let receipts = center.receive(delivery, payload: payload, now: now, processed: (content, run), categories: categories[app.bundleID],
+                                      app: app)
         let shown = receipts.first { $0.id == delivery.id && $0.outcome == .displayed }?.content?.attachments ?? []
         var actions = Actions(save: run.registeredCategories != nil)
         sendWhenLinked(receipts.map { .receipt($0) }, attachments: shown, into: &actions)

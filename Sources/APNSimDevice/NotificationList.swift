@@ -68,6 +68,8 @@ public struct NotificationList: Sendable {
     /// Apps in the foreground, with the options their `userNotificationCenter(_:willPresent:)` returns
     /// (`banner`, `list`, `sound`, `badge`). An app absent here is in the background.
     public var foreground: [String: Set<PresentationOption>] = [:]
+    /// The Focus the user has on, if any: it holds the notifications of the apps it does not allow (``Interruption``).
+    public var focus: Focus?
 
     public struct BackgroundBudget: Sendable, Hashable, Codable {
         public var count: Int
@@ -183,8 +185,10 @@ public struct NotificationList: Sendable {
         }
         // In the background iOS shows a banner and keeps it in the list; in the foreground, what willPresent returned.
         let options = foreground[delivery.bundleID] ?? [.banner, .list]
+        let interruption = Interruption.decide(level: content.interruptionLevel, bundleID: delivery.bundleID,
+                                               entitlements: app?.entitlements ?? [], focus: focus)
         let presentation = Presentation(bundleID: delivery.bundleID, thread: content.threadID.flatMap { $0.isEmpty ? nil : $0 },
-                                        banner: options.contains(.banner), list: options.contains(.list))
+                                        banner: options.contains(.banner) && interruption.banner, list: options.contains(.list))
         var receipts: [DeviceLinkMessage.Receipt] = []
         let identifier = delivery.collapseID ?? delivery.apnsID
         let key = ShownIdentifier(bundleID: delivery.bundleID, identifier: identifier)
@@ -200,7 +204,7 @@ public struct NotificationList: Sendable {
                                presentation: presentation))
         shownPerApp[delivery.bundleID, default: 0] += 1
         forgetOldest(of: delivery.bundleID)
-        receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content, presentation: presentation), at: 0)
+        receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content, detail: interruption.quietly, presentation: presentation), at: 0)
         return receipts
     }
 }

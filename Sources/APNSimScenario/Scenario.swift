@@ -278,6 +278,6 @@ public struct Scenario: Codable, Sendable {
         "title", "textInput", "buttonTitle", "placeholder", "icon", "systemImageName", "templateImageName", "intentIdentifiers",
         "hiddenPreviewsBodyPlaceholder", "categorySummaryFormat", "activity", "pushToStart", "type", "attributes", "contentState",
         "dismissalDate", "activityTypes", "infoPlist", "channel", "create", "delete", "storagePolicy", "broadcast", "deliveredTo",
-        "tap", "dismiss", "text", "interaction", "responses", "urlKeys", "forward",
+        "tap", "dismiss", "text", "interaction", "responses", "urlKeys", "forward", "entitlements",
     ]
 }

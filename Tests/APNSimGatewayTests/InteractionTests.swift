@@ -126,6 +126,29 @@ struct InteractionTests {
         }
     }
 
+    @Test("A Work Focus holds an active push and lets a time-sensitive one through with the entitlement; off again, pushes show")
+    func focus() async throws {
+        try await withGateway { harness in
+            var app = Self.app()
+            app.entitlements = [Interruption.timeSensitiveEntitlement]
+            try await withDevice(harness, apps: [app]) { device in
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                #expect(try await control.post("/v1/devices/device-1/focus", #"{"name":"Work","allowedApps":["com.example.other"]}"#).status == 200)
+                let active = try await Self.shown(harness, device, #"{"aps":{"alert":"Lunch?"}}"#)
+                let held = try #require(try await control.deliveries("apnsId=\(active)").first)
+                #expect((held["presentation"] as? [String: Any])?["banner"] as? Bool == false)
+                #expect((held["detail"] as? String)?.contains("held by the Work Focus") == true, "\(held)")
+                let urgent = try await Self.shown(harness, device, #"{"aps":{"alert":"Your ride is here","interruption-level":"time-sensitive"}}"#)
+                let through = try #require(try await control.deliveries("apnsId=\(urgent)").first)
+                #expect((through["presentation"] as? [String: Any])?["banner"] as? Bool == true)
+                #expect(try await control.post("/v1/devices/device-1/focus", #"{"allowedApps":[]}"#).status == 400)
+                #expect(try await control.delete("/v1/devices/device-1/focus").status == 200)
+                let later = try await Self.shown(harness, device, #"{"aps":{"alert":"Focus off"}}"#)
+                #expect(((try await control.deliveries("apnsId=\(later)").first)?["presentation"] as? [String: Any])?["banner"] as? Bool == true)
+            }
+        }
+    }
+
     @Test("apnsim tap and apnsim dismiss print one line of what the app did, or one sentence naming the input and exit 1")
     func commands() async throws {
         try await withGateway { harness in

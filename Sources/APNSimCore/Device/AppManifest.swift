@@ -40,6 +40,11 @@ public struct AppManifest: Sendable, Hashable, Codable {
         get { declaration.responses }
         set { declaration.responses = newValue }
     }
+
+    public var entitlements: [String]? {
+        get { declaration.entitlements }
+        set { declaration.entitlements = newValue }
+    }
     /// The `com.apple.security.application-groups` entitlement: the App Groups the app shares with its extension.
     public var appGroups: [String]? {
         get { declaration.appGroups }

@@ -17,6 +17,7 @@ extension DeviceLinkMessage: Codable {
         case .foreground: "foreground"
         case .restart: "restart"
         case .interact: "interact"
+        case .focus: "focus"
         case .interacted: "interacted"
         case .startActivity: "startActivity"
         case .endActivity: "endActivity"
@@ -47,6 +48,7 @@ extension DeviceLinkMessage: Codable {
         case "foreground": self = .foreground(try Foreground(from: decoder))
         case "restart": self = .restart(try Restart(from: decoder))
         case "interact": self = .interact(try Interact(from: decoder))
+        case "focus": self = .focus(try FocusChange(from: decoder))
         case "interacted": self = .interacted(try Interacted(from: decoder))
         case "startActivity": self = .startActivity(try StartActivity(from: decoder))
         case "endActivity": self = .endActivity(try EndActivity(from: decoder))
@@ -81,6 +83,7 @@ extension DeviceLinkMessage: Codable {
         case .foreground(let body): try body.encode(to: encoder)
         case .restart(let body): try body.encode(to: encoder)
         case .interact(let body): try body.encode(to: encoder)
+        case .focus(let body): try body.encode(to: encoder)
         case .interacted(let body): try body.encode(to: encoder)
         case .startActivity(let body): try body.encode(to: encoder)
         case .endActivity(let body): try body.encode(to: encoder)

@@ -28,6 +28,8 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     case foreground(Foreground)
     /// Gateway → device: restart (the link drops, the app extensions' processes end, the device comes back).
     case restart(Restart)
+    /// Gateway → device: the user turns a Focus on, or off (`POST /v1/devices/{id}/focus`).
+    case focus(FocusChange)
     /// Gateway → device: an app starts a Live Activity (`Activity.request`), with the ID and push token the gateway
     /// gave it.
     case startActivity(StartActivity)
@@ -196,6 +198,12 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         /// The new activity, its `pushToken` set.
         public var activity: LiveActivity
         public init(activity: LiveActivity) { self.activity = activity }
+    }
+
+    public struct FocusChange: Sendable, Hashable, Codable {
+        /// The Focus now on; `nil`: none.
+        public var focus: Focus?
+        public init(focus: Focus?) { self.focus = focus }
     }
 
     public struct Interact: Sendable, Hashable, Codable {

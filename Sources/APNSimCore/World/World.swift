@@ -99,6 +99,9 @@ public struct World: Sendable {
         public var infoPlist: [String: JSONValue]?
         /// What it does with the user's responses to its notifications beyond its vendor SDK's rules (docs/interactions.md).
         public var responses: Responses?
+        /// Entitlements beside `aps-environment` and its App Groups that change what iOS does with its notifications:
+        /// `com.apple.developer.usernotifications.time-sensitive`, `com.apple.developer.usernotifications.critical-alerts`.
+        public var entitlements: [String]?
 
         public struct Responses: Sendable, Hashable, Codable {
             /// Payload keys, in order, whose string the app opens on a tap when no vendor's keys decide; `["url"]` when absent.

@@ -77,6 +77,19 @@ extension ControlAPI {
         v1.post("devices/:id/background") { request, context in
             try await self.foreground(request, device: context.parameters.get("id") ?? "", inForeground: false)
         }
+        v1.post("devices/:id/focus") { request, context in
+            let focus: Focus
+            do {
+                focus = try await ControlJSON.decode(Focus.self, from: request)
+            } catch let error as ControlAPIError {
+                return ControlJSON.error(error.description + #"; give {"name", "allowedApps"}"#)
+            }
+            guard !focus.name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                return ControlJSON.error("a Focus needs a name, such as Do Not Disturb, Sleep or Work")
+            }
+            return try self.send(.focus(.init(focus: focus)), to: context.parameters.get("id") ?? "")
+        }
+        v1.delete("devices/:id/focus") { _, context in try self.send(.focus(.init(focus: nil)), to: context.parameters.get("id") ?? "") }
         v1.post("devices/:id/offline") { _, context in try self.setOffline(context.parameters.get("id") ?? "", true) }
         v1.post("devices/:id/online") { _, context in try self.setOffline(context.parameters.get("id") ?? "", false) }
     }

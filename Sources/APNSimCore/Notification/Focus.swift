@@ -1,0 +1,66 @@
+/// A Focus the user turned on (Do Not Disturb, Sleep, Work, or one of their own), and the apps it lets through
+/// (Apple, "Managing notifications with Focus",
+/// https://developer.apple.com/documentation/usernotifications/managing-notifications-with-focus, and the
+/// Platform User Guide's "Set up a Focus on iPhone": a Focus silences notifications except from the people and apps
+/// it allows).
+public struct Focus: Sendable, Hashable, Codable {
+    /// Its name as the device shows it: `Do Not Disturb`, `Sleep`, `Work`, or any other.
+    public var name: String
+    /// The apps whose notifications it lets through, by bundle ID.
+    public var allowedApps: [String]
+
+    public init(name: String, allowedApps: [String] = []) {
+        self.name = name
+        self.allowedApps = allowedApps
+    }
+
+    enum CodingKeys: String, CodingKey { case name, allowedApps }
+
+    /// `allowedApps` may be left out (none).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(name: try container.decode(String.self, forKey: .name),
+                  allowedApps: try container.decodeIfPresent([String].self, forKey: .allowedApps) ?? [])
+    }
+}
+
+/// What a notification's `interruption-level` and the device's Focus let it do: break through as a banner, or be
+/// delivered quietly to the list (Apple, "UNNotificationInterruptionLevel",
+/// https://developer.apple.com/documentation/usernotifications/unnotificationinterruptionlevel).
+///
+/// - `passive` never lights the screen or plays a sound: it goes to the list quietly, Focus or not.
+/// - `active` (the default) is shown, unless a Focus that does not allow the app holds it.
+/// - `time-sensitive` breaks through a Focus when the app has the Time Sensitive Notifications entitlement
+///   (`com.apple.developer.usernotifications.time-sensitive`); without it, iOS treats it as `active`.
+/// - `critical` breaks through when the app has the Critical Alerts entitlement
+///   (`com.apple.developer.usernotifications.critical-alerts`, which Apple grants on request); without it, as `active`.
+///
+/// apnsim's choices where Apple is silent (README, "Assumptions"): the user allows Time Sensitive notifications for
+/// every app (iOS asks once per app; it is on unless the user turns it off); an unknown level is treated as `active`.
+public enum Interruption {
+    public static let timeSensitiveEntitlement = "com.apple.developer.usernotifications.time-sensitive"
+    public static let criticalAlertsEntitlement = "com.apple.developer.usernotifications.critical-alerts"
+
+    /// Whether the notification shows as a banner, and why not when it does not (a sentence for its record).
+    public static func decide(level: String?, bundleID: String, entitlements: [String], focus: Focus?) -> (banner: Bool, quietly: String?) {
+        if level == "passive" {
+            return (false, "interruption-level passive: delivered quietly to the list, without a banner or sound")
+        }
+        let holding = focus.flatMap { $0.allowedApps.contains(bundleID) ? nil : $0 }
+        switch level {
+        case "time-sensitive":
+            guard let holding else { return (true, nil) }
+            if entitlements.contains(timeSensitiveEntitlement) { return (true, nil) }
+            return (false, "held by the \(holding.name) Focus and delivered quietly: time-sensitive without the app's Time Sensitive "
+                    + "Notifications entitlement is treated as active")
+        case "critical":
+            guard let holding else { return (true, nil) }
+            if entitlements.contains(criticalAlertsEntitlement) { return (true, nil) }
+            return (false, "held by the \(holding.name) Focus and delivered quietly: critical without the app's Critical Alerts "
+                    + "entitlement is treated as active")
+        default:
+            guard let holding else { return (true, nil) }
+            return (false, "held by the \(holding.name) Focus and delivered quietly: it does not allow \(bundleID)")
+        }
+    }
+}
