@@ -53,4 +53,25 @@ struct AppResponseTests {
         #expect(AppResponse.of(userInfo: info, action: Self.tap, text: nil) == AppResponse(opened: "app://inbox", openedBy: "url"))
         #expect(AppResponse.of(userInfo: info, action: "reply", text: "ok") == AppResponse())
     }
+
+    @Test("OneSignal: a tap opens the launch URL in custom or os_data and reports the open with the notification's ID")
+    func oneSignal() throws {
+        let original = try Self.userInfo(#"{"aps":{"alert":"Hi"},"custom":{"i":"8d1c-4a","u":"https://example.com/deal","a":{"k":1}}}"#)
+        let tapped = AppResponse.of(userInfo: original, action: Self.tap, text: nil)
+        #expect(tapped.opened == "https://example.com/deal" && tapped.openedBy == "custom.u")
+        #expect(tapped.event == VendorEvent(vendor: "OneSignal", name: "notificationOpened", ids: ["notificationId": "8d1c-4a"]))
+        let newer = try Self.userInfo(#"{"aps":{"alert":"Hi"},"os_data":{"i":"77","ti":"t-1","u":"app://deal"}}"#)
+        #expect(AppResponse.of(userInfo: newer, action: Self.tap, text: nil).openedBy == "os_data.u")
+        #expect(AppResponse.of(userInfo: newer, action: "id1", text: nil).event?.ids == ["notificationId": "77", "templateId": "t-1", "actionSelected": "id1"])
+    }
+
+    @Test("CleverTap: a tap opens wzrk_dl and records Notification Clicked with the campaign's wzrk_id")
+    func cleverTap() throws {
+        let info = try Self.userInfo(#"{"aps":{"alert":"Hi"},"W$":"1","wzrk_id":"1700000000_20261126","wzrk_pivot":"wzrk_default","wzrk_dl":"app://promo"}"#)
+        let tapped = AppResponse.of(userInfo: info, action: Self.tap, text: nil)
+        #expect(tapped.opened == "app://promo" && tapped.openedBy == "wzrk_dl")
+        #expect(tapped.event == VendorEvent(vendor: "CleverTap", name: "Notification Clicked",
+                                            ids: ["wzrk_id": "1700000000_20261126", "wzrk_pivot": "wzrk_default"]))
+    }
 }
+

@@ -20,7 +20,7 @@ public struct AppResponse: Sendable, Hashable {
     /// `urlKeys`: the keys the app itself opens on a tap when no vendor's keys decide (the world file's
     /// `responses.urlKeys`), `url` by default.
     public static func of(userInfo: [String: JSONValue], action: String, text: String?, urlKeys: [String]? = nil) -> AppResponse {
-        for vendor in [braze, salesforce, iterable] {
+        for vendor in [braze, salesforce, iterable, oneSignal, cleverTap] {
             if let response = vendor(userInfo, action, text) { return response }
         }
         // No vendor's keys: the app's own key, on a tap (`url` is the one many apps and Iterable's legacy payloads use).
@@ -87,5 +87,38 @@ public struct AppResponse: Sendable, Hashable {
         guard let run, run["type"]?.string == "openUrl", let url = run["data"]?.string else { return AppResponse(event: event) }
         if key == "itbl.defaultAction" { key += ".data" } else if key.hasSuffix(".action") { key += ".data" }
         return AppResponse(opened: url, openedBy: key, event: event)
+    }
+
+    /// OneSignal: its fields are under `custom` (the original format) or `os_data` (the newer one): the notification's
+    /// ID `i`, its launch URL `u`, its template `ti`. A tap opens `u`; the SDK reports the open with the notification's
+    /// ID and, for a button, the button's ID (`actionSelected`). OneSignal/OneSignal-iOS-SDK,
+    /// `iOS_SDK/OneSignalSDK/OneSignalCore/Source/OSNotification.m` (`parseCommonOneSignalFields:`).
+    static func oneSignal(_ userInfo: [String: JSONValue], _ action: String, _ text: String?) -> AppResponse? {
+        guard case .object(let fields)? = userInfo["os_data"] ?? userInfo["custom"], fields["i"] != nil else { return nil }
+        guard action != InteractionRecord.dismissAction else { return AppResponse() }
+        var ids: [String: String] = [:]
+        if let id = fields["i"]?.string { ids["notificationId"] = id }
+        if let template = fields["ti"]?.string { ids["templateId"] = template }
+        if action != InteractionRecord.defaultAction { ids["actionSelected"] = action }
+        let event = VendorEvent(vendor: "OneSignal", name: "notificationOpened", ids: ids)
+        guard action == InteractionRecord.defaultAction, let url = fields["u"]?.string else { return AppResponse(event: event) }
+        return AppResponse(opened: url, openedBy: userInfo["os_data"] != nil ? "os_data.u" : "custom.u", event: event)
+    }
+
+    /// CleverTap: its pushes carry `W$` and `wzrk_` keys; a tap opens `wzrk_dl` (`urlForNotification:` in
+    /// CleverTap/clevertap-ios-sdk `CleverTap.m`) and the SDK records the event `Notification Clicked` with the
+    /// campaign's `wzrk_id` and `wzrk_pivot` (`CLTAP_NOTIFICATION_CLICKED_EVENT_NAME`, `CLTAP_PROP_WZRK_ID` in
+    /// `CTConstants.h`).
+    static func cleverTap(_ userInfo: [String: JSONValue], _ action: String, _ text: String?) -> AppResponse? {
+        guard userInfo["W$"] != nil || userInfo["wzrk_id"] != nil || userInfo["wzrk_dl"] != nil else { return nil }
+        guard action != InteractionRecord.dismissAction else { return AppResponse() }
+        var ids: [String: String] = [:]
+        for key in ["wzrk_id", "wzrk_pivot"] {
+            if let value = userInfo[key]?.string { ids[key] = value }
+        }
+        if action != InteractionRecord.defaultAction { ids["wzrk_c2a"] = action }
+        let event = VendorEvent(vendor: "CleverTap", name: "Notification Clicked", ids: ids)
+        guard action == InteractionRecord.defaultAction, let url = userInfo["wzrk_dl"]?.string else { return AppResponse(event: event) }
+        return AppResponse(opened: url, openedBy: "wzrk_dl", event: event)
     }
 }
