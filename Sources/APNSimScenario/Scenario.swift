@@ -189,6 +189,9 @@ public struct Scenario: Codable, Sendable {
         public var dismissalDate: String?
         /// `startActivity`: the channel (a `channel` step's name) it subscribes to instead of getting a push token.
         public var channel: String?
+        /// `focus`: the Focus's name (Do Not Disturb, Sleep, Work or any other) and the apps it lets through.
+        public var name: String?
+        public var allowedApps: [String]?
 
         public enum Kind: String, Codable, Sendable {
             /// The device drops off the network: pushes are held, as APNs stores them.
@@ -209,6 +212,10 @@ public struct Scenario: Codable, Sendable {
             case startActivity
             /// The app ends its newest activity of `type`, as `Activity.end` does.
             case endActivity
+            /// The user turns on the Focus `name`, which lets `allowedApps` through (docs/interactions.md, "Focus").
+            case focus
+            /// The user turns the Focus off.
+            case focusOff
         }
     }
 
@@ -278,6 +285,6 @@ public struct Scenario: Codable, Sendable {
         "title", "textInput", "buttonTitle", "placeholder", "icon", "systemImageName", "templateImageName", "intentIdentifiers",
         "hiddenPreviewsBodyPlaceholder", "categorySummaryFormat", "activity", "pushToStart", "type", "attributes", "contentState",
         "dismissalDate", "activityTypes", "infoPlist", "channel", "create", "delete", "storagePolicy", "broadcast", "deliveredTo",
-        "tap", "dismiss", "text", "interaction", "responses", "urlKeys", "forward", "entitlements",
+        "tap", "dismiss", "text", "interaction", "responses", "urlKeys", "forward", "entitlements", "allowedApps",
     ]
 }

@@ -239,6 +239,11 @@ actor ScenarioSession {
             if let dismissal = device.dismissalDate { body["dismissalDate"] = .string(dismissal) }
             answer = try await target.control.post("/v1/activities/\(id)/end",
                                                    body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
+        case .focus:
+            let focus = Focus(name: device.name ?? "", allowedApps: device.allowedApps ?? [])
+            answer = try await target.control.post("/v1/devices/\(id)/focus", body: String(decoding: try JSONEncoder().encode(focus), as: UTF8.self))
+        case .focusOff:
+            answer = try await target.control.delete("/v1/devices/\(id)/focus")
         }
         return answer
     }

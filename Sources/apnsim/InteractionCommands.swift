@@ -49,3 +49,33 @@ enum InteractionLine {
         String(decoding: (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
     }
 }
+
+/// `apnsim focus DEVICE NAME [--allow APP]…` or `apnsim focus DEVICE --off`: the user turns a Focus on or off
+/// (docs/interactions.md, "Focus and interruption levels").
+struct FocusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "focus",
+        abstract: "Turn a Focus on a device on (Do Not Disturb, Sleep, Work or any name) or off.")
+    @OptionGroup var control: ActivityCommand.Control
+    @Argument(help: "The device's ID.") var device: String
+    @Argument(help: "The Focus's name, such as Work.") var name: String?
+    @Option(name: .customLong("allow"), help: "An app the Focus lets through, by bundle ID (repeat for more).") var allowed: [String] = []
+    @Flag(help: "Turn the Focus off.") var off = false
+
+    func validate() throws {
+        if off, name != nil { throw ValidationError("give a Focus's name or --off, not both") }
+        if !off, name == nil { throw ValidationError("give the Focus's name (such as Work), or --off") }
+    }
+
+    func run() async throws {
+        if off {
+            _ = try await control.request("DELETE", "/v1/devices/\(device)/focus")
+            Console.say("\(device): Focus off")
+            return
+        }
+        let body = (try? JSONSerialization.data(withJSONObject: ["name": name ?? "", "allowedApps": allowed], options: [.sortedKeys]))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        _ = try await control.request("POST", "/v1/devices/\(device)/focus", body: body)
+        Console.say("\(device): Focus \(name ?? "") on" + (allowed.isEmpty ? "; it lets no app through" : "; it lets \(allowed.joined(separator: ", ")) through"))
+    }
+}

@@ -149,7 +149,7 @@ struct InteractionTests {
         }
     }
 
-    @Test("apnsim tap and apnsim dismiss print one line of what the app did, or one sentence naming the input and exit 1")
+    @Test("apnsim tap, dismiss and focus print one line of what they did, or one sentence naming the input and exit 1")
     func commands() async throws {
         try await withGateway { harness in
             try await withDevice(harness, apps: [Self.app()]) { device in
@@ -163,6 +163,14 @@ struct InteractionTests {
                 #expect(tapped.output == "tapped; the app opened shop://sale/42 (ab_uri); Braze reported pushClick\n")
                 let gone = try await ChildProcess.run([ApnsimProcess.executable.path, "dismiss", "device-1", apnsID] + url)
                 #expect(gone.status == .exited(1) && gone.output.contains("shows no notification of push \(apnsID)") && !gone.output.contains("Usage"))
+                let focused = try await ChildProcess.run([ApnsimProcess.executable.path, "focus", "device-1", "Work", "--allow", "com.example.other"] + url)
+                #expect(focused.status == .exited(0))
+                #expect(focused.output == "device-1: Focus Work on; it lets com.example.other through\n")
+                let held = try await Self.shown(harness, device, #"{"aps":{"alert":"Newsletter"}}"#)
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                #expect(((try await control.deliveries("apnsId=\(held)").first)?["detail"] as? String)?.contains("Work Focus") == true)
+                let off = try await ChildProcess.run([ApnsimProcess.executable.path, "focus", "device-1", "--off"] + url)
+                #expect(off.status == .exited(0) && off.output == "device-1: Focus off\n")
             }
         }
     }
