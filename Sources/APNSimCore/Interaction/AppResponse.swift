@@ -42,8 +42,7 @@ public struct AppResponse: Sendable, Hashable {
         if let campaign = ab["c"]?.string { ids["campaignId"] = campaign }
         if action != InteractionRecord.defaultAction { ids["buttonId"] = action }
         let event = VendorEvent(vendor: "Braze", name: action == InteractionRecord.defaultAction ? "pushClick" : "pushButtonClick", ids: ids)
-        guard action == InteractionRecord.defaultAction, let uri = userInfo["ab_uri"]?.string else { return AppResponse(event: event) }
-        return AppResponse(opened: uri, openedBy: "ab_uri", event: event)
+        return reporting(event, action: action, tapOpens: userInfo["ab_uri"]?.string, key: "ab_uri")
     }
 
     /// Salesforce Marketing Cloud MobilePush: a push carries `_sid: "SFMC"` and its message in `_m`; tapping it opens its
@@ -56,8 +55,7 @@ public struct AppResponse: Sendable, Hashable {
         if let message = userInfo["_m"]?.string { ids["messageId"] = message }
         if let request = userInfo["_r"]?.string { ids["requestId"] = request }
         let event = VendorEvent(vendor: "Salesforce", name: "open", ids: ids)
-        guard action == InteractionRecord.defaultAction, let url = userInfo["_od"]?.string else { return AppResponse(event: event) }
-        return AppResponse(opened: url, openedBy: "_od", event: event)
+        return reporting(event, action: action, tapOpens: userInfo["_od"]?.string, key: "_od")
     }
 
     /// Iterable: a push has an `itbl` object. A tap runs `itbl.defaultAction` (or, in older payloads, opens the
@@ -101,8 +99,7 @@ public struct AppResponse: Sendable, Hashable {
         if let template = fields["ti"]?.string { ids["templateId"] = template }
         if action != InteractionRecord.defaultAction { ids["actionSelected"] = action }
         let event = VendorEvent(vendor: "OneSignal", name: "notificationOpened", ids: ids)
-        guard action == InteractionRecord.defaultAction, let url = fields["u"]?.string else { return AppResponse(event: event) }
-        return AppResponse(opened: url, openedBy: userInfo["os_data"] != nil ? "os_data.u" : "custom.u", event: event)
+        return reporting(event, action: action, tapOpens: fields["u"]?.string, key: userInfo["os_data"] != nil ? "os_data.u" : "custom.u")
     }
 
     /// CleverTap: its pushes carry `W$` and `wzrk_` keys; a tap opens `wzrk_dl` (`urlForNotification:` in
@@ -118,7 +115,12 @@ public struct AppResponse: Sendable, Hashable {
         }
         if action != InteractionRecord.defaultAction { ids["wzrk_c2a"] = action }
         let event = VendorEvent(vendor: "CleverTap", name: "Notification Clicked", ids: ids)
-        guard action == InteractionRecord.defaultAction, let url = userInfo["wzrk_dl"]?.string else { return AppResponse(event: event) }
-        return AppResponse(opened: url, openedBy: "wzrk_dl", event: event)
+        return reporting(event, action: action, tapOpens: userInfo["wzrk_dl"]?.string, key: "wzrk_dl")
+    }
+
+    /// A vendor SDK's answer: it reports `event`, and on a tap opens `url` (named by the payload's `key`) when there is one.
+    private static func reporting(_ event: VendorEvent, action: String, tapOpens url: String?, key: String) -> AppResponse {
+        guard action == InteractionRecord.defaultAction, let url else { return AppResponse(event: event) }
+        return AppResponse(opened: url, openedBy: key, event: event)
     }
 }

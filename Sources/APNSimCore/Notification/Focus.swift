@@ -46,21 +46,17 @@ public enum Interruption {
         if level == "passive" {
             return (false, "interruption-level passive: delivered quietly to the list, without a banner or sound")
         }
-        let holding = focus.flatMap { $0.allowedApps.contains(bundleID) ? nil : $0 }
-        switch level {
-        case "time-sensitive":
-            guard let holding else { return (true, nil) }
-            if entitlements.contains(timeSensitiveEntitlement) { return (true, nil) }
-            return (false, "held by the \(holding.name) Focus and delivered quietly: time-sensitive without the app's Time Sensitive "
-                    + "Notifications entitlement is treated as active")
-        case "critical":
-            guard let holding else { return (true, nil) }
-            if entitlements.contains(criticalAlertsEntitlement) { return (true, nil) }
-            return (false, "held by the \(holding.name) Focus and delivered quietly: critical without the app's Critical Alerts "
-                    + "entitlement is treated as active")
-        default:
-            guard let holding else { return (true, nil) }
+        guard let holding = focus, !holding.allowedApps.contains(bundleID) else { return (true, nil) }
+        // The levels that break through a Focus, by the entitlement each needs and its name in Xcode.
+        let breakThrough: [String: (entitlement: String, name: String)] = [
+            "time-sensitive": (timeSensitiveEntitlement, "Time Sensitive Notifications"),
+            "critical": (criticalAlertsEntitlement, "Critical Alerts"),
+        ]
+        guard let level, let needs = breakThrough[level] else {
             return (false, "held by the \(holding.name) Focus and delivered quietly: it does not allow \(bundleID)")
         }
+        if entitlements.contains(needs.entitlement) { return (true, nil) }
+        return (false, "held by the \(holding.name) Focus and delivered quietly: \(level) without the app's \(needs.name) "
+                + "entitlement is treated as active")
     }
 }
