@@ -35,6 +35,8 @@ public final class DeviceHost: Sendable {
     /// The app extensions' runtime, made when the first one is needed: a device whose apps never run an extension (most
     /// of a fleet of 100,000) holds none.
     private let extensionRuntime = Mutex<ServiceExtensionRuntime?>(nil)
+    /// The apps' own delegates' runtime, made when the first app that has one installs.
+    private let delegateRuntime = Mutex<AppDelegateRuntime?>(nil)
     /// Where the device keeps what it keeps across restarts: its own folder, or its fleet's file.
     let data: DeviceData
     /// The device's own jobs, or its group's when the group's devices share links (and one task runs them all).
@@ -162,27 +164,53 @@ public final class DeviceHost: Sendable {
     private func start(_ job: DeviceState.Job) {
         let extensions = extensions
         switch job {
-        case .build(let app, let manifest):
+        case .build(let app):
+            let delegates = app.responses?.delegate.map { _ in self.delegates }
             jobs.add {
-                let failure = await extensions.prepare(manifest)
-                self.applyAndSend { $0.built(app, failure: failure.map { "\($0)" }) }
+                var failure: String?
+                if let manifest = app.serviceExtension, let error = await extensions.prepare(manifest) {
+                    failure = "The notification service extension \(manifest.bundleID) cannot be built: \(error)"
+                } else if let delegate = app.responses?.delegate, let error = await delegates?.prepare(delegate) {
+                    failure = "The app's notification delegate cannot be built: \(error)"
+                }
+                self.applyAndSend { [failure] in $0.built(app, failure: failure) }
             }
         case .run(let app, let payload, let delivery):
-            guard let manifest = app.serviceExtension else { return }
-            let categories = held.withLock { $0.state.categories[app.bundleID] }
+            let (categories, presents) = held.withLock { ($0.state.categories[app.bundleID], $0.state.presentsThroughDelegate(app)) }
+            let delegates = presents ? self.delegates : nil
             jobs.add {
-                let (content, run) = await extensions.run(manifest, app: app, content: payload.content,
-                                                          deliveryID: delivery.id, categories: categories)
+                var (content, run): (NotificationContent, ExtensionRun?) = (payload.content, nil)
+                if let manifest = app.serviceExtension {
+                    (content, run) = await extensions.run(manifest, app: app, content: payload.content, deliveryID: delivery.id, categories: categories)
+                }
+                let presented = await delegates?.present(.init(identifier: delivery.collapseID ?? delivery.apnsID, date: self.configuration.clock.now(),
+                                                               content: content), id: delivery.id, app: app)
                 let now = self.configuration.clock.now()
-                self.applyAndSend { $0.extensionFinished(app, delivery: delivery, payload: payload, content: content, run: run, now: now) }
+                self.applyAndSend { [content, run] in
+                    $0.extensionFinished(app, delivery: delivery, payload: payload, content: content, run: run, presented: presented, now: now)
+                }
             }
-        case .forward(let record, let userInfo, let url):
+        case .respond(let record, let shown, let app):
+            let delegates = app.responses?.delegate.map { _ in self.delegates }
             jobs.add {
                 var record = record
-                record.forwarded = await ResponseForwarder.forward(record, userInfo: userInfo, to: url)
-                let forwarded = record
-                self.applyAndSend { $0.forwarded(forwarded) }
+                record.delegate = await delegates?.respond(record, to: .init(identifier: shown.identifier, date: record.at, content: shown.content),
+                                                           app: app)
+                if let url = app.responses?.forward {
+                    record.forwarded = await ResponseForwarder.forward(record, userInfo: shown.content.userInfo, to: url)
+                }
+                self.applyAndSend { [record] in $0.responded(record) }
             }
+        }
+    }
+
+    /// The apps' delegates' runtime, made now if it was not.
+    private var delegates: AppDelegateRuntime {
+        delegateRuntime.withLock { runtime in
+            if let runtime { return runtime }
+            let made = AppDelegateRuntime(bound: configuration.extensionBudget, logger: logger)
+            runtime = made
+            return made
         }
     }
 
@@ -201,6 +229,7 @@ public final class DeviceHost: Sendable {
 
     /// Ends the device's extension processes (the device stopped), if it ever started any.
     func shutDownExtensions() async {
+        await delegateRuntime.withLock({ $0 })?.shutdown()
         guard let runtime = extensionRuntime.withLock({ $0 }) else { return }
         await runtime.shutdown()
     }

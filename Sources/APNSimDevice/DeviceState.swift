@@ -44,12 +44,14 @@ struct DeviceState: Sendable {
 
     /// Extension work an event starts, whose end is another event.
     enum Job: Sendable {
-        /// Build the app's kind `swift` extension, then ``built(_:failure:)``.
-        case build(AppManifest, ServiceExtensionManifest)
-        /// Run the app's extension on the push, then ``extensionFinished(_:delivery:payload:content:run:now:)``.
+        /// Build the app's kind `swift` extension and its own delegate, then ``built(_:failure:)``.
+        case build(AppManifest)
+        /// Run the app's extension on the push, and ask its delegate how to present it when the app is in the
+        /// foreground (``presentsThroughDelegate(_:)``), then ``extensionFinished(_:delivery:payload:content:run:presented:now:)``.
         case run(AppManifest, PushPayload, DeviceLinkMessage.Delivery)
-        /// POST the response to the app's forward URL, then ``forwarded(_:)``.
-        case forward(InteractionRecord, userInfo: [String: JSONValue], to: String)
+        /// Hand the response to the app's delegate and POST it to the app's forward URL (each when the app has one),
+        /// then ``responded(_:)``.
+        case respond(InteractionRecord, NotificationList.Displayed, AppManifest)
     }
 
     /// What the device does with one push.
@@ -201,16 +203,16 @@ struct DeviceState: Sendable {
 
     // MARK: - Interactions
 
-    /// The user answers a displayed notification: the record goes to the gateway at once, or once the app has forwarded
-    /// it to its `responses.forward` URL (``forwarded(_:)``).
+    /// The user answers a displayed notification: the record goes to the gateway at once, or once the app's delegate
+    /// has handled it and the app has forwarded it to its `responses.forward` URL (``responded(_:)``).
     private mutating func interact(_ interact: DeviceLinkMessage.Interact) -> Actions {
         let shown = center.shown.last { $0.apnsID == interact.apnsID }
         let app = apps.first { $0.bundleID == shown?.bundleID }
         switch center.interact(interact, device: settings.device.id, categories: shown.map { categories[$0.bundleID] } ?? [],
                                urlKeys: app?.responses?.urlKeys) {
         case .success(let record):
-            if record.delivered, let url = app?.responses?.forward, let shown {
-                return Actions(jobs: [.forward(record, userInfo: shown.content.userInfo, to: url)])
+            if record.delivered, let app, let shown, app.responses?.forward != nil || app.responses?.delegate != nil {
+                return Actions(jobs: [.respond(record, shown, app)])
             }
             return Actions(send: [.interacted(.init(id: interact.id, record: record))])
         case .failure(let refusal):
@@ -218,9 +220,16 @@ struct DeviceState: Sendable {
         }
     }
 
-    /// The app forwarded the response: its record, with what the forward URL answered, goes to the gateway.
-    func forwarded(_ record: InteractionRecord) -> Actions {
+    /// The app's delegate handled the response and the app forwarded it: its record, with what the delegate did and
+    /// what the forward URL answered, goes to the gateway.
+    func responded(_ record: InteractionRecord) -> Actions {
         var record = record
+        if let delegate = record.delegate {
+            // What the app's own code opens is what the app opens.
+            if let url = delegate.opened.first { (record.opened, record.openedBy) = (url, delegate.class) }
+            record.detail += "; " + delegate.diagnostic
+                + (delegate.opened.isEmpty ? "" : "; it opened " + delegate.opened.joined(separator: ", "))
+        }
         if let forwarded = record.forwarded {
             record.detail += "; forwarded to \(forwarded.url): " + (forwarded.status.map { "answered \($0)" } ?? forwarded.error ?? "no answer")
                 + (forwarded.attempts > 1 ? " (attempt \(forwarded.attempts) of \(Forwarded.attemptsAllowed))" : "")
@@ -239,6 +248,10 @@ struct DeviceState: Sendable {
         if decision.involvesExtension, let receipt = center.receipt(for: delivery.id) { return .receipts([receipt]) }
         switch decision {
         case .none:
+            if let app = apps.first(where: { $0.bundleID == delivery.bundleID }), presentsThroughDelegate(app),
+               let payload = payload ?? (try? PushPayload(json: Array(delivery.payload.utf8))), payload.content.hasVisibleAlert {
+                return inExtension.insert(delivery.id).inserted ? .launch(app, payload) : .stillInExtension
+            }
             return .receipts(center.receive(delivery, payload: payload, now: now, categories: categories[delivery.bundleID],
                                             app: apps.first { $0.bundleID == delivery.bundleID }))
         case .launch(let app, let payload):
@@ -265,17 +278,24 @@ struct DeviceState: Sendable {
         }
     }
 
-    /// The app's extension is done with `delivery`: the device shows what it made, and the receipts go (the attachments
-    /// it shows first) now, or after the next `welcome`.
+    /// Whether a push for `app` waits for its delegate's `willPresent`: the app is in the foreground and runs its own
+    /// delegate, whose options then decide instead of the device's `foreground` setting.
+    func presentsThroughDelegate(_ app: AppManifest) -> Bool {
+        app.responses?.delegate != nil && center.foreground[app.bundleID] != nil
+    }
+
+    /// The app's extension (`run`; none when the app has none) and its delegate (`presented`: what `willPresent` did,
+    /// when the app is in the foreground) are done with `delivery`: the device shows what they made, and the receipts
+    /// go (the attachments it shows first) now, or after the next `welcome`.
     mutating func extensionFinished(_ app: AppManifest, delivery: DeviceLinkMessage.Delivery, payload: PushPayload,
-                                    content: NotificationContent, run: ExtensionRun, now: Date) -> Actions {
+                                    content: NotificationContent, run: ExtensionRun?, presented: DelegateRun? = nil, now: Date) -> Actions {
         inExtension.remove(delivery.id)
         // Categories the extension set are the app's from now on, this push's buttons included.
-        if let registered = run.registeredCategories { categories.set(registered, for: app.bundleID) }
-        let receipts = center.receive(delivery, payload: payload, now: now, processed: (content, run), categories: categories[app.bundleID],
-                                      app: app)
+        if let registered = run?.registeredCategories { categories.set(registered, for: app.bundleID) }
+        let receipts = center.receive(delivery, payload: payload, now: now, processed: run.map { (content, $0) }, categories: categories[app.bundleID],
+                                      app: app, presented: presented)
         let shown = receipts.first { $0.id == delivery.id && $0.outcome == .displayed }?.content?.attachments ?? []
-        var actions = Actions(save: run.registeredCategories != nil)
+        var actions = Actions(save: run?.registeredCategories != nil)
         sendWhenLinked(receipts.map { .receipt($0) }, attachments: shown, into: &actions)
         return actions
     }
@@ -309,23 +329,24 @@ struct DeviceState: Sendable {
     // MARK: - Installing
 
     /// Installs `app` if iOS would: a registration to send, or the refusal to report; a build first for a kind `swift`
-    /// extension (``built(_:failure:)`` answers when it is done).
+    /// extension or the app's own delegate (``built(_:failure:)`` answers when it is done).
     private mutating func install(_ app: AppManifest, now: Date) -> Actions {
         if let refusal = InstallCheck.refusal(for: app, now: now) {
             return Actions(send: [refuse(app, refusal)])
         }
-        if let manifest = app.serviceExtension, manifest.kind == .swift {
-            return Actions(jobs: [.build(app, manifest)])
+        if app.serviceExtension?.kind == .swift || app.responses?.delegate != nil {
+            return Actions(jobs: [.build(app)])
         }
         let (message, changed) = registration(app)
         return Actions(send: [message], save: changed)
     }
 
-    /// The app's own Swift extension was built (`failure`: the compiler's messages): the app registers, or is refused.
+    /// The app's own Swift extension and delegate were built (`failure`: which did not, and the compiler's messages):
+    /// the app registers, or is refused.
     mutating func built(_ app: AppManifest, failure: String?) -> Actions {
-        guard apps.contains(app), let manifest = app.serviceExtension else { return Actions() }  // removed or replaced while it built
+        guard apps.contains(app) else { return Actions() }  // removed or replaced while it built
         let (message, changed) = failure.map { failure in
-            (refuse(app, .init(kind: .extensionBuild, description: "The notification service extension \(manifest.bundleID) cannot be built: \(failure)")), false)
+            (refuse(app, .init(kind: .extensionBuild, description: failure)), false)
         } ?? registration(app)
         var actions = Actions(registered: isRegistered, save: changed)
         sendWhenLinked([message], into: &actions)

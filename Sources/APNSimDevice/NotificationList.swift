@@ -104,11 +104,13 @@ public struct NotificationList: Sendable {
     ///   push may do.
     public mutating func receive(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload? = nil, now: Date = Date(),
                                  processed: (content: NotificationContent, run: ExtensionRun)? = nil,
-                                 categories: [NotificationCategory] = [], app: AppManifest? = nil) -> [DeviceLinkMessage.Receipt] {
+                                 categories: [NotificationCategory] = [], app: AppManifest? = nil,
+                                 presented: DelegateRun? = nil) -> [DeviceLinkMessage.Receipt] {
         if let receipt = answered.receipt(for: delivery.id) { return [receipt] }
         let badged = delivery.pushType != .liveactivity  // a Live Activity push never sets the app's badge
         let badgeBefore = badged ? badges[delivery.bundleID] : nil
-        var receipts = path(of: delivery, payload: payload, now: now, processed: processed, categories: categories, app: app)
+        var receipts = path(of: delivery, payload: payload, now: now, processed: processed, categories: categories, app: app,
+                            presented: presented)
         if let index = receipts.firstIndex(where: { $0.id == delivery.id }) {
             if let processed { receipts[index].extensionRun = processed.run }
             // The gateway shows the app's badge from receipts (docs/device-link.md): a push that changed it says so.
@@ -122,7 +124,7 @@ public struct NotificationList: Sendable {
 
     private mutating func path(of delivery: DeviceLinkMessage.Delivery, payload read: PushPayload?, now: Date,
                                processed: (content: NotificationContent, run: ExtensionRun)?,
-                               categories: [NotificationCategory], app: AppManifest?) -> [DeviceLinkMessage.Receipt] {
+                               categories: [NotificationCategory], app: AppManifest?, presented: DelegateRun?) -> [DeviceLinkMessage.Receipt] {
         let payload: PushPayload
         do {
             payload = try read ?? PushPayload(json: Array(delivery.payload.utf8))
@@ -179,12 +181,16 @@ public struct NotificationList: Sendable {
         }
         // The buttons: those of the registered category the notification names; one the app did not register shows none.
         content.actions = NotificationCategory.buttons(for: content.category, in: categories)
-        if let options = foreground[delivery.bundleID], options.isDisjoint(with: [.banner, .list]) {
+        // In the background iOS shows a banner and keeps it in the list; in the foreground, what willPresent returned:
+        // the app's own delegate's answer when it runs one, else the options the device was given for the app.
+        let willPresent = presented.map { Set(($0.presentation ?? []).compactMap(PresentationOption.init(rawValue:))) }
+            ?? foreground[delivery.bundleID]
+        if let options = willPresent, options.isDisjoint(with: [.banner, .list]) {
             return [.init(id: delivery.id, outcome: .suppressed, content: content,
-                          detail: "the app is in the foreground and its willPresent handler returned no banner or list option")]
+                          detail: "the app is in the foreground and " + (presented.map { $0.diagnostic + ", so nothing is shown" }
+                                                                          ?? "its willPresent handler returned no banner or list option"))]
         }
-        // In the background iOS shows a banner and keeps it in the list; in the foreground, what willPresent returned.
-        let options = foreground[delivery.bundleID] ?? [.banner, .list]
+        let options = willPresent ?? [.banner, .list]
         let interruption = Interruption.decide(level: content.interruptionLevel, bundleID: delivery.bundleID,
                                                entitlements: app?.entitlements ?? [], focus: focus)
         let presentation = Presentation(bundleID: delivery.bundleID, thread: content.threadID.flatMap { $0.isEmpty ? nil : $0 },
@@ -204,7 +210,9 @@ public struct NotificationList: Sendable {
                                presentation: presentation))
         shownPerApp[delivery.bundleID, default: 0] += 1
         forgetOldest(of: delivery.bundleID)
-        receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content, detail: interruption.quietly, presentation: presentation), at: 0)
+        let detail = [presented.map { "the app is in the foreground and " + $0.diagnostic }, interruption.quietly].compactMap { $0 }
+        receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content, detail: detail.isEmpty ? nil : detail.joined(separator: "; "),
+                              presentation: presentation), at: 0)
         return receipts
     }
 }

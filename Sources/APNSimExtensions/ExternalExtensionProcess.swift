@@ -85,24 +85,13 @@ final class ExternalExtensionProcess: Sendable {
     }
 
     private func received(_ bytes: [UInt8]) {
-        let lines = state.withLock { Self.lines(adding: bytes, to: &$0.buffer) }
+        let lines = state.withLock { $0.buffer.takeLines(adding: bytes) }
         for line in lines where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) { handle(line) }
-    }
-
-    /// The whole lines in `buffer` once `bytes` are added, without their newlines; the rest stays for the next read.
-    private static func lines(adding bytes: [UInt8], to buffer: inout [UInt8]) -> [[UInt8]] {
-        buffer += bytes
-        var lines: [[UInt8]] = []
-        while let newline = buffer.firstIndex(of: 0x0A) {
-            lines.append(Array(buffer[..<newline]))
-            buffer.removeSubrange(...newline)
-        }
-        return lines
     }
 
     /// Standard error, line by line: the device's log, and the record of the push being handled.
     private func receivedError(_ bytes: [UInt8]) {
-        let (lines, turn) = state.withLock { state in (Self.lines(adding: bytes, to: &state.errors), state.turn) }
+        let (lines, turn) = state.withLock { state in (state.errors.takeLines(adding: bytes), state.turn) }
         for line in lines.map({ String(decoding: $0, as: UTF8.self) }) {
             logger.info("extension stderr", metadata: ["text": "\(line)"])
             turn?.handler.log(line)

@@ -33,21 +33,26 @@ public struct SwiftExtensionBuilder: Sendable {
     /// Builds `source` (a Swift file, or a folder of them) unless built already, to run `principalClass` (see
     /// ``principalClass(in:source:named:)``), with the `modules` it imports each built first under its own name;
     /// throws the compiler's messages, each with its file and line, when it does not build.
-    public func build(_ source: String, principalClass: String? = nil, modules: [ServiceExtensionManifest.Module] = [])
-        async throws(ExtensionError) -> Product {
-        if FileManager.default.fileExists(atPath: URL(fileURLWithPath: source).appendingPathComponent("Package.swift").path) {
+    /// With `role` ``Role/appDelegate``, the process runs the app's `UNUserNotificationCenterDelegate` class instead
+    /// (``delegateClass(in:source:named:)``).
+    public func build(_ source: String, principalClass: String? = nil, modules: [ServiceExtensionManifest.Module] = [],
+                      role: Role = .serviceExtension) async throws(ExtensionError) -> Product {
+        if role == .serviceExtension,
+           FileManager.default.fileExists(atPath: URL(fileURLWithPath: source).appendingPathComponent("Package.swift").path) {
             return try await buildPackage(source)
         }
         let files = try Self.swiftFiles(in: source)
         let resolved = try await expandingPackages(modules)
         let ordered = try Self.dependencyOrder(resolved.modules, files: resolved.files)
-        let principal = try Self.principalClass(in: files + ordered.flatMap(\.files), source: source, named: principalClass)
+        let principal = role == .serviceExtension
+            ? try Self.principalClass(in: files + ordered.flatMap(\.files), source: source, named: principalClass)
+            : try Self.delegateClass(in: files, source: source, named: principalClass)
         let root: URL
         if let packageRoot { root = packageRoot } else { root = try MirrorSources.folder(in: cache) }
         let mirror = try mirrorFiles(in: root)
         let system = try systemModules(importedBy: files + ordered.flatMap(\.files), in: root)
         let key = Self.key(of: mirror.userNotifications + mirror.coreGraphics + system.flatMap(\.files) + ordered.flatMap(\.files) + files,
-                           extra: principal + compiler + (system.map(\.name) + ordered.map(\.module.name)).joined(separator: ","))
+                           extra: role.rawValue + principal + compiler + (system.map(\.name) + ordered.map(\.module.name)).joined(separator: ","))
         let done = cache.appendingPathComponent(key)
         let product = Product(executable: done.appendingPathComponent(principal), principalClass: principal)
         if FileManager.default.isExecutableFile(atPath: product.executable.path) { return product }
@@ -58,9 +63,14 @@ public struct SwiftExtensionBuilder: Sendable {
         defer { try? FileManager.default.removeItem(at: work) }
         do {
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-            let imports = (["UserNotifications"] + ordered.map(\.module.name)).map { "import \($0)\n" }.joined()
-            try Data("\(imports)ServiceExtensionHost.run { \(principal)() }\n".utf8)
-                .write(to: work.appendingPathComponent("main.swift"))
+            let usesUIKit = role == .appDelegate && system.contains { $0.name == "UIKit" }
+            let imports = (["UserNotifications"] + (usesUIKit ? ["UIKit"] : []) + ordered.map(\.module.name)).map { "import \($0)\n" }.joined()
+            let run = switch role {
+            case .serviceExtension: "ServiceExtensionHost.run { \(principal)() }"
+            case .appDelegate: usesUIKit ? "NotificationDelegateHost.run({ \(principal)() }, launch: { UIApplication.launch($0) })"
+                                         : "NotificationDelegateHost.run { \(principal)() }"
+            }
+            try Data("\(imports)\(run)\n".utf8).write(to: work.appendingPathComponent("main.swift"))
         } catch {
             throw ExtensionError("cannot write the build of \(source) under \(cache.path): \(error.localizedDescription)")
         }
@@ -99,7 +109,7 @@ public struct SwiftExtensionBuilder: Sendable {
         }
         // Swift 5 mode, as Xcode's extension templates build: code written for Apple's callbacks (captured `self`
         // in a URLSession completion handler) is accepted as Xcode accepts it.
-        try await run([compiler, "-swift-version", "5", "-module-name", "NotificationServiceExtension", "-I", out, "-L", out]
+        try await run([compiler, "-swift-version", "5", "-module-name", role.moduleName, "-I", out, "-L", out]
                       + LinuxSource.compilerFlags + linked + team.files.map(\.path) + ["\(out)/main.swift", "-o", "\(out)/\(principal)"],
                       building: source, originals: originals)
         do {
@@ -130,6 +140,51 @@ public struct SwiftExtensionBuilder: Sendable {
         let bin = try await run([tool, "build", "--package-path", source, "--show-bin-path"], building: source)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         return Product(executable: URL(fileURLWithPath: bin).appendingPathComponent(name), principalClass: name)
+    }
+
+    /// What the built process runs.
+    public enum Role: String, Sendable {
+        /// A notification service extension (`ServiceExtensionHost`).
+        case serviceExtension
+        /// The app's `UNUserNotificationCenterDelegate` (`NotificationDelegateHost`).
+        case appDelegate
+
+        /// The module the team's files are built as: Xcode's target name for each.
+        var moduleName: String {
+            switch self {
+            case .serviceExtension: "NotificationServiceExtension"
+            case .appDelegate: "App"
+            }
+        }
+    }
+
+    /// The class an app process runs: the one `named` (the world file's `responses.delegate.class`), or else the one
+    /// class of `files` that adopts `UNUserNotificationCenterDelegate`, in its declaration or an extension of it (as
+    /// Xcode's projects write `extension AppDelegate: UNUserNotificationCenterDelegate`). Read from the source's text.
+    public static func delegateClass(in files: [URL], source: String, named: String? = nil) throws(ExtensionError) -> String {
+        let classes = Set(superclasses(in: files).keys)
+        let pattern = /\b(?:class|extension)\s+([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([^{]*)\{/
+        var adopting: Set<String> = []
+        for file in files {
+            let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            for match in text.matches(of: pattern) where match.output.2.contains("UNUserNotificationCenterDelegate") {
+                adopting.insert(String(match.output.1))
+            }
+        }
+        let candidates = adopting.intersection(classes).sorted()
+        if let named {
+            guard classes.contains(named) else {
+                throw ExtensionError("the delegate class \(named) is not a class of \(source)"
+                                     + (candidates.isEmpty ? "" : "; \(candidates.joined(separator: ", ")) adopts UNUserNotificationCenterDelegate"))
+            }
+            return named
+        }
+        guard candidates.count == 1, let name = candidates.first else {
+            throw ExtensionError(candidates.isEmpty
+                ? "\(source) has no class that adopts UNUserNotificationCenterDelegate"
+                : "\(source) has \(candidates.count) classes that adopt UNUserNotificationCenterDelegate (\(candidates.joined(separator: ", "))); name one with responses.delegate.class in the world file")
+        }
+        return name
     }
 
     /// `swift`, beside ``compiler`` when that is a path, for packages.

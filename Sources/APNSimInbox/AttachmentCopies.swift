@@ -31,6 +31,9 @@ final class AttachmentCopies: Sendable {
         self.folder = folder.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-gateway-attachments-\(UUID().uuidString)")
         self.limit = limit
+        // A temporary folder is made with the first copy: a gateway that never gets one (most of a test suite's
+        // thousands, whose processes end without this object's deinit) leaves nothing behind.
+        guard !temporary else { return }
         do {
             try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
         } catch {
@@ -87,8 +90,9 @@ final class AttachmentCopies: Sendable {
         }
         do {
             // The first part starts the file afresh (a part file left by a copy that broke off is emptied).
-            if copy.offset == 0, !FileManager.default.createFile(atPath: part.path, contents: nil) {
-                throw GatewayError("cannot create the file")
+            if copy.offset == 0 {
+                if temporary { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+                guard FileManager.default.createFile(atPath: part.path, contents: nil) else { throw GatewayError("cannot create the file") }
             }
             let handle = try FileHandle(forWritingTo: part)
             defer { try? handle.close() }

@@ -7,12 +7,22 @@
 /// go to the device, which shows their buttons from then on (this push's included) and lists them in the delivery
 /// record's `extension.registeredCategories`. Where apnsim differs: the app is authorized for alerts, sounds and
 /// badges and has no pending notification; delivered notifications, the badge and removals are not yet the device's.
-open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `categories` is touched only under `lock`
+///
+/// In an app's process (``NotificationDelegateHost``), its ``delegate`` is told of responses and of notifications
+/// that arrive while the app is in the foreground.
+open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `categories` and `held` are touched only under `lock`
     private static let shared = UNUserNotificationCenter()
     private let lock = NSLock()
     private var categories: Set<UNNotificationCategory> = []
+    private weak var held: (any UNUserNotificationCenterDelegate)?
 
     public class func current() -> UNUserNotificationCenter { shared }
+
+    /// The app's delegate. The center does not keep it alive, as on Apple's systems.
+    open var delegate: (any UNUserNotificationCenterDelegate)? {
+        get { lock.withLock { held } }
+        set { lock.withLock { held = newValue } }
+    }
 
     open func setNotificationCategories(_ categories: Set<UNNotificationCategory>) {
         lock.withLock { self.categories = categories }

@@ -75,7 +75,7 @@ struct DeviceStateTests {
         var state = Self.state([app])
         let welcomed = try state.handle(.welcome(.init(heartbeatInterval: 15)), now: Self.now)
         #expect(welcomed.send.isEmpty)
-        guard case .build(let building, _)? = welcomed.jobs.first else { Issue.record("no build: \(welcomed.jobs)"); return }
+        guard case .build(let building)? = welcomed.jobs.first else { Issue.record("no build: \(welcomed.jobs)"); return }
         let failed = state.built(building, failure: "NotificationService.swift:3:1: error: expected expression")
         guard case .installRefused(let refused)? = failed.send.first else { Issue.record("no refusal: \(failed.send)"); return }
         #expect(refused.kind == .extensionBuild && refused.message.contains("expected expression"))

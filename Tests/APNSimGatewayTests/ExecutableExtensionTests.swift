@@ -131,4 +131,23 @@ struct ExecutableExtensionTests {
             }
         }
     }
+
+    @Test("An app whose own delegate does not build is refused with the compiler's message, naming the delegate's source")
+    func brokenDelegateSource() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-broken-delegate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("AppDelegate.swift")
+        try Data("import UserNotifications\nclass AppDelegate: NSObject, UNUserNotificationCenterDelegate {\n    let x: Int = \"no\"\n}\n".utf8).write(to: source)
+        var app = AppManifest.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())
+        app.responses = .init(delegate: .init(source: source.path))
+        try await withGateway { [app] harness in
+            try await withDevice(harness, apps: [app]) { device in
+                let refusal = try #require(device.refusals["com.example.app"])
+                #expect(refusal.kind == .extensionBuild)
+                #expect(refusal.description.hasPrefix("The app's notification delegate cannot be built: \(source.path) does not build: "), "\(refusal)")
+                #expect(refusal.description.contains("AppDelegate.swift:3:18: error:"), "\(refusal)")
+            }
+        }
+    }
 }

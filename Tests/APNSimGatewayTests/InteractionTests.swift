@@ -174,4 +174,46 @@ struct InteractionTests {
             }
         }
     }
+
+    @Test("A team's own delegate, built from its source and run as the app's process, routes a tap by a payload key, reports a handler it never calls, and decides foreground presentation", .hangGuard)
+    func ownDelegate() async throws {
+        var app = Self.app()
+        app.categories?.append(NotificationCategory(identifier: "REMINDER", actions: [.init(identifier: "snooze", title: "Snooze")]))
+        app.responses = .init(delegate: .init(source: repositoryRoot.appendingPathComponent("Scenarios/interactions/RoutingApp").path))
+        try await withGateway { [app] harness in
+            try await withDevice(harness, apps: [app]) { device in
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let routed = try await Self.shown(harness, device, #"{"aps":{"alert":"Shipped"},"screen":"orders/42"}"#)
+                let tapped = try #require(try await control.post("/v1/devices/device-1/tap", #"{"apnsId":"\#(routed)"}"#).json as? [String: Any])
+                let delegate = try #require(tapped["delegate"] as? [String: Any], "\(tapped)")
+                #expect(delegate["class"] as? String == "AppDelegate")
+                #expect(delegate["completed"] as? Bool == true, "\(delegate)")
+                #expect(delegate["opened"] as? [String] == ["example://orders/42"])
+                #expect(delegate["log"] as? [String] == ["routing to orders/42"])
+
+                let reply = try await Self.shown(harness, device, #"{"aps":{"alert":"Hi","category":"MESSAGE"},"chat":"c-7"}"#)
+                let replied = try #require(try await control.post("/v1/devices/device-1/tap",
+                                                                   #"{"apnsId":"\#(reply)","action":"reply","text":"On my way"}"#).json as? [String: Any])
+                #expect((replied["delegate"] as? [String: Any])?["log"] as? [String] == ["reply to c-7: On my way"], "\(replied)")
+
+                let reminder = try await Self.shown(harness, device, #"{"aps":{"alert":"Stand up","category":"REMINDER"}}"#)
+                let snoozed = try #require(try await control.post("/v1/devices/device-1/tap", #"{"apnsId":"\#(reminder)","action":"snooze"}"#).json
+                    as? [String: Any])
+                let forgot = try #require(snoozed["delegate"] as? [String: Any], "\(snoozed)")
+                #expect(forgot["completed"] as? Bool == false)
+                #expect((forgot["diagnostic"] as? String)?.contains("released the completion handler of userNotificationCenter(_:didReceive:withCompletionHandler:) without calling it") == true, "\(forgot)")
+
+                // In the foreground, the delegate's willPresent decides: only the list for a quiet one.
+                #expect(try await control.post("/v1/devices/device-1/foreground", #"{"bundleID":"com.example.app"}"#).status == 200)
+                let quiet = try await Self.shown(harness, device, #"{"aps":{"alert":"FYI"},"quiet":true}"#)
+                let record = try #require(try await control.deliveries("apnsId=\(quiet)").first)
+                let presentation = try #require(record["presentation"] as? [String: Any], "\(record)")
+                #expect(presentation["banner"] as? Bool == false && presentation["list"] as? Bool == true, "\(record)")
+                #expect((record["detail"] as? String)?.contains("AppDelegate's willPresent handed back list") == true, "\(record)")
+                let loud = try await Self.shown(harness, device, #"{"aps":{"alert":"Now"}}"#)
+                let shown = try #require(try await control.deliveries("apnsId=\(loud)").first)
+                #expect((shown["presentation"] as? [String: Any])?["banner"] as? Bool == true, "\(shown)")
+            }
+        }
+    }
 }

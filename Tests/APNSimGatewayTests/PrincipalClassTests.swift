@@ -194,5 +194,28 @@ struct PrincipalClassTests {
             #expect(error.description.contains("needs a Swift toolchain with swiftc on PATH: install one from https://www.swift.org/install/"), "\(error)")
         }
     }
-}
 
+    @Test("The app's delegate: the one class adopting UNUserNotificationCenterDelegate, in its declaration or an extension; none, two, or a named class that is not there is a sentence")
+    func delegateClass() throws {
+        func pick(_ files: [String: String], named: String? = nil) throws -> String {
+            let source = try Self.source(files)
+            return try SwiftExtensionBuilder.delegateClass(in: try Self.files(source), source: source, named: named)
+        }
+        let app = "class AppDelegate: UIResponder, UIApplicationDelegate {}\nextension AppDelegate: UNUserNotificationCenterDelegate {\n}\n"
+        #expect(try pick(["AppDelegate.swift": app]) == "AppDelegate")
+        #expect(try pick(["Router.swift": "final class Router: NSObject, UNUserNotificationCenterDelegate {\n}\n"]) == "Router")
+        let two = ["AppDelegate.swift": app, "Router.swift": "final class Router: NSObject, UNUserNotificationCenterDelegate {\n}\n"]
+        #expect(try pick(two, named: "Router") == "Router")
+        func refusal(_ files: [String: String], named: String? = nil) -> String {
+            do {
+                _ = try pick(files, named: named)
+                return "accepted"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(refusal(two).contains("has 2 classes that adopt UNUserNotificationCenterDelegate (AppDelegate, Router); name one with responses.delegate.class"))
+        #expect(refusal(["Plain.swift": "class Plain: NSObject {}\n"]).contains("has no class that adopts UNUserNotificationCenterDelegate"))
+        #expect(refusal(two, named: "Missing").contains("the delegate class Missing is not a class of"))
+    }
+}

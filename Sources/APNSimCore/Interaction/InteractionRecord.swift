@@ -33,6 +33,8 @@ public struct InteractionRecord: Sendable, Hashable, Codable {
     public var event: VendorEvent?
     /// Where the app forwarded the response (its `responses.forward`) and what that answered.
     public var forwarded: Forwarded?
+    /// What the app's own delegate (its `responses.delegate`) did with the response.
+    public var delegate: DelegateRun?
     /// What happened, in a sentence.
     public var detail: String
     public var at: Date

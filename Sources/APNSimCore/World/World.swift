@@ -109,10 +109,27 @@ public struct World: Sendable {
             /// A URL each response is POSTed to as JSON (the team's backend, or a test double), with retries; the
             /// interaction record says what it answered.
             public var forward: String?
+            /// The team's own `UNUserNotificationCenterDelegate`, built and run as the app's process: it is handed
+            /// each response and, while the app is in the foreground, each notification to present.
+            public var delegate: Delegate?
 
-            public init(urlKeys: [String]? = nil, forward: String? = nil) {
+            public init(urlKeys: [String]? = nil, forward: String? = nil, delegate: Delegate? = nil) {
                 self.urlKeys = urlKeys
                 self.forward = forward
+                self.delegate = delegate
+            }
+        }
+
+        /// A Swift source with the app's `UNUserNotificationCenterDelegate` (docs/interactions.md, "The app's own delegate").
+        public struct Delegate: Sendable, Hashable, Codable {
+            /// A Swift file, or a folder of them; relative to the world file in a world file.
+            public var source: String
+            /// The class to run; when absent, the one class of the source that adopts `UNUserNotificationCenterDelegate`.
+            public var `class`: String?
+
+            public init(source: String, class name: String? = nil) {
+                self.source = source
+                self.class = name
             }
         }
         public init(bundleID: String, team: String, serviceExtension: ServiceExtensionManifest? = nil, resources: String? = nil,

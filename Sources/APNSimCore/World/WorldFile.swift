@@ -150,6 +150,7 @@ extension World.App {
         app.resources = resources.map(resolved)
         app.serviceExtension?.executable = serviceExtension?.executable?.map { $0.contains("/") ? resolved($0) : $0 }
         app.serviceExtension?.source = serviceExtension?.source.map(resolved)
+        app.responses?.delegate?.source = resolved(responses?.delegate?.source ?? "")
         app.serviceExtension?.modules = serviceExtension?.modules.map { module in
             var resolvedModule = module
             resolvedModule.source = resolved(module.source)
