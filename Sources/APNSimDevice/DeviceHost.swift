@@ -155,6 +155,17 @@ public final class DeviceHost: Sendable {
     private func perform(_ actions: DeviceState.Actions) -> [DeviceLinkMessage] {
         for job in actions.jobs { start(job) }
         if actions.restart { jobs.add { await self.shutDownExtensions() } }
+        if let wake = actions.summaryWake {
+            // Real time: the summary comes when the device's clock reaches its time (a scenario's `advance` does not
+            // bring it; `POST /v1/devices/{id}/summary/deliver` does).
+            let clock = configuration.clock
+            jobs.add {
+                let wait = wake.at.timeIntervalSince(clock.now())
+                if wait > 0 { try? await Task.sleep(for: .milliseconds(Int64(wait * 1000))) }
+                guard !Task.isCancelled else { return }
+                self.applyAndSend { $0.summaryDue(wake.at, generation: wake.generation, now: clock.now()) }
+            }
+        }
         for case .installRefused(let refused) in actions.send {
             logger.warning("app not installed", metadata: ["bundle": "\(refused.bundleID)", "reason": "\(refused.message)"])
         }

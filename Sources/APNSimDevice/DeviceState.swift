@@ -31,6 +31,8 @@ struct DeviceState: Sendable {
         var restart = false
         /// What the device keeps across restarts changed (``saved``): its ``DeviceData`` keeps it.
         var save = false
+        /// Wake the device at this time to deliver its Scheduled Summary (``summaryDue(_:generation:now:)``).
+        var summaryWake: (at: Date, generation: Int)?
 
         mutating func append(_ other: Actions) {
             send += other.send
@@ -39,6 +41,7 @@ struct DeviceState: Sendable {
             registered = registered || other.registered
             restart = restart || other.restart
             save = save || other.save
+            summaryWake = other.summaryWake ?? summaryWake
         }
     }
 
@@ -86,6 +89,8 @@ struct DeviceState: Sendable {
     private var inExtension: Set<String> = []
     /// Attachments (by SHA-256) whose copy went to the gateway on this link; each goes once per link.
     private var copied: Set<String> = []
+    /// Counts the Scheduled Summaries set: a wake for one set before the latest does nothing.
+    private var summaryGeneration = 0
 
     init(settings: Settings, apps: [AppManifest], center: NotificationList = NotificationList(),
          saved: DeviceData.Saved = DeviceData.Saved(), linkDrops: Int = 0) {
@@ -196,9 +201,36 @@ struct DeviceState: Sendable {
         case .focus(let change):
             center.focus = change.focus
             return Actions()
-        case .interacted, .carry, .heartbeatAck, .error, .hello, .link, .register, .unregister, .ack, .receipt, .receipts, .installRefused, .attachmentCopy:
+        case .summary(let change):
+            center.summary = change.summary
+            summaryGeneration += 1
+            return Actions(summaryWake: change.summary?.next(after: now).map { ($0, summaryGeneration) })
+        case .deliverSummary(let request):
+            let delivered = center.deliverSummary(due: nil)
+            return Actions(send: [.summarized(summaryDelivery(id: request.id, scheduledFor: nil, delivered, now: now))])
+        case .interacted, .summarized, .carry, .heartbeatAck, .error, .hello, .link, .register, .unregister, .ack, .receipt, .receipts, .installRefused, .attachmentCopy:
             return Actions()
         }
+    }
+
+    // MARK: - Scheduled Summary
+
+    /// The Scheduled Summary's time `due` came (for the summary set `generation`th): what waited for it is delivered,
+    /// and the device wakes again at its next time.
+    mutating func summaryDue(_ due: Date, generation: Int, now: Date) -> Actions {
+        guard generation == summaryGeneration, let summary = center.summary else { return Actions() }
+        var actions = Actions(summaryWake: summary.next(after: max(due, now)).map { ($0, generation) })
+        let delivered = center.deliverSummary(due: due)
+        guard !delivered.isEmpty else { return actions }  // iOS delivers no empty summary
+        sendWhenLinked([.summarized(summaryDelivery(id: UUID().uuidString, scheduledFor: due, delivered, now: now))], into: &actions)
+        return actions
+    }
+
+    private func summaryDelivery(id: String, scheduledFor: Date?, _ delivered: [SummaryDelivery.Item], now: Date) -> SummaryDelivery {
+        let what = delivered.isEmpty ? "no notification was waiting" : "\(delivered.count) notification(s), highest relevance-score first"
+        let when = scheduledFor.map { "at its time, \($0.formatted(.iso8601))" } ?? "on request"
+        return SummaryDelivery(id: id, device: settings.device.id, scheduledFor: scheduledFor, at: now, notifications: delivered,
+                               detail: "the Scheduled Summary was delivered \(when): \(what)")
     }
 
     // MARK: - Interactions

@@ -20,12 +20,14 @@ public struct NotificationList: Sendable {
         public var content: NotificationContent
         /// Its group and thread, banner and list, as its receipt said.
         public var presentation: Presentation
+        /// When it arrived.
+        public var arrived: Date
     }
 
     /// Newest first.
     public var displayed: [Displayed] { shown.reversed() }
     /// What is shown, oldest first (appending is cheap), at most ``displayedLimit`` after each push.
-    private(set) var shown: [Displayed] = []
+    var shown: [Displayed] = []
     /// The app and request identifier of each notification in ``shown``, so that a push finds the one its collapse ID
     /// replaces without comparing itself with every notification shown (a search of the whole list per push was a
     /// fifth of a device process's time in `Benchmarks/e2e.sh` profiles).
@@ -70,6 +72,9 @@ public struct NotificationList: Sendable {
     public var foreground: [String: Set<PresentationOption>] = [:]
     /// The Focus the user has on, if any: it holds the notifications of the apps it does not allow (``Interruption``).
     public var focus: Focus?
+    /// The user's Scheduled Summary, if any: the notifications of its apps wait for its next time, unless they break
+    /// through (``deliverSummary(due:now:)``).
+    public var summary: ScheduledSummary?
 
     public struct BackgroundBudget: Sendable, Hashable, Codable {
         public var count: Int
@@ -193,8 +198,16 @@ public struct NotificationList: Sendable {
         let options = willPresent ?? [.banner, .list]
         let interruption = Interruption.decide(level: content.interruptionLevel, bundleID: delivery.bundleID,
                                                entitlements: app?.entitlements ?? [], focus: focus)
-        let presentation = Presentation(bundleID: delivery.bundleID, thread: content.threadID.flatMap { $0.isEmpty ? nil : $0 },
+        var presentation = Presentation(bundleID: delivery.bundleID, thread: content.threadID.flatMap { $0.isEmpty ? nil : $0 },
                                         banner: options.contains(.banner) && interruption.banner, list: options.contains(.list))
+        var waits: String?
+        if let summary, summary.includes(delivery.bundleID),
+           !Interruption.breaksThrough(level: content.interruptionLevel, entitlements: app?.entitlements ?? []), let due = summary.next(after: now) {
+            (presentation.banner, presentation.list) = (false, false)
+            presentation.summary = due.formatted(.iso8601)
+            waits = "waiting for the Scheduled Summary at \(presentation.summary ?? "")"
+                + (interruption.quietly.map { " (\($0))" } ?? "")
+        }
         var receipts: [DeviceLinkMessage.Receipt] = []
         let identifier = delivery.collapseID ?? delivery.apnsID
         let key = ShownIdentifier(bundleID: delivery.bundleID, identifier: identifier)
@@ -207,10 +220,10 @@ public struct NotificationList: Sendable {
                                   presentation: old.presentation))
         }
         shown.append(Displayed(deliveryID: delivery.id, apnsID: delivery.apnsID, identifier: identifier, bundleID: delivery.bundleID, content: content,
-                               presentation: presentation))
+                               presentation: presentation, arrived: now))
         shownPerApp[delivery.bundleID, default: 0] += 1
         forgetOldest(of: delivery.bundleID)
-        let detail = [presented.map { "the app is in the foreground and " + $0.diagnostic }, interruption.quietly].compactMap { $0 }
+        let detail = [presented.map { "the app is in the foreground and " + $0.diagnostic }, waits ?? interruption.quietly].compactMap { $0 }
         receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content, detail: detail.isEmpty ? nil : detail.joined(separator: "; "),
                               presentation: presentation), at: 0)
         return receipts

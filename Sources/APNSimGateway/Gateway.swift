@@ -42,7 +42,8 @@ public final class Gateway: Service, Sendable {
     public let deliveries: DeliveryRecorder
     let devices: DeviceDirectory
     let installs = InstallWaiters()
-    let interactions = InteractionWaiters()
+    let interactions = DeviceAnswers<DeviceLinkMessage.Interacted>()
+    let summaries = DeviceAnswers<SummaryDelivery>()
     private let tls: TLSMaterial
     let logger: Logger
 
@@ -62,7 +63,8 @@ public final class Gateway: Service, Sendable {
         devices.recordRestartState(store.isFile)
         devices.restore(try store.deviceState())
         self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,
-                                      deliveries: deliveries, clock: configuration.clock, interactions: interactions, store: store)
+                                      deliveries: deliveries, clock: configuration.clock, interactions: interactions, summaries: summaries,
+                                      store: store)
         self.tls = try TLSMaterial(configuration.tls)
         self.logger = logger
     }
@@ -122,7 +124,9 @@ public final class Gateway: Service, Sendable {
             let deviceServices = DeviceServices(directory: devices, tokens: TokenIssuer(secret: configuration.tokenSecret),
                                                 clock: configuration.clock,
                                                 heartbeatInterval: configuration.heartbeatInterval,
-                                                uninstallDelay: configuration.uninstallDelay, installs: installs, interactions: interactions, additions: configuration.additions,
+                                                uninstallDelay: configuration.uninstallDelay, installs: installs, interactions: interactions,
+                                                summarized: { [actions] in actions.summarized($0) }, summaries: summaries,
+                                                additions: configuration.additions,
                                                 bufferLimit: configuration.deviceLinkBufferLimit, logger: logger)
             do {
                 let channel = try await DeviceLinkEndpoint(services: deviceServices, sslContext: tls.deviceSSLContext)

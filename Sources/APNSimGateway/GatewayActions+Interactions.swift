@@ -21,7 +21,7 @@ extension GatewayActions {
             return .failure(.init(kind: .notConnected, description: "device \(device) is not connected"))
         }
         let interact = DeviceLinkMessage.Interact(id: UUID().uuidString, apnsID: apnsID, action: action, text: text, at: clock.now())
-        switch await interactions.interact(interact, on: link, timeout: Self.interactionWait) {
+        switch await interactions.ask(.interact(interact), id: interact.id, on: link, timeout: Self.interactionWait) {
         case .answered(let answer):
             guard let record = answer.record else {
                 return .failure(.init(kind: .refused, description: answer.refusal ?? "device \(device) changed nothing"))

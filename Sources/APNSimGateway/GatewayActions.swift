@@ -11,7 +11,8 @@ struct GatewayActions: Sendable {
     let recorder: SendRecorder
     let deliveries: DeliveryRecorder
     let clock: WallClock
-    let interactions: InteractionWaiters
+    let interactions: DeviceAnswers<DeviceLinkMessage.Interacted>
+    let summaries: DeviceAnswers<SummaryDelivery>
     let store: Store
 
     /// Adds faults (nothing if any is unusable) and lets those that act at once act before it returns: a GOAWAY or

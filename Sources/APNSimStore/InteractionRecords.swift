@@ -46,14 +46,14 @@ extension Store {
         return try rows.map { try Self.interactionDecoder.decode(InteractionRecord.self, from: Data($0.utf8)) }
     }
 
-    /// Dates as seconds since 1970 with their fraction, as the record keeps every time.
-    private static let interactionEncoder: JSONEncoder = {
+    /// Dates as seconds since 1970 with their fraction, as the record keeps every time (interactions and summaries).
+    static let interactionEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         return encoder
     }()
 
-    private static let interactionDecoder: JSONDecoder = {
+    static let interactionDecoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         return decoder

@@ -130,6 +130,14 @@ public final class Store: Sendable {
                 table.column("record", .jsonText).notNull()  // the whole InteractionRecord
             }
         }
+        migrator.registerMigration("v10-summaries") { db in
+            try db.create(table: "summaries") { table in
+                table.primaryKey("id", .text)
+                table.column("device", .text).notNull().indexed()
+                table.column("at", .double).notNull()  // seconds since 1970
+                table.column("record", .jsonText).notNull()  // the whole SummaryDelivery
+            }
+        }
         return migrator
     }
 
@@ -283,11 +291,12 @@ public final class Store: Sendable {
         }
     }
 
-    /// Forgets every delivery record, and the interactions with what they showed.
+    /// Forgets every delivery record, and the interactions and summaries with what they showed.
     public func deleteAllDeliveries() throws {
         try database.write { db in
             _ = try DeliveryRecord.deleteAll(db)
             try db.execute(sql: "DELETE FROM interactions")
+            try db.execute(sql: "DELETE FROM summaries")
         }
     }
 

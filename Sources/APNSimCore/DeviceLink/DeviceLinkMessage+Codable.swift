@@ -18,6 +18,9 @@ extension DeviceLinkMessage: Codable {
         case .restart: "restart"
         case .interact: "interact"
         case .focus: "focus"
+        case .summary: "summary"
+        case .deliverSummary: "deliverSummary"
+        case .summarized: "summarized"
         case .interacted: "interacted"
         case .startActivity: "startActivity"
         case .endActivity: "endActivity"
@@ -49,6 +52,9 @@ extension DeviceLinkMessage: Codable {
         case "restart": self = .restart(try Restart(from: decoder))
         case "interact": self = .interact(try Interact(from: decoder))
         case "focus": self = .focus(try FocusChange(from: decoder))
+        case "summary": self = .summary(try SummaryChange(from: decoder))
+        case "deliverSummary": self = .deliverSummary(try DeliverSummary(from: decoder))
+        case "summarized": self = .summarized(try SummaryDelivery(from: decoder))
         case "interacted": self = .interacted(try Interacted(from: decoder))
         case "startActivity": self = .startActivity(try StartActivity(from: decoder))
         case "endActivity": self = .endActivity(try EndActivity(from: decoder))
@@ -84,6 +90,9 @@ extension DeviceLinkMessage: Codable {
         case .restart(let body): try body.encode(to: encoder)
         case .interact(let body): try body.encode(to: encoder)
         case .focus(let body): try body.encode(to: encoder)
+        case .summary(let body): try body.encode(to: encoder)
+        case .deliverSummary(let body): try body.encode(to: encoder)
+        case .summarized(let body): try body.encode(to: encoder)
         case .interacted(let body): try body.encode(to: encoder)
         case .startActivity(let body): try body.encode(to: encoder)
         case .endActivity(let body): try body.encode(to: encoder)

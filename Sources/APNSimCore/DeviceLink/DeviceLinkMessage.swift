@@ -30,6 +30,12 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     case restart(Restart)
     /// Gateway → device: the user turns a Focus on, or off (`POST /v1/devices/{id}/focus`).
     case focus(FocusChange)
+    /// Gateway → device: the user sets a Scheduled Summary, or turns it off (`POST /v1/devices/{id}/summary`).
+    case summary(SummaryChange)
+    /// Gateway → device: deliver the Scheduled Summary now, as if its time had come (`POST /v1/devices/{id}/summary/deliver`).
+    case deliverSummary(DeliverSummary)
+    /// Device → gateway: a Scheduled Summary was delivered, at its time or on request (then with the request's ID).
+    case summarized(SummaryDelivery)
     /// Gateway → device: an app starts a Live Activity (`Activity.request`), with the ID and push token the gateway
     /// gave it.
     case startActivity(StartActivity)
@@ -204,6 +210,18 @@ public enum DeviceLinkMessage: Sendable, Hashable {
         /// The Focus now on; `nil`: none.
         public var focus: Focus?
         public init(focus: Focus?) { self.focus = focus }
+    }
+
+    public struct SummaryChange: Sendable, Hashable, Codable {
+        /// The summary now set; `nil`: none.
+        public var summary: ScheduledSummary?
+        public init(summary: ScheduledSummary?) { self.summary = summary }
+    }
+
+    public struct DeliverSummary: Sendable, Hashable, Codable {
+        /// Names the device's `summarized` answer.
+        public var id: String
+        public init(id: String) { self.id = id }
     }
 
     public struct Interact: Sendable, Hashable, Codable {

@@ -41,17 +41,25 @@ public enum Interruption {
     public static let timeSensitiveEntitlement = "com.apple.developer.usernotifications.time-sensitive"
     public static let criticalAlertsEntitlement = "com.apple.developer.usernotifications.critical-alerts"
 
+    /// The levels that break through a Focus and a Scheduled Summary, by the entitlement each needs and its name in Xcode.
+    static let breakThrough: [String: (entitlement: String, name: String)] = [
+        "time-sensitive": (timeSensitiveEntitlement, "Time Sensitive Notifications"),
+        "critical": (criticalAlertsEntitlement, "Critical Alerts"),
+    ]
+
+    /// Whether a notification of `level` from an app with `entitlements` is delivered at once through a Focus and a
+    /// Scheduled Summary (the summary delivers Time Sensitive notifications immediately).
+    public static func breaksThrough(level: String?, entitlements: [String]) -> Bool {
+        guard let level, let needs = breakThrough[level] else { return false }
+        return entitlements.contains(needs.entitlement)
+    }
+
     /// Whether the notification shows as a banner, and why not when it does not (a sentence for its record).
     public static func decide(level: String?, bundleID: String, entitlements: [String], focus: Focus?) -> (banner: Bool, quietly: String?) {
         if level == "passive" {
             return (false, "interruption-level passive: delivered quietly to the list, without a banner or sound")
         }
         guard let holding = focus, !holding.allowedApps.contains(bundleID) else { return (true, nil) }
-        // The levels that break through a Focus, by the entitlement each needs and its name in Xcode.
-        let breakThrough: [String: (entitlement: String, name: String)] = [
-            "time-sensitive": (timeSensitiveEntitlement, "Time Sensitive Notifications"),
-            "critical": (criticalAlertsEntitlement, "Critical Alerts"),
-        ]
         guard let level, let needs = breakThrough[level] else {
             return (false, "held by the \(holding.name) Focus and delivered quietly: it does not allow \(bundleID)")
         }

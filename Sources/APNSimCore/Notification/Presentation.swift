@@ -12,6 +12,9 @@ public struct Presentation: Sendable, Hashable, Codable {
     public var banner: Bool
     /// Kept in Notification Center's list: the app was in the background, or its handler returned `.list`.
     public var list: Bool
+    /// When it waits for the user's Scheduled Summary: the summary time it is delivered at (RFC 3339). It is in the
+    /// list from then on.
+    public var summary: String?
 
     public init(bundleID: String, thread: String?, banner: Bool, list: Bool) {
         self.bundleID = bundleID

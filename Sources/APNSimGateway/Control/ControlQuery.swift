@@ -14,6 +14,7 @@ enum ControlQuery {
         "GET /v1/activities": ["device", "bundle", "token", "channel"],
         "GET /v1/tokens": ["after", "limit"],
         "GET /v1/interactions": ["device", "token", "bundle", "apnsId", "limit"],
+        "GET /v1/summaries": ["device", "limit"],
         "POST /v1/devices/{id}/apps": ["wait"],
     ]
 
@@ -110,6 +111,11 @@ enum ControlQuery {
     }
 
     /// `GET /v1/interactions?device=&token=&bundle=&apnsId=&limit=`.
+    /// `GET /v1/summaries?device=&limit=`: the device, and at most how many (100 unless said).
+    static func summaryFilter(_ query: [String: String]) throws(ControlAPIError) -> (device: String?, limit: Int) {
+        (query["device"], try query["limit"].map { text throws(ControlAPIError) in try positive(text, name: "limit") } ?? 100)
+    }
+
     static func interactionFilter(_ query: [String: String]) throws(ControlAPIError) -> InteractionFilter {
         var filter = InteractionFilter(device: query["device"], token: query["token"], bundleID: query["bundle"], apnsId: query["apnsId"])
         if let limit = query["limit"] { filter.limit = try positive(limit, name: "limit") }

@@ -60,6 +60,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         services.directory.detach(session)
         services.installs.linkClosed(session)
         services.interactions.linkClosed(session)
+        services.summaries.linkClosed(session)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -230,7 +231,9 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             services.directory.refuse(refused, device: session.descriptor.id)
             services.installs.resolve(device: session.descriptor.id, bundleID: refused.bundleID, .refused(refused))
         case .message(.interacted(let answer)):
-            services.interactions.resolve(answer)
+            services.interactions.resolve(answer.id, with: answer)
+        case .message(.summarized(let summary)):
+            services.summarized(summary)
         case .message(.attachmentCopy(let copy)):
             // Written here, on the link's event loop, so the parts stay in order; a part is at most 32 KiB.
             do {
@@ -312,7 +315,10 @@ struct DeviceServices: Sendable {
     /// How long after an app is removed its token starts answering 410 Unregistered.
     var uninstallDelay: TimeInterval
     var installs: InstallWaiters
-    var interactions: InteractionWaiters
+    var interactions: DeviceAnswers<DeviceLinkMessage.Interacted>
+    /// Summaries a device delivered: each recorded, then handed to the request that asked for it, if one did.
+    var summarized: @Sendable (SummaryDelivery) -> Void
+    var summaries: DeviceAnswers<SummaryDelivery>
     /// What the control port serves besides the API, which keeps the devices' attachment copies (the inbox).
     var additions: [any ControlPortAddition]
     /// Bytes written to a link and not read, past which it ends (``GatewayConfiguration/deviceLinkBufferLimit``).

@@ -1,0 +1,27 @@
+import APNSimCore
+import Foundation
+
+extension NotificationList {
+    /// Delivers the notifications waiting for the Scheduled Summary: those due by `due` (every one waiting when
+    /// `nil`: a summary delivered on request), highest `relevance-score` first and, among equal scores, oldest first
+    /// (``SummaryDelivery``). Each is in the list from now on.
+    public mutating func deliverSummary(due: Date?) -> [SummaryDelivery.Item] {
+        var delivered: [SummaryDelivery.Item] = []
+        for index in shown.indices {
+            let waiting = shown[index]
+            guard let time = waiting.presentation.summary, !waiting.presentation.list else { continue }
+            if let due, let at = try? Date(time, strategy: .iso8601), at > due { continue }
+            shown[index].presentation.list = true
+            delivered.append(.init(apnsId: waiting.apnsID, deliveryId: waiting.deliveryID, bundleID: waiting.bundleID,
+                                   title: waiting.content.title, body: waiting.content.body,
+                                   relevanceScore: waiting.content.relevanceScore ?? 0, arrived: waiting.arrived))
+        }
+        // A stable sort: `shown` is oldest first.
+        return delivered.enumerated().sorted { ($1.element.relevanceScore, $0.offset) < ($0.element.relevanceScore, $1.offset) }.map(\.element)
+    }
+
+    /// How many notifications wait for the Scheduled Summary.
+    public var waitingForSummary: Int {
+        shown.count { $0.presentation.summary != nil && !$0.presentation.list }
+    }
+}
