@@ -192,6 +192,10 @@ public struct Scenario: Codable, Sendable {
         /// `focus`: the Focus's name (Do Not Disturb, Sleep, Work or any other) and the apps it lets through.
         public var name: String?
         public var allowedApps: [String]?
+        /// `summary`: its times of day (`HH:mm`), the apps in it (every app when absent) and its time zone (UTC when absent).
+        public var times: [String]?
+        public var apps: [String]?
+        public var timeZone: String?
 
         public enum Kind: String, Codable, Sendable {
             /// The device drops off the network: pushes are held, as APNs stores them.
@@ -216,6 +220,12 @@ public struct Scenario: Codable, Sendable {
             case focus
             /// The user turns the Focus off.
             case focusOff
+            /// The user sets a Scheduled Summary at `times` for `apps` (docs/interactions.md, "Scheduled Summary").
+            case summary
+            /// The user turns it off.
+            case summaryOff
+            /// The device delivers its summary now, as if its time had come (`expect.summary` matches what it delivered).
+            case deliverSummary
         }
     }
 
@@ -250,6 +260,8 @@ public struct Scenario: Codable, Sendable {
         /// For a `tap` or `dismiss`: its interaction record matches this pattern (`opened`, `event`, `delivered`…), or
         /// `{refused: PATTERN}`: it was refused (422) with a sentence matching PATTERN.
         public var interaction: JSONValue?
+        /// For a `deliverSummary` device action: the summary record matches this pattern (`notifications`…).
+        public var summary: JSONValue?
         /// For a broadcast: it reached this many activities, and each delivery matches `delivery`.
         public var deliveredTo: Int?
         /// How long to wait for the delivery or install; 10 s when absent.

@@ -143,11 +143,21 @@ public enum ScenarioLoader {
                 if [.install, .uninstall, .foreground, .background].contains(device.action), device.app == nil {
                     throw fail("device.app", "\(device.action.rawValue) needs the app's bundle ID")
                 }
+                if device.action == .summary,
+                   let problem = ScheduledSummary(times: device.times ?? [], apps: device.apps, timeZone: device.timeZone).problems.first {
+                    throw fail("device.times", problem)
+                }
+                if step.expect?.summary != nil, device.action != .deliverSummary {
+                    throw fail("expect.summary", "expect.summary is about a deliverSummary device action; this one is \(device.action.rawValue)")
+                }
                 if let unknown = device.options?.first(where: { !DeviceLinkMessage.Foreground.knownOptions.contains($0) }) {
                     throw fail("device.options", "options are banner, list, sound and badge; got \(unknown)")
                 }
             }
             if let expect = step.expect {
+                if expect.summary != nil, step.device == nil {
+                    throw fail("expect.summary", "expect.summary is about a deliverSummary device action; this step has none")
+                }
                 if (expect.status != nil || expect.reason != nil || expect.delivery != nil || expect.nothingDisplayed != nil)
                     && step.send == nil && step.push == nil {
                     throw fail("expect", "status, reason, delivery and nothingDisplayed are about a send; this step sends nothing")

@@ -122,7 +122,11 @@ actor ScenarioSession {
             for id in ids {
                 let answer = try await act(device, on: id)
                 let refused = answer.status == 422 && step.expect?.install?.refused != nil
-                if ids.count == 1 { happened.append(refused ? "install refused" : device.action.rawValue) }
+                if ids.count == 1 { happened.append(refused ? "install refused"
+                                                  : device.action == .deliverSummary ? answer.body?["detail"]?.string ?? "" : device.action.rawValue) }
+                if device.action == .deliverSummary, let pattern = step.expect?.summary, answer.status == 200 {
+                    failures += Pattern.mismatches(pattern, answer.body, at: "summary")
+                }
                 if !(200..<300).contains(answer.status) && !refused {
                     failures.append("device \(id) \(device.action.rawValue): the control API answered \(answer.status) \(answer.body?["error"]?.string ?? "")")
                     break
@@ -244,6 +248,13 @@ actor ScenarioSession {
             answer = try await target.control.post("/v1/devices/\(id)/focus", body: String(decoding: try JSONEncoder().encode(focus), as: UTF8.self))
         case .focusOff:
             answer = try await target.control.delete("/v1/devices/\(id)/focus")
+        case .summary:
+            let summary = ScheduledSummary(times: device.times ?? [], apps: device.apps, timeZone: device.timeZone)
+            answer = try await target.control.post("/v1/devices/\(id)/summary", body: String(decoding: try JSONEncoder().encode(summary), as: UTF8.self))
+        case .summaryOff:
+            answer = try await target.control.delete("/v1/devices/\(id)/summary")
+        case .deliverSummary:
+            answer = try await target.control.post("/v1/devices/\(id)/summary/deliver")
         }
         return answer
     }

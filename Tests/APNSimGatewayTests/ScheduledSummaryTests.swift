@@ -1,5 +1,6 @@
 import APNSimCore
 import APNSimDevice
+import APNSimExtensions
 import APNSimGateway
 import APNSimTestSupport
 import Foundation
@@ -60,6 +61,29 @@ struct ScheduledSummaryTests {
                 #expect(try await control.delete("/v1/devices/device-1/focus").status == 200)
                 let later = try await InteractionTests.shown(harness, device, #"{"aps":{"alert":"Back"}}"#)
                 #expect(((try await control.deliveries("apnsId=\(later)").first)?["presentation"] as? [String: Any])?["banner"] as? Bool == true)
+            }
+        }
+    }
+    @Test("apnsim summary sets, delivers (one line per notification, in order) and turns off; bad input is one sentence and exit 1")
+    func command() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness, apps: [InteractionTests.app()]) { device in
+                let apnsim = try ApnsimProcess.executable.path
+                let url = ["--control-url", "http://127.0.0.1:\(harness.endpoints.controlPort)"]
+                let neither = try await ChildProcess.run([apnsim, "summary", "device-1"] + url)
+                #expect(neither.status == .exited(1))
+                #expect(neither.output == "apnsim: give the summary's times (--at 08:00 --at 18:00), --off, or --deliver: one of them\n")
+                let bad = try await ChildProcess.run([apnsim, "summary", "device-1", "--at", "8am"] + url)
+                #expect(bad.status == .exited(1) && bad.output == "apnsim: summary time 8am is not a time of day as HH:mm (08:00, 18:30)\n")
+                let set = try await ChildProcess.run([apnsim, "summary", "device-1", "--at", "08:00", "--app", "com.example.app"] + url)
+                #expect(set.output == "device-1: Scheduled Summary at 08:00 UTC for com.example.app\n")
+                let apnsID = try await InteractionTests.shown(harness, device, #"{"aps":{"alert":{"title":"Digest","body":"3 new"}}}"#)
+                let delivered = try await ChildProcess.run([apnsim, "summary", "device-1", "--deliver"] + url)
+                #expect(delivered.status == .exited(0))
+                #expect(delivered.output == "the Scheduled Summary was delivered on request: 1 notification(s), highest relevance-score first\n"
+                        + "1. com.example.app \(apnsID) (relevance 0.0) Digest: 3 new\n")
+                let off = try await ChildProcess.run([apnsim, "summary", "device-1", "--off"] + url)
+                #expect(off.status == .exited(0) && off.output == "device-1: Scheduled Summary off\n")
             }
         }
     }
