@@ -9,6 +9,7 @@ enum AutoPick {
         (.salesforce, "_mediaUrl", { $0["_mediaUrl"] != nil }),
         (.sailthru, "_st", { $0["_st"] != nil }),
         (.onesignal, "att", { $0["att"] != nil || $0["os_data"] != nil }),
+        (.onesignal, "buttons", { $0["buttons"] != nil && $0["custom"]?["i"] != nil }),
         (.firebase, "fcm_options", { $0["fcm_options"] != nil }),
         (.airship, AirshipExtension.key, { $0[AirshipExtension.key] != nil }),
         (.iterable, "itbl", { $0["itbl"] != nil }),

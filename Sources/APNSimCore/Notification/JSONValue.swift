@@ -59,6 +59,12 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return Int(number)
     }
 
+    /// The members of an object; `nil` for any other value.
+    public var members: [String: JSONValue]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
     public var array: [JSONValue]? {
         if case .array(let value) = self { return value }
         return nil
