@@ -9,7 +9,9 @@ selenium with the system's chromedriver (no browser download). Each check saves 
 4. A push to an offline device shows as stored, then as a banner once the device is back online.
    A Live Activity the app starts shows as a Lock Screen card: its attributes, its state as keys and values, the
    state a push to its token sets, and, once ended, the countdown to its dismissal.
-5. The composer's push with a bad topic shows DeviceTokenNotForTopic and the gateway's explanation.
+5. A Work Focus and a Scheduled Summary set from the page: what waits for the summary is listed highest
+   relevance-score first and delivered in that order; a push the Focus holds is marked. The composer's push with a
+   bad topic shows DeviceTokenNotForTopic and the gateway's explanation.
 6. axe-core (from PyPI's axe-selenium-python) finds no serious or critical accessibility problem, light or dark,
    at desktop or phone width, and every notification can be reached with Tab.
 7. With 1,000 stored deliveries the page paints its newest notifications in under 1 s, and scrolling to the
@@ -247,6 +249,42 @@ def interactions():
     shot("inbox-answered.png")
 
 
+def focus_and_summary():
+    """A Focus and a Scheduled Summary set from the page: the pushes that wait for the summary are listed highest
+    relevance-score first; Deliver summary now delivers them in that order; with the summary off, a push the Focus
+    holds is marked as held."""
+    card = "article.device[data-device='iphone-dev']"
+    Select(driver.find_element(By.CSS_SELECTOR, "select[data-focus='iphone-dev']")).select_by_value("Work")
+    wait.until(lambda d: d.execute_script("return document.querySelector(arguments[0]).value", "select[data-focus='iphone-dev']") == "Work")
+    times = driver.find_element(By.CSS_SELECTOR, card + " form.summary input[name='times']")
+    times.clear()
+    times.send_keys("08:00, 18:00", Keys.ENTER)
+    wait.until(lambda d: "Change summary" in text(card + " form.summary"))
+    low = send({"aps": {"alert": {"title": "Digest", "body": "low"}, "relevance-score": 0.3}})
+    high = send({"aps": {"alert": {"title": "Digest", "body": "high"}, "relevance-score": 0.8}})
+    upcoming = card + " ol.summary-list.upcoming li"
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, upcoming)) == 2)
+    order = driver.execute_script("return Array.from(document.querySelectorAll(arguments[0]), (e) => e.dataset.apnsId);", upcoming)
+    assert order == [high, low], f"the upcoming summary lists {order}, not highest relevance first"
+    assert not driver.find_elements(By.CSS_SELECTOR, selector(high, "li.banner")), "a push waiting for the summary shows no banner"
+    shot("inbox-upcoming-summary.png")
+    press(card + " button[data-deliver-summary='iphone-dev']")
+    delivered = card + " ol.summary-list.delivered li"
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, delivered)) == 2)
+    order = driver.execute_script("return Array.from(document.querySelectorAll(arguments[0]), (e) => e.dataset.apnsId);", delivered)
+    assert order == [high, low], f"the delivered summary lists {order}"
+    assert not driver.find_elements(By.CSS_SELECTOR, upcoming), "nothing waits once the summary is delivered"
+    shot("inbox-summary-delivered.png")
+    press(card + " form.summary button:not([type='submit']):not([data-deliver-summary])")  # Summary off
+    wait.until(lambda d: "Set summary" in text(card + " form.summary"))
+    held = send({"aps": {"alert": {"title": "Lunch?", "body": "held"}}})
+    wait.until(lambda d: "Held by Work" in text(selector(held, "li.banner")))
+    Select(driver.find_element(By.CSS_SELECTOR, "select[data-focus='iphone-dev']")).select_by_value("")
+    wait.until(lambda d: d.execute_script("return document.querySelector(arguments[0]).value", "select[data-focus='iphone-dev']") == "")
+    print(f"inbox: Work Focus and a summary set from the page; the summary listed and delivered {high} before {low};"
+          f" with the summary off, {held} was held by Work")
+
+
 def composer_bad_topic():
     Select(driver.find_element(By.ID, "compose-device")).select_by_value("iphone-dev")
     Select(driver.find_element(By.ID, "compose-template")).select_by_visible_text("Plain alert")
@@ -388,6 +426,7 @@ try:
     stored_then_delivered()
     live_activity()
     interactions()
+    focus_and_summary()
     composer_bad_topic()
     driver.execute_script("window.scrollTo(0, 0)")
     shot("inbox.png")

@@ -15,15 +15,19 @@ extension GatewayActions {
             } catch {
                 summary.detail += "; it could not be recorded: \(error)"  // the request that asked for it still gets it
             }
+            devices.revisions.bump()  // what the device shows changed: the inbox reads the summary
             summaries.resolve(summary.id, with: summary)
         }
     }
 
     /// Sets `device`'s Scheduled Summary, or turns it off (`nil`); a sentence naming the device when it is not connected.
     func setSummary(_ summary: ScheduledSummary?, device: String) -> String? {
-        guard let link = devices.link(of: device) else { return "device \(device) is not connected" }
-        link.send(.summary(.init(summary: summary)))
-        return nil
+        devices.setSummary(summary, of: device) ? nil : "device \(device) is not connected"
+    }
+
+    /// Turns a Focus on `device` on, or off (`nil`); a sentence naming the device when it is not connected.
+    func setFocus(_ focus: Focus?, device: String) -> String? {
+        devices.setFocus(focus, of: device) ? nil : "device \(device) is not connected"
     }
 
     /// Delivers `device`'s Scheduled Summary now, as if its time had come, and answers with what it delivered.

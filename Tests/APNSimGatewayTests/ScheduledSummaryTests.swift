@@ -87,4 +87,27 @@ struct ScheduledSummaryTests {
             }
         }
     }
+    @Test("GET /v1/devices lists the Focus and summary set, and a restarted device gets them back before the pushes held for it")
+    func keptAcrossRestart() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness, apps: [InteractionTests.app()]) { device in
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                #expect(try await control.post("/v1/devices/device-1/focus", #"{"name":"Sleep"}"#).status == 200)
+                #expect(try await control.post("/v1/devices/device-1/summary", #"{"times":["07:30"],"apps":["com.example.news"]}"#).status == 200)
+                let listed = try #require((try await control.get("/v1/devices").json as? [[String: Any]])?.first)
+                #expect((listed["focus"] as? [String: Any])?["name"] as? String == "Sleep", "\(listed)")
+                #expect((listed["summary"] as? [String: Any])?["times"] as? [String] == ["07:30"], "\(listed)")
+
+                #expect(try await control.post("/v1/devices/device-1/restart").status == 200)
+                let held = try await InteractionTests.shown(harness, device, #"{"aps":{"alert":"Overnight"}}"#)
+                let record = try #require(try await control.deliveries("apnsId=\(held)").first)
+                #expect((record["detail"] as? String)?.contains("held by the Sleep Focus") == true, "\(record)")
+
+                #expect(try await control.delete("/v1/devices/device-1/focus").status == 200)
+                #expect(try await control.delete("/v1/devices/device-1/summary").status == 200)
+                let cleared = try #require((try await control.get("/v1/devices").json as? [[String: Any]])?.first)
+                #expect(cleared["focus"] == nil && cleared["summary"] == nil, "\(cleared)")
+            }
+        }
+    }
 }

@@ -19,6 +19,9 @@ extension ControlAPI {
         var apps: [AppView]
         /// Apps the device would not install, with iOS's reason.
         var refused: [RefusalView]
+        /// The user's Focus and Scheduled Summary, as set through the gateway; absent: none.
+        var focus: Focus?
+        var summary: ScheduledSummary?
     }
 
     struct RefusalView: Encodable {
@@ -60,7 +63,7 @@ extension ControlAPI {
                            },
                            refused: device.refusals.values.sorted { $0.bundleID < $1.bundleID }.map {
                                RefusalView(bundleID: $0.bundleID, kind: $0.kind, message: $0.message)
-                           })
+                           }, focus: device.focus, summary: device.summary)
             })
         }
         v1.get("deliveries") { request, _ in try await self.deliveryRecords(request) }
@@ -87,9 +90,9 @@ extension ControlAPI {
             guard !focus.name.trimmingCharacters(in: .whitespaces).isEmpty else {
                 return ControlJSON.error("a Focus needs a name, such as Do Not Disturb, Sleep or Work")
             }
-            return try self.send(.focus(.init(focus: focus)), to: context.parameters.get("id") ?? "")
+            return try self.setFocus(focus, device: context.parameters.get("id") ?? "")
         }
-        v1.delete("devices/:id/focus") { _, context in try self.send(.focus(.init(focus: nil)), to: context.parameters.get("id") ?? "") }
+        v1.delete("devices/:id/focus") { _, context in try self.setFocus(nil, device: context.parameters.get("id") ?? "") }
         v1.post("devices/:id/offline") { _, context in try self.setOffline(context.parameters.get("id") ?? "", true) }
         v1.post("devices/:id/online") { _, context in try self.setOffline(context.parameters.get("id") ?? "", false) }
     }

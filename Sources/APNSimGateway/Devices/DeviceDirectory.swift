@@ -84,6 +84,16 @@ final class DeviceDirectory: Sendable {
         perform { $0.setOffline(id, offline, now: now) }
     }
 
+    /// Turns a Focus on or off on a connected device; `false` when it is not connected.
+    func setFocus(_ focus: Focus?, of id: String) -> Bool {
+        perform { $0.setFocus(focus, of: id) }
+    }
+
+    /// Sets or clears a connected device's Scheduled Summary; `false` when it is not connected.
+    func setSummary(_ summary: ScheduledSummary?, of id: String) -> Bool {
+        perform { $0.setSummary(summary, of: id) }
+    }
+
     func detach(_ session: DeviceSession) {
         perform { $0.detach(session) }
     }

@@ -35,6 +35,10 @@ struct DeviceRegistry: Sendable {
         var activities: [String: LiveActivity] = [:]
         /// Each app's Live Activity budget as the device last reported it, by bundle ID.
         var activityBudgets: [String: ActivityBudget.Report] = [:]
+        /// The user's Focus and Scheduled Summary as set through the gateway (``setFocus(_:of:)``): shown by
+        /// `GET /v1/devices`, and sent again each time the device links, as iOS keeps them across restarts.
+        var focus: Focus?
+        var summary: ScheduledSummary?
     }
 
     /// A device as those outside the registry read it: the device, and its apps as the token table has them.
@@ -203,6 +207,20 @@ struct DeviceRegistry: Sendable {
 
     /// Takes a device offline (its link is parked) or back online (and it gets what waits for it); `nil` when no
     /// such device exists.
+    /// The user turns a Focus on (or off, `nil`) on connected device `id`; `nil` when it is not connected.
+    mutating func setFocus(_ focus: Focus?, of id: String) -> Actions? {
+        guard let session = devices[id]?.session else { return nil }
+        devices[id]?.focus = focus
+        return Actions(send: [(session, .focus(.init(focus: focus)))], devicesChanged: true)
+    }
+
+    /// The user sets a Scheduled Summary (or turns it off, `nil`) on connected device `id`; `nil` when it is not connected.
+    mutating func setSummary(_ summary: ScheduledSummary?, of id: String) -> Actions? {
+        guard let session = devices[id]?.session else { return nil }
+        devices[id]?.summary = summary
+        return Actions(send: [(session, .summary(.init(summary: summary)))], devicesChanged: true)
+    }
+
     mutating func setOffline(_ id: String, _ offline: Bool, now: Date) -> Actions? {
         guard var device = devices[id] else { return nil }
         device.forcedOffline = offline
@@ -221,6 +239,9 @@ struct DeviceRegistry: Sendable {
 
     /// What device `id` gets on coming online (``HeldPushes/arrive(_:now:)``), its record persisted.
     private mutating func arrive(_ id: String, over session: DeviceSession, now: Date, into actions: inout Actions) {
+        // The user's settings first, so pushes held for the device meet its Focus and summary.
+        if let focus = devices[id]?.focus { actions.send.append((session, .focus(.init(focus: focus)))) }
+        if let summary = devices[id]?.summary { actions.send.append((session, .summary(.init(summary: summary)))) }
         let (waiting, events) = held.arrive(id, now: now)
         actions.persist += events
         actions.send += waiting.map { (session, .push($0)) }

@@ -51,7 +51,7 @@ async function refreshDeliveries() {
 
 async function refreshDevices() {
   // An activity's change is a change of its device (the event stream's "devices").
-  [inbox.devices, inbox.activities] = await Promise.all([getJSON("/v1/devices"), getJSON("/v1/activities")]);
+  [inbox.devices, inbox.activities] = await Promise.all([getJSON("/v1/devices"), getJSON("/v1/activities"), attention.load()]);
 }
 
 /** The next page of older deliveries, when the end of the list scrolls into view. */

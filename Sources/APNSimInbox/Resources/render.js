@@ -82,6 +82,11 @@ function buildBanner(delivery) {
   if (mark) head.append(element("span", `mark ${content.interruptionLevel}`, mark));
   head.append(timeElement(delivery.displayedAt || delivery.acceptedAt));
   item.append(head);
+  if (delivery.presentation && delivery.presentation.banner === false) {
+    // Delivered quietly: a Focus held it, or it is passive, or its app's willPresent asked for no banner.
+    const held = /held by the (.+?) Focus/.exec(delivery.detail || "");
+    head.append(element("span", "quiet", held ? `Held by ${held[1]}` : "Delivered quietly"));
+  }
   if (content.title) item.append(element("div", "title", content.title));
   if (content.subtitle) item.append(element("div", "subtitle", content.subtitle));
   if (content.body) item.append(element("div", "body", content.body));
@@ -228,6 +233,7 @@ function notificationGroups(deliveries, device) {
       activities.get(delivery.bundleID).push(delivery);
       continue;
     }
+    if (attention.waits(delivery)) continue;  // in the device's upcoming summary
     const record = interactions.answered.get(delivery.id);
     if (record && delivery.outcome === "displayed") { answered.push(interactions.answeredRow(delivery, record)); continue; }
     if (delivery.outcome === "displayed" || delivery.outcome === "replaced") {
@@ -303,9 +309,11 @@ function deviceCard(device, deliveries, stackedGroups, onToggle, lockScreen = []
     apps.append(element("li", "refused", `${refusal.bundleID} not installed: ${refusal.message}`));
   }
   card.append(apps);
+  card.append(attention.controls(device, () => scheduleAll()));
 
   const mine = deliveries.filter((delivery) => delivery.device === device.id);
   const { groups, waiting, system, answered, activities } = notificationGroups(mine, device);
+  card.append(...attention.lists(device, mine));
   if (waiting.length) {
     const list = element("ul", "waiting");
     list.setAttribute("aria-label", `Waiting for ${device.name}`);
