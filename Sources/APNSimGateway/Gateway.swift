@@ -246,4 +246,21 @@ extension Gateway {
     public func dismiss(device: String, apnsID: String) async throws -> InteractionRecord {
         try await actions.interact(device: device, apnsID: apnsID, action: InteractionRecord.dismissAction, text: nil).get()
     }
+
+    /// The user turns `focus` on `device` on, or off with `nil` (`POST`/`DELETE /v1/devices/{id}/focus`); throws a
+    /// sentence when the device is not connected.
+    public func setFocus(_ focus: Focus?, device: String) throws(GatewayError) {
+        if let problem = actions.setFocus(focus, device: device) { throw GatewayError(problem) }
+    }
+
+    /// The user sets `summary` on `device`, or turns it off with `nil` (`POST`/`DELETE /v1/devices/{id}/summary`);
+    /// throws a sentence when it is not one iOS would set, or the device is not connected.
+    public func setSummary(_ summary: ScheduledSummary?, device: String) throws(GatewayError) {
+        if let problem = summary?.problems.first ?? actions.setSummary(summary, device: device) { throw GatewayError(problem) }
+    }
+
+    /// `device` delivers its Scheduled Summary now (`POST /v1/devices/{id}/summary/deliver`): what it delivered, in order.
+    public func deliverSummary(device: String) async throws -> SummaryDelivery {
+        try await actions.deliverSummary(device: device).get()
+    }
 }

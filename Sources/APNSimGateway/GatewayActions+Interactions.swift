@@ -12,9 +12,9 @@ extension GatewayActions {
         var description: String
     }
 
-    /// How long a request waits for the device: a hang guard (a device answers at once, or once its app has forwarded
-    /// the response, at most three attempts of 10 s).
-    static let interactionWait: Duration = .seconds(60)
+    /// How long a request waits for the device: a hang guard (a device answers at once, or once the app's own delegate
+    /// has handled the response, within the extension budget, and the app has forwarded it, three attempts of 10 s).
+    static let interactionWait: Duration = .seconds(120)
 
     func interact(device: String, apnsID: String, action: String, text: String?) async -> Result<InteractionRecord, InteractionFailure> {
         guard let link = devices.link(of: device) else {

@@ -23,4 +23,27 @@ extension SimulatedWorld {
     public func interactions(_ filter: InteractionFilter = InteractionFilter()) throws -> [InteractionRecord] {
         try gateway.store.interactions(matching: filter)
     }
+
+    /// The user turns a Focus on `device` (`Focus(name: "Work", allowedApps: [...])`), or off with `nil`: it holds the
+    /// notifications of the apps it does not allow (docs/interactions.md, "Focus and interruption levels").
+    public func setFocus(_ focus: Focus?, device: String) throws {
+        try gateway.setFocus(focus, device: device)
+    }
+
+    /// The user sets a Scheduled Summary on `device`, or turns it off with `nil`.
+    public func setSummary(_ summary: ScheduledSummary?, device: String) throws {
+        try gateway.setSummary(summary, device: device)
+    }
+
+    /// `device` delivers its Scheduled Summary now, as if its time had come: what it delivered, highest
+    /// `relevance-score` first.
+    @discardableResult
+    public func deliverSummary(device: String) async throws -> SummaryDelivery {
+        try await gateway.deliverSummary(device: device)
+    }
+
+    /// The summaries devices delivered so far (of `device` when given), oldest first (`GET /v1/summaries`).
+    public func summaries(device: String? = nil) throws -> [SummaryDelivery] {
+        try gateway.store.summaries(device: device)
+    }
 }

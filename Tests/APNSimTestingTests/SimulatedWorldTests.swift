@@ -58,6 +58,27 @@ struct SimulatedWorldTests {
         }
     }
 
+    @Test("world.setFocus and world.setSummary hold pushes for the summary; world.deliverSummary returns them highest relevance-score first")
+    func summary() async throws {
+        try await SimulatedWorld.run { world in
+            let token = try world.token(device: "iphone-dev", app: "com.example.app")
+            try world.setFocus(Focus(name: "Work"), device: "iphone-dev")
+            try world.setSummary(ScheduledSummary(times: ["08:00"]), device: "iphone-dev")
+            #expect(throws: (any Error).self, "a time that is not HH:mm") { try world.setSummary(ScheduledSummary(times: ["8"]), device: "iphone-dev") }
+            var sent: [String] = []
+            for score in [0.1, 0.7] {
+                let response = try await Self.send(world, #"{"aps":{"alert":"Digest","relevance-score":\#(score)}}"#, to: token)
+                let apnsID = try #require(response["apns-id"])
+                #expect(try await world.delivery(apnsID: apnsID).presentation?.summary != nil)
+                sent.append(apnsID)
+            }
+            let summary = try await world.deliverSummary(device: "iphone-dev")
+            #expect(summary.notifications.map(\.apnsId) == sent.reversed())
+            #expect(try world.summaries(device: "iphone-dev").map(\.id) == [summary.id])
+            try world.setFocus(nil, device: "iphone-dev")
+        }
+    }
+
     /// With the gateway's own 10 s, a provider's handshake in a world of a busy test run could be cut off, and the
     /// test failed with "the connection closed before the request could be sent".
     @Test("A world waits for a slow provider handshake and a silent device link as long as its patience; nil keeps the gateway's own")
