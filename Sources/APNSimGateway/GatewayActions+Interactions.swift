@@ -27,10 +27,8 @@ extension GatewayActions {
                 return .failure(.init(kind: .refused, description: answer.refusal ?? "device \(device) changed nothing"))
             }
             do {
-                try deliveries.flush()
-                let token = try store.deliveries(matching: DeliveryFilter(apnsId: record.apnsId, limit: 1000))
-                    .first { $0.id == record.deliveryId }?.token
-                try store.record(record, token: token)
+                // The app's token on the device: the one its alerts go to (a token stays the app's until it is reinstalled).
+                try store.record(record, token: devices.registration(of: device, bundleID: record.bundleID)?.token.hex)
             } catch {
                 return .failure(.init(kind: .refused, description: "the interaction could not be recorded: \(error)"))
             }
