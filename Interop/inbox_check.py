@@ -247,6 +247,21 @@ def interactions():
     print("inbox: a click tapped the Braze push (opened shop://sale/42), Reply sent its text, Dismiss dismissed:",
           ", ".join(kinds[-3:]))
     shot("inbox-answered.png")
+    salesforce = send({"aps": {"alert": {"title": "Your table", "body": "is ready"}}, "_sid": "SFMC", "_m": "MTAx",
+                       "_od": "https://example.com/tables/7"})
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, selector(salesforce, "li.banner")))
+    press(selector(salesforce, "li.banner") + " .title")
+    wait.until(lambda d: "https://example.com/tables/7" in text(selector(salesforce, "li.answered")))
+    iterable = send({"aps": {"alert": {"title": "Order 9", "body": "Out for delivery"}, "mutable-content": 1},
+                     "itbl": {"campaignId": 1, "templateId": 2, "messageId": "msg-inbox",
+                              "actionButtons": [{"identifier": "track", "buttonType": "default", "title": "Track",
+                                                 "action": {"type": "openUrl", "data": "app://orders/9/track"}}]}})
+    button = selector(iterable, "li.banner") + " button[data-action='track']"
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, button))
+    press(button)
+    wait.until(lambda d: "app://orders/9/track" in text(selector(iterable, "li.answered")))
+    assert "Iterable reported trackPushOpen" in text(selector(iterable, "li.answered")), text(selector(iterable, "li.answered"))
+    print("inbox: a Salesforce push opened its OpenDirect URL, and an Iterable push's own Track button its URL")
 
 
 def focus_and_summary():

@@ -8,8 +8,9 @@ import ServiceLifecycle
 import Synchronization
 
 /// The media server rich pushes point at (`http://127.0.0.1:8199`): `GET /media/NAME` serves the fixture file NAME
-/// from its folder (`Scenarios/media`), and `GET /stats` says how many requests each path got (a campaign to many
-/// devices makes a spike of downloads). A service: it stops on graceful shutdown.
+/// from its folder (`Scenarios/media`), `POST /media/echo` answers with the body it was sent (a forward URL's test
+/// double), and `GET /stats` says how many requests each path got (a campaign to many devices makes a spike of
+/// downloads). A service: it stops on graceful shutdown.
 ///
 /// The query scripts what goes wrong, for testing an extension's failure paths: `delay=SECONDS` (up to 60) before
 /// answering, `status=CODE` instead of 200, `type=MIME` as the Content-Type, `filename=NAME` (Content-Disposition:
@@ -86,6 +87,13 @@ public struct MediaServer: Service {
                 response.headers[.contentDisposition] = "attachment; filename=\"\(filename)\""
             }
             return response
+        }
+        // A test double of a team's backend for an app's `responses.forward` (`${media}/echo` in a scenario's world):
+        // each POST is answered 200 with its own body.
+        router.post("media/echo") { request, _ in
+            counts.add(request.uri.path)
+            let body = try await request.body.collect(upTo: 1 << 20)
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
         }
         router.get("stats") { _, _ in
             let body = try JSONEncoder().encode(counts.snapshot)

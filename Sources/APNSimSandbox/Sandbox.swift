@@ -79,6 +79,16 @@ public final class Sandbox: Service, Sendable {
                 let mediaPort = await mediaReady.first(where: { _ in true })
                 let mediaURL = mediaPort.map { "http://\(configuration.media?.host ?? "127.0.0.1"):\($0)" }
                 composer?.media(at: mediaURL)
+                // An app's forward URL may name this media server as `${media}` (its `…/media`), as payloads do:
+                // `${media}/echo` answers each response with its own body.
+                var devicesConfiguration = configuration
+                if let mediaURL {
+                    for (bundleID, app) in configuration.world.apps {
+                        devicesConfiguration.world.apps[bundleID]?.responses?.forward = app.responses?.forward?
+                            .replacingOccurrences(of: "${media}", with: "\(mediaURL)/media")
+                    }
+                }
+                let configuration = devicesConfiguration
                 let devices = SandboxDevices(configuration: configuration, devicePort: endpoints.devicePort ?? 0, logger: logger)
                 try await devices.run(gateway: gateway) { unregistered in
                     await onReady(Running(gateway: gateway, endpoints: endpoints, mediaURL: mediaURL, certs: configuration.certs,
