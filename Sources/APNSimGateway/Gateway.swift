@@ -54,9 +54,11 @@ public final class Gateway: Service, Sendable {
         self.store = store
         // One signal for both records, so the inbox's event stream wakes for a send or a delivery alike.
         let changes = ChangeSignal()
-        self.recorder = try SendRecorder(store: store, limits: configuration.records, clock: configuration.clock, changes: changes)
+        let metrics = GatewayMetrics()
+        self.recorder = try SendRecorder(store: store, limits: configuration.records, clock: configuration.clock, changes: changes,
+                                         observe: { metrics.count($0) })
         let deliveries = try DeliveryRecorder(store: store, limits: configuration.records, clock: configuration.clock,
-                                              changes: changes)
+                                              changes: changes, observe: { metrics.count($0) })
         self.deliveries = deliveries
         self.devices = DeviceDirectory(registry: world, persist: { deliveries.record(contentsOf: $0) }, changes: changes)
         // What a previous run left in a store file: registrations (and so their tokens) and held pushes.
@@ -64,7 +66,7 @@ public final class Gateway: Service, Sendable {
         devices.restore(try store.deviceState())
         self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,
                                       deliveries: deliveries, clock: configuration.clock, interactions: interactions, summaries: summaries,
-                                      store: store)
+                                      store: store, metrics: metrics)
         self.tls = try TLSMaterial(configuration.tls)
         self.logger = logger
     }

@@ -14,6 +14,7 @@ struct GatewayActions: Sendable {
     let interactions: DeviceAnswers<DeviceLinkMessage.Interacted>
     let summaries: DeviceAnswers<SummaryDelivery>
     let store: Store
+    let metrics: GatewayMetrics
 
     /// Adds faults (nothing if any is unusable) and lets those that act at once act before it returns: a GOAWAY or
     /// drop without `after` or `at`, new SETTINGS, a device link dropped (docs/faults.md).

@@ -16,14 +16,17 @@ public final class DeliveryRecorder: Sendable {
     public let erasures: ChangeCounter
 
     private let retention: Retention
+    private let observe: (@Sendable ([DeliveryEvent]) -> Void)?
 
     /// - Parameters:
     ///   - limits: how many deliveries to keep, and for how long (``RecordLimits``).
     ///   - clock: what "now" is for ``RecordLimits/maximumAge``.
     ///   - changes: what to signal after each batch (one signal may serve the send recorder too).
+    ///   - observe: called with each batch of events as it is applied, in order (the gateway's metrics).
     public init(store: Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system,
-                changes: ChangeSignal = ChangeSignal()) throws {
+                changes: ChangeSignal = ChangeSignal(), observe: (@Sendable ([DeliveryEvent]) -> Void)? = nil) throws {
         self.store = store
+        self.observe = observe
         self.changes = changes
         self.batches = ChangeCounter(signalling: changes)
         self.erasures = ChangeCounter(signalling: changes)
@@ -70,6 +73,7 @@ public final class DeliveryRecorder: Sendable {
         let events = try applying.withLock { _ in
             let events = buffer.take()
             try store.apply(events)
+            if !events.isEmpty { observe?(events) }
             let accepted = events.count { if case .accepted = $0 { true } else { false } }
             let outcomes = events.count { switch $0 { case .receipt, .forgotten: true; default: false } }
             matchingEvents.add(accepted + outcomes, ordering: .releasing)

@@ -8,6 +8,7 @@ public final class SendRecorder: Sendable {
     private let store: Store
     private let buffer = WriteBuffer<SendRecord>()
     private let retention: Retention
+    private let observe: (@Sendable ([SendRecord]) -> Void)?
     /// Batches written; each signals the recorder's ``ChangeSignal``.
     public let batches: ChangeCounter
 
@@ -15,9 +16,12 @@ public final class SendRecorder: Sendable {
     ///   - limits: how many sends to keep, and for how long (``RecordLimits``).
     ///   - clock: what "now" is for ``RecordLimits/maximumAge``.
     ///   - changes: what to signal after each batch (one signal may serve the delivery recorder too).
+    ///   - observe: called with each batch as it is written (the gateway's metrics count them there, off the
+    ///     provider's path).
     public init(store: Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system,
-                changes: ChangeSignal = ChangeSignal()) throws {
+                changes: ChangeSignal = ChangeSignal(), observe: (@Sendable ([SendRecord]) -> Void)? = nil) throws {
         self.store = store
+        self.observe = observe
         self.batches = ChangeCounter(signalling: changes)
         self.retention = Retention(limit: limits.sends, maximumAge: limits.maximumAge, clock: clock,
                                    count: try store.sendCount()) { keeping, before in
@@ -42,7 +46,11 @@ public final class SendRecorder: Sendable {
 
     /// Writes everything queued so far. Call before reading the store so reads see every answered request.
     public func flush() throws {
-        let added = try store.insertSends { buffer.take() }
+        let added = try store.insertSends {
+            let batch = buffer.take()
+            if !batch.isEmpty { observe?(batch) }
+            return batch
+        }
         try retention.added(added)
         if added > 0 { batches.bump() }
     }

@@ -40,6 +40,7 @@ struct ControlAPI: Sendable {
         router.add(middleware: methods)
         addProbeRoutes(to: router)
         addDescriptionRoutes(to: router)
+        addMetricsRoute(to: router)
         let v1 = router.group("v1")
         v1.get("health") { _, _ in try self.health() }
         v1.get("sends") { request, _ in try self.sends(request) }

@@ -94,6 +94,14 @@ final class DeviceDirectory: Sendable {
         perform { $0.setSummary(summary, of: id) }
     }
 
+    /// Devices linked now, and the pushes held for devices (stored while out of reach, sent and not acknowledged).
+    var counts: (online: Int, stored: Int, unacknowledged: Int) {
+        registry.inspect { registry in
+            let held = registry.held.counts
+            return (registry.devices.values.count { $0.session != nil }, held.stored, held.unacknowledged)
+        }
+    }
+
     func detach(_ session: DeviceSession) {
         perform { $0.detach(session) }
     }

@@ -93,6 +93,9 @@ struct HeldPushes: Sendable {
     /// What device `device` gets on coming online: pushes it never acknowledged first, in the order first sent, then
     /// stored ones still within their expiry (held until acknowledged from now on). Stored ones whose expiry passed
     /// are recorded dropped.
+    /// How many are stored for devices out of reach, and how many were sent and not acknowledged.
+    var counts: (stored: Int, unacknowledged: Int) { (pending.count, unacknowledged.count) }
+
     mutating func arrive(_ device: String, now: Date) -> (send: [DeviceLinkMessage.Delivery], events: [DeliveryEvent]) {
         let resend = unacknowledged.values.filter { $0.device == device }.sorted { $0.sequence < $1.sequence }.map(\.delivery)
         let waiting = pending.values.filter { $0.device == device }

@@ -16,6 +16,9 @@ final class ProviderConnections: Sendable {
         }
     }
 
+    /// How many are open now.
+    var count: Int { channels.withLock { $0.count } }
+
     /// Hands `fault` to every open connection's ``ProviderConnectionHandler`` and returns once each has acted
     /// (its GOAWAY or SETTINGS written), so a provider's next request comes after them.
     func broadcast(_ fault: Fault) async {

@@ -1,0 +1,157 @@
+import APNSimCore
+import APNSimStore
+import CoreMetrics
+import Foundation
+import Prometheus
+import Synchronization
+
+/// What a Prometheus scrape of `GET /metrics` reads (docs/metrics.md): counters of sends, deliveries and extension
+/// runs, the request-to-display latency, and, read at the scrape, open connections, stored pushes and the process's
+/// memory and descriptors.
+///
+/// Counted from the record's batches (``SendRecorder``, ``DeliveryRecorder``), so the provider's path pays nothing per
+/// push: a scrape first writes what is queued, so it counts every request answered before it. Devices in other
+/// processes or containers are counted from the receipts their links carry, so one scrape sees the whole world.
+/// Each gateway has a registry of its own (two gateways of one test process count apart); ``factory`` is
+/// swift-metrics' view of it, for code that reports through swift-metrics. Counters only grow: `POST /v1/reset`
+/// empties the record, not them, as Prometheus expects of a counter.
+final class GatewayMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    /// swift-metrics' factory over ``registry``.
+    let factory: PrometheusMetricsFactory
+    /// When each push not yet displayed was accepted, by delivery ID: the start of its latency.
+    private let accepted = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// Pushes whose display is awaited, at most; past it, the oldest start is forgotten (a device offline for long).
+    static let awaitedLimit = 200_000
+
+    init() {
+        factory = PrometheusMetricsFactory(registry: registry)
+    }
+
+    // MARK: - Names (Prometheus's naming conventions: https://prometheus.io/docs/practices/naming/)
+
+    static var sends: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "sends", unitName: "total",
+        helpText: "Provider API requests the gateway answered, by HTTP status, APNs reason, apns-push-type, environment and authentication.") }
+    static var deliveries: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "deliveries", unitName: "total",
+        helpText: "Accepted pushes the devices answered, by outcome (displayed, background, voip, liveactivity, replaced, suppressed, dropped).") }
+    static var extensionRuns: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "extension_runs", unitName: "total",
+        helpText: "Notification service extension runs, by kind and outcome (completed, expired, crashed, killed).") }
+    static var extensionDuration: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "extension_run_duration", unitName: "seconds",
+        helpText: "How long each service extension run took, from its start to the content shown.") }
+    static var displayLatency: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "push_display_latency", unitName: "seconds",
+        helpText: "From the provider's request accepted to the device's receipt that it displayed the push.") }
+    static var connections: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "provider_connections", unitName: "",
+        helpText: "Provider connections open now.") }
+    static var devicesOnline: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "devices_online", unitName: "",
+        helpText: "Simulated devices linked to the gateway now.") }
+    static var stored: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "pushes_stored", unitName: "",
+        helpText: "Pushes stored for devices out of reach now (one per app, the newest), as APNs stores them.") }
+    static var unacknowledged: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "pushes_unacknowledged", unitName: "",
+        helpText: "Pushes sent down a device link and not yet acknowledged.") }
+    static var residentMemory: MetricNameDescriptor { MetricNameDescriptor(metricName: "process_resident_memory", unitName: "bytes",
+        helpText: "Resident memory of the gateway's process.") }
+    static var openDescriptors: MetricNameDescriptor { MetricNameDescriptor(metricName: "process_open_fds", unitName: "",
+        helpText: "Open file descriptors of the gateway's process.") }
+
+    /// Latency buckets: a display takes milliseconds, a rich push's download seconds, a stored push minutes.
+    static let latencyBuckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+                                             .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+                                             .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30), .seconds(60)]
+
+    /// The push types APNs knows: another value of the header is counted as `other`, so a label's values stay few.
+    static let pushTypes: Set<String> = ["alert", "background", "voip", "complication", "fileprovider", "mdm", "location",
+                                         "liveactivity", "pushtotalk", "widgets", "controls"]
+
+    // MARK: - Counting
+
+    /// A batch of send records: the provider's requests among them (not the faults and link events the record keeps
+    /// beside them), one increment per label set.
+    func count(_ batch: [SendRecord]) {
+        var counts: [[String]: Int64] = [:]
+        for record in batch where !record.path.isEmpty {
+            let pushType = record.pushType.map { Self.pushTypes.contains($0) ? $0 : "other" } ?? ""
+            counts[[String(record.status), record.reason ?? "", pushType, record.environment, record.authMode], default: 0] += 1
+        }
+        for (values, count) in counts {
+            let labels = zip(["status", "reason", "push_type", "environment", "auth"], values).map { ($0, $1) }
+            registry.makeCounter(descriptor: Self.sends, labels: labels).increment(by: count)
+        }
+    }
+
+    /// A batch of delivery events: outcomes, extension runs and, for a displayed push, its latency.
+    func count(_ events: [DeliveryEvent]) {
+        let now = ContinuousClock.now
+        var outcomes: [String: Int64] = [:]
+        var runs: [[String]: Int64] = [:]
+        var latencies: [Duration] = []
+        for event in events {
+            switch event {
+            case .accepted(let record):
+                accepted.withLock { starts in
+                    if starts.count >= Self.awaitedLimit { starts.removeAll(keepingCapacity: true) }
+                    starts[record.id] = now
+                }
+            case .receipt(let id, let outcome, _, _, _, let extensionRun, _, _):
+                outcomes[outcome.rawValue, default: 0] += 1
+                let started = accepted.withLock { $0.removeValue(forKey: id) }
+                if outcome == .displayed, let started { latencies.append(now - started) }
+                // A push iOS starts no extension for (no mutable-content) is no run.
+                if let run = try? extensionRun?.decoded(), run.ran {
+                    runs[[run.kind?.rawValue ?? "", run.outcome.rawValue], default: 0] += 1
+                    registry.makeDurationHistogram(descriptor: Self.extensionDuration, buckets: Self.latencyBuckets)
+                        .record(.milliseconds(run.durationMs))
+                }
+            case .forgotten(let id, _, _):
+                outcomes["dropped", default: 0] += 1
+                _ = accepted.withLock { $0.removeValue(forKey: id) }
+            default:
+                break
+            }
+        }
+        for (outcome, count) in outcomes {
+            registry.makeCounter(descriptor: Self.deliveries, labels: [("outcome", outcome)]).increment(by: count)
+        }
+        for (values, count) in runs {
+            registry.makeCounter(descriptor: Self.extensionRuns, labels: [("kind", values[0]), ("outcome", values[1])]).increment(by: count)
+        }
+        if !latencies.isEmpty {
+            let histogram = registry.makeDurationHistogram(descriptor: Self.displayLatency, buckets: Self.latencyBuckets)
+            for latency in latencies { histogram.record(latency) }
+        }
+    }
+
+    // MARK: - The scrape
+
+    /// What the gateway holds now, read at each scrape.
+    struct Now {
+        var connections: Int
+        var devicesOnline: Int
+        var stored: Int
+        var unacknowledged: Int
+    }
+
+    /// The exposition in Prometheus's text format, version 0.0.4, with `now`'s gauges and the process's.
+    func exposition(_ now: Now) -> [UInt8] {
+        registry.makeGauge(descriptor: Self.connections).set(Double(now.connections))
+        registry.makeGauge(descriptor: Self.devicesOnline).set(Double(now.devicesOnline))
+        registry.makeGauge(descriptor: Self.stored).set(Double(now.stored))
+        registry.makeGauge(descriptor: Self.unacknowledged).set(Double(now.unacknowledged))
+        if let resident = ProcessFigures.residentBytes { registry.makeGauge(descriptor: Self.residentMemory).set(Double(resident)) }
+        if let descriptors = ProcessFigures.openDescriptors { registry.makeGauge(descriptor: Self.openDescriptors).set(Double(descriptors)) }
+        return registry.emitToBuffer()
+    }
+}
+
+/// The process's own figures, where the system says (Linux's /proc); `nil` elsewhere.
+enum ProcessFigures {
+    static var residentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+        return kilobytes * 1024
+    }
+
+    static var openDescriptors: Int? {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")).map { max(0, $0.count - 1) }  // less the listing's own
+    }
+}
