@@ -9,7 +9,7 @@ extension DeliveryRecord {
     /// The columns in insert order; `Store` builds its cached statement from them.
     static let insertColumns = [
         "id", "apnsId", "device", "bundleID", "token", "pushType", "outcome", "content", "detail", "acceptedAt",
-        "deliveredAt", "displayedAt", "extension", "presentation", "activity",
+        "deliveredAt", "displayedAt", "extension", "presentation", "activity", "uniqueId",
     ]
 
     static let insertSQL = "INSERT OR REPLACE INTO deliveries (" + insertColumns.joined(separator: ", ") + ") VALUES ("
@@ -28,6 +28,7 @@ extension DeliveryRecord {
         row.bind(acceptedAt.timeIntervalSince1970); row.bind(deliveredAt?.timeIntervalSince1970)
         row.bind(displayedAt?.timeIntervalSince1970); row.bind(extensionRun.map { EncodedJSON($0).text })
         row.bind(presentation.map { EncodedJSON($0).text }); row.bind(activity.map { EncodedJSON($0).text })
+        row.bind(uniqueId)
         assert(row.count == Self.insertColumns.count)
         try row.run(in: db)
     }
@@ -39,6 +40,7 @@ extension DeliveryRecord {
     public init(row: Row) throws {
         id = row["id"]
         apnsId = row["apnsId"]
+        uniqueId = row["uniqueId"]
         device = row["device"]
         bundleID = row["bundleID"]
         token = row["token"]

@@ -9,6 +9,9 @@ public struct DeliveryRecord: Codable, Sendable, Hashable, FetchableRecord, Pers
     /// The gateway's delivery ID (the device link's `push.id`).
     public var id: String
     public var apnsId: String
+    /// The `apns-unique-id` the gateway answered the push with (development only): what Apple's Push Notifications
+    /// Console finds a push by.
+    public var uniqueId: String?
     public var device: String
     public var bundleID: String
     public var token: String
@@ -36,7 +39,7 @@ public struct DeliveryRecord: Codable, Sendable, Hashable, FetchableRecord, Pers
     public var unreadable: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case id, apnsId, device, bundleID, token, pushType, outcome, content, detail, acceptedAt, deliveredAt, displayedAt
+        case id, apnsId, uniqueId, device, bundleID, token, pushType, outcome, content, detail, acceptedAt, deliveredAt, displayedAt
         case presentation, activity, unreadable
         case extensionRun = "extension"
     }
@@ -66,6 +69,8 @@ public struct DeliveryFilter: Sendable, Hashable {
     public var token: String?
     public var bundleID: String?
     public var apnsId: String?
+    /// The `apns-unique-id` the gateway answered the push with.
+    public var uniqueId: String?
     /// Only deliveries accepted after this time.
     public var after: Date?
     /// Only deliveries with a receipt.

@@ -10,7 +10,7 @@ extension SendRecord {
     static let insertColumns = [
         "receivedAt", "environment", "authMode", "method", "path", "token", "topic", "pushType", "apnsID", "headers",
         "payload", "payloadBytes", "status", "reason", "explanation", "durationMicros", "teamID", "keyID",
-        "fault",
+        "fault", "uniqueId",
     ]
 
     /// Reads a row written by ``insert(with:in:)``.
@@ -35,6 +35,7 @@ extension SendRecord {
         teamID = row["teamID"] as String?
         keyID = row["keyID"] as String?
         fault = row["fault"] as String?
+        uniqueId = row["uniqueId"] as String?
     }
 
     /// Runs `statement` (an INSERT of ``insertColumns``) for this record.
@@ -45,7 +46,7 @@ extension SendRecord {
         row.bind(pushType); row.bind(apnsID); row.bind(Self.jsonObject(headers))
         row.bindBlob(payload)
         row.bind(payloadBytes); row.bind(status); row.bind(reason)
-        row.bind(explanation); row.bind(durationMicros); row.bind(teamID); row.bind(keyID); row.bind(fault)
+        row.bind(explanation); row.bind(durationMicros); row.bind(teamID); row.bind(keyID); row.bind(fault); row.bind(uniqueId)
         assert(row.count == Self.insertColumns.count)
         try row.run(in: db)
     }

@@ -37,11 +37,14 @@ public struct SendRecord: Codable, Sendable, Hashable, FetchableRecord, TableRec
     /// The injected fault that decided or delayed this answer (`f2 latency 200 ms`), or, for a record with method
     /// `GOAWAY`, `DROP`, `SETTINGS` or `LINK`, the fault that acted on a connection or device link.
     public var fault: String?
+    /// The `apns-unique-id` the gateway answered with (development only, as APNs): what Apple's Push Notifications
+    /// Console finds a push by (`GET /v1/sends?uniqueId=…`).
+    public var uniqueId: String?
 
     public init(id: Int64? = nil, receivedAt: Date, environment: String, authMode: String, method: String, path: String,
                 token: String?, topic: String?, pushType: String?, apnsID: String, headers: [String: String],
                 payload: String?, payloadBytes: Int, status: Int, reason: String?, explanation: String?,
-                durationMicros: Int, teamID: String? = nil, keyID: String? = nil, fault: String? = nil) {
+                durationMicros: Int, teamID: String? = nil, keyID: String? = nil, fault: String? = nil, uniqueId: String? = nil) {
         self.id = id
         self.receivedAt = receivedAt
         self.environment = environment
@@ -62,6 +65,7 @@ public struct SendRecord: Codable, Sendable, Hashable, FetchableRecord, TableRec
         self.teamID = teamID
         self.keyID = keyID
         self.fault = fault
+        self.uniqueId = uniqueId
     }
 }
 
@@ -81,6 +85,8 @@ public struct SendFilter: Sendable, Hashable {
     public var token: String?
     /// The `apns-id` the gateway answered with (or the provider sent).
     public var apnsID: String?
+    /// The `apns-unique-id` the gateway answered with.
+    public var uniqueId: String?
     public var topic: String?
     public var status: Int?
     /// Only sends received at or after this time.

@@ -138,6 +138,13 @@ public final class Store: Sendable {
                 table.column("record", .jsonText).notNull()  // the whole SummaryDelivery
             }
         }
+        migrator.registerMigration("v11-unique-ids") { db in
+            // The apns-unique-id of each push, as Apple's Push Notifications Console finds a push by it.
+            for table in ["sends", "deliveries"] {
+                try db.alter(table: table) { $0.add(column: "uniqueId", .text) }
+                try db.create(index: "\(table)_uniqueId", on: table, columns: ["uniqueId"])
+            }
+        }
         return migrator
     }
 
@@ -193,6 +200,7 @@ public final class Store: Sendable {
             if let token = filter.token { request = request.filter(Column("token") == token.lowercased()) }
             if let topic = filter.topic { request = request.filter(Column("topic") == topic) }
             if let apnsID = filter.apnsID { request = request.filter(Column("apnsID") == apnsID) }
+            if let uniqueId = filter.uniqueId { request = request.filter(Column("uniqueId") == uniqueId.lowercased()) }
             if let status = filter.status { request = request.filter(Column("status") == status) }
             if let since = filter.since { request = request.filter(Column("receivedAt") >= since.timeIntervalSince1970) }
             return try request.order(Column("id").desc).limit(filter.limit).fetchAll(db)
@@ -268,6 +276,7 @@ public final class Store: Sendable {
         if let token = filter.token { request = request.filter(Column("token") == token.lowercased()) }
         if let bundleID = filter.bundleID { request = request.filter(Column("bundleID") == bundleID) }
         if let apnsId = filter.apnsId { request = request.filter(Column("apnsId") == apnsId) }
+        if let uniqueId = filter.uniqueId { request = request.filter(Column("uniqueId") == uniqueId.lowercased()) }
         if let after = filter.after { request = request.filter(Column("acceptedAt") > after.timeIntervalSince1970) }
         if filter.completedOnly { request = request.filter(Column("outcome") != nil) }
         if let before = filter.before {

@@ -47,8 +47,8 @@ struct ProbeTests {
     }
 
     @Test("A query parameter the route does not take is a 400 naming it", arguments: [
-        ("/v1/sends?uniqueId=abc", "unknown query parameter uniqueId: GET /v1/sends takes token, topic, apnsId, status, since, limit"),
-        ("/v1/deliveries?device=d&colour=red", "unknown query parameter colour: GET /v1/deliveries takes device, token, bundle, apnsId, after, before, order, limit, wait, count"),
+        ("/v1/sends?uniqueID=abc", "unknown query parameter uniqueID: GET /v1/sends takes token, topic, apnsId, uniqueId, status, since, limit"),
+        ("/v1/deliveries?device=d&colour=red", "unknown query parameter colour: GET /v1/deliveries takes device, token, bundle, apnsId, uniqueId, after, before, order, limit, wait, count"),
         ("/v1/devices?online=true", "unknown query parameter online: GET /v1/devices takes no query parameters"),
         ("/v1/faults?x=1", "unknown query parameter x: GET /v1/faults takes no query parameters"),
         ("/readyz?verbose=1", "unknown query parameter verbose: GET /readyz takes no query parameters"),

@@ -1,4 +1,6 @@
 import APNSimCore
+import APNSimGateway
+import APNSimDevice
 import APNSimProvider
 import APNSimStore
 import APNSimTestSupport
@@ -161,6 +163,25 @@ struct TokenAuthTests {
             #expect(prod["apns-unique-id"] == nil)
             await development.close()
             await production.close()
+        }
+    }
+
+    @Test("A push is found by its apns-unique-id in the send record and the delivery record, as the Push Notifications Console finds it")
+    func foundByUniqueID() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let token = try #require(device.tokens["com.example.app"])
+                let apnsID = UUID().uuidString
+                let answer = try await DeviceDeliveryTests.push(harness, token: token, payload: GatewayHarness.alert, apnsID: apnsID)
+                let unique = try #require(answer["apns-unique-id"])
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let sends = try #require(try await control.get("/v1/sends?uniqueId=\(unique)").json as? [[String: Any]])
+                #expect(sends.count == 1 && sends.first?["apnsID"] as? String == apnsID && sends.first?["uniqueId"] as? String == unique)
+                let deliveries = try await control.deliveries("uniqueId=\(unique.uppercased())")
+                #expect(deliveries.count == 1 && deliveries.first?["apnsId"] as? String == apnsID, "\(deliveries)")
+                #expect(deliveries.first?["uniqueId"] as? String == unique)
+                #expect((try await control.get("/v1/sends?uniqueId=\(UUID().uuidString.lowercased())").json as? [Any])?.isEmpty == true)
+            }
         }
     }
 

@@ -9,8 +9,8 @@ enum ControlQuery {
     /// The query parameters each route takes, by method and route path as the router names it (and as
     /// docs/control-api.openapi.yaml does); a route not listed takes none. ``ParameterCheck`` refuses any other.
     static let parameters: [String: [String]] = [
-        "GET /v1/sends": ["token", "topic", "apnsId", "status", "since", "limit"],
-        "GET /v1/deliveries": ["device", "token", "bundle", "apnsId", "after", "before", "order", "limit", "wait", "count"],
+        "GET /v1/sends": ["token", "topic", "apnsId", "uniqueId", "status", "since", "limit"],
+        "GET /v1/deliveries": ["device", "token", "bundle", "apnsId", "uniqueId", "after", "before", "order", "limit", "wait", "count"],
         "GET /v1/activities": ["device", "bundle", "token", "channel"],
         "GET /v1/tokens": ["after", "limit"],
         "GET /v1/interactions": ["device", "token", "bundle", "apnsId", "limit"],
@@ -19,7 +19,7 @@ enum ControlQuery {
     ]
 
     /// Refuses a request with a query parameter its route does not take, with 400 naming it: a mistyped filter
-    /// (`GET /v1/sends?uniqueId=…`) would otherwise be ignored and answer every record, as if each matched.
+    /// (`GET /v1/sends?uniqueID=…`) would otherwise be ignored and answer every record, as if each matched.
     struct ParameterCheck: RouterMiddleware {
         typealias Context = BasicRequestContext
 
@@ -48,6 +48,7 @@ enum ControlQuery {
         var filter = SendFilter()
         filter.token = query["token"]
         filter.apnsID = query["apnsId"]
+        filter.uniqueId = query["uniqueId"]
         filter.topic = query["topic"]
         if let status = query["status"] {
             guard let value = Int(status) else { throw ControlAPIError("status must be a number such as 400; got \(shown(status))") }
@@ -82,6 +83,7 @@ enum ControlQuery {
         filter.token = query["token"]
         filter.bundleID = query["bundle"]
         filter.apnsId = query["apnsId"]
+        filter.uniqueId = query["uniqueId"]
         filter.before = query["before"]
         if let order = query["order"] {
             guard order == "newest" || order == "oldest" else { throw ControlAPIError("order must be newest or oldest; got \(shown(order))") }

@@ -196,8 +196,8 @@ final class DeviceDirectory: Sendable {
         perform { $0.reset() }
     }
 
-    func route(_ plan: PushPlan, apnsID: String, payload: String, now: Date) {
-        perform { $0.route(plan, apnsID: apnsID, payload: payload, newID: newID, now: now) }
+    func route(_ plan: PushPlan, apnsID: String, uniqueID: String? = nil, payload: String, now: Date) {
+        perform { $0.route(plan, apnsID: apnsID, uniqueID: uniqueID, payload: payload, newID: newID, now: now) }
     }
 
     func acknowledged(_ ack: DeviceLinkMessage.Ack, at date: Date) {

@@ -359,34 +359,39 @@ struct DeviceRegistry: Sendable {
     /// A token no device owned (the world file's) is accepted and goes nowhere, with no record: apnsim keeps no
     /// delivery record where there is no device to deliver to.
     /// `newID` gives the delivery its ID, asked only when there is a record to write.
-    mutating func route(_ plan: PushPlan, apnsID: String, payload: String, newID: () -> String, now: Date) -> Actions {
+    mutating func route(_ plan: PushPlan, apnsID: String, uniqueID: String? = nil, payload: String, newID: () -> String,
+                        now: Date) -> Actions {
         switch destination(of: plan.token) {
         case .none:
             return Actions()
         case .removed(let former):
-            return Actions(persist: [.accepted(Self.uninstalled(plan, apnsID: apnsID, deliveryID: newID(), former: former, now: now))])
+            var record = Self.uninstalled(plan, apnsID: apnsID, deliveryID: newID(), former: former, now: now)
+            record.uniqueId = uniqueID
+            return Actions(persist: [.accepted(record)])
         case .device(let device):
             let deliveryID = newID()
             let delivery = DeviceLinkMessage.Delivery(id: deliveryID, apnsID: apnsID, token: plan.token, bundleID: plan.bundleID,
                                                       pushType: plan.pushType, priority: plan.priority, collapseID: plan.collapseID,
                                                       payload: payload)
-            return deliver(delivery, to: device, expiration: plan.expiration, now: now)
+            return deliver(delivery, to: device, expiration: plan.expiration, uniqueID: uniqueID, now: now)
         }
     }
 
     /// Records `delivery` accepted for `device`, then sends it, holds it or records it dropped (``HeldPushes``).
-    mutating func deliver(_ delivery: DeviceLinkMessage.Delivery, to device: String, expiration: PushPlan.Expiration, now: Date) -> Actions {
+    mutating func deliver(_ delivery: DeviceLinkMessage.Delivery, to device: String, expiration: PushPlan.Expiration,
+                          uniqueID: String? = nil, now: Date) -> Actions {
         var actions = Actions()
-        deliver(delivery, to: device, expiration: expiration, now: now, into: &actions)
+        deliver(delivery, to: device, expiration: expiration, uniqueID: uniqueID, now: now, into: &actions)
         return actions
     }
 
     /// ``deliver(_:to:expiration:now:)`` adding to `actions`, as a broadcast does for each of its deliveries.
-    mutating func deliver(_ delivery: DeviceLinkMessage.Delivery, to device: String, expiration: PushPlan.Expiration, now: Date,
-                          into actions: inout Actions) {
-        actions.persist.append(.accepted(DeliveryRecord(id: delivery.id, apnsId: delivery.apnsID, device: device,
-                                                        bundleID: delivery.bundleID, token: delivery.token.hex,
-                                                        pushType: delivery.pushType.rawValue, acceptedAt: now)))
+    mutating func deliver(_ delivery: DeviceLinkMessage.Delivery, to device: String, expiration: PushPlan.Expiration,
+                          uniqueID: String? = nil, now: Date, into actions: inout Actions) {
+        var accepted = DeliveryRecord(id: delivery.id, apnsId: delivery.apnsID, device: device, bundleID: delivery.bundleID,
+                                      token: delivery.token.hex, pushType: delivery.pushType.rawValue, acceptedAt: now)
+        accepted.uniqueId = uniqueID
+        actions.persist.append(.accepted(accepted))
         let session = inPlace(device) { $0.session } ?? nil
         switch held.route(delivery, to: device, online: session != nil, expiration: expiration, now: now, events: &actions.persist) {
         case .sent:

@@ -137,22 +137,21 @@ extension ProviderConnectionHandler {
         }
         let apnsID = exchange.head["apns-id"] ?? connection.responseIDs.upperCaseUUID()
         let payload = exchange.bodyText
+        // Development only, lower case, as in Apple's traces (Apple, "Handling notification responses from APNs"); the
+        // send and delivery records keep it, as the Push Notifications Console finds a push by it.
+        let uniqueID = rejection == nil && connection.environment == .development ? connection.responseIDs.lowerCaseUUID() : nil
         record(exchange, apnsID: apnsID, payload: payload, status: rejection?.reason.status ?? 200, reason: rejection?.reason.rawValue,
-               explanation: rejection?.explanation)
+               explanation: rejection?.explanation, uniqueID: uniqueID)
         // IDs are unique per response, so they stay out of the HPACK dynamic table: indexing them would only
         // evict useful entries and cost a table search per response.
         var headers = HPACKHeaders()
         guard let rejection else {
             if case .success(.push(let plan)) = exchange.verdict {
-                connection.services.router.route(plan, apnsID: apnsID, payload: payload, now: exchange.receivedAt)
+                connection.services.router.route(plan, apnsID: apnsID, uniqueID: uniqueID, payload: payload, now: exchange.receivedAt)
             }
             headers.add(name: ":status", value: "200")
             headers.add(name: "apns-id", value: apnsID, indexing: .nonIndexable)
-            if connection.environment == .development {
-                // Development only, lower case, as in Apple's traces (Apple, "Handling notification responses from
-                // APNs").
-                headers.add(name: "apns-unique-id", value: connection.responseIDs.lowerCaseUUID(), indexing: .nonIndexable)
-            }
+            if let uniqueID { headers.add(name: "apns-unique-id", value: uniqueID, indexing: .nonIndexable) }
             let frame = HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))
             if connection.services.commits != nil {
                 awaitingCommit.append((frame, written))
@@ -172,7 +171,7 @@ extension ProviderConnectionHandler {
     }
 
     func record(_ exchange: PushExchange, apnsID: String, payload: String, status: Int, reason: String?,
-                explanation: String?) {
+                explanation: String?, uniqueID: String? = nil) {
         let plan: PushPlan?, topic: String?
         switch try? exchange.verdict.get() {
         case .push(let push)?: (plan, topic) = (push, push.topic)
@@ -208,7 +207,8 @@ extension ProviderConnectionHandler {
             durationMicros: Int(elapsed.nanoseconds / 1000),
             teamID: exchange.grant?.teamID,
             keyID: exchange.grant?.keyID,
-            fault: exchange.fault?.summary
+            fault: exchange.fault?.summary,
+            uniqueId: uniqueID
         ))
     }
 
