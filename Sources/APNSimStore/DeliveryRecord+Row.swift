@@ -55,6 +55,9 @@ extension DeliveryRecord {
         extensionRun = Self.read(row["extension"], as: "extension", unreadable: &unreadable)
         presentation = Self.read(row["presentation"], as: "presentation", unreadable: &unreadable)
         activity = Self.read(row["activity"], as: "activity", unreadable: &unreadable)
+        storedAt = row["storedAt"]
+        storedFor = (row["storedFor"] as String?).flatMap(StoredFor.init(rawValue:))
+        consoleState = ConsoleState.of(outcome: outcome, detail: detail, storedFor: storedFor, deliveredAt: deliveredAt)
         self.unreadable = unreadable.isEmpty ? nil : unreadable
     }
 

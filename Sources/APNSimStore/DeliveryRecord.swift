@@ -34,13 +34,19 @@ public struct DeliveryRecord: Codable, Sendable, Hashable, FetchableRecord, Pers
     /// What a `liveactivity` push did to its Live Activity: which one, the event, what became of it and why, the
     /// content state before and after.
     public var activity: ActivityChange?
+    /// When the gateway stored the push, and why (it was delivered later, or discarded); absent when it went at once.
+    public var storedAt: Date?
+    public var storedFor: StoredFor?
+    /// The push's state as Apple's Push Notifications Console shows it in its delivery log (``ConsoleState``); read
+    /// from the rest of the record, not stored.
+    public var consoleState: ConsoleState?
     /// The parts of the device's receipt that did not read as what they should be (`content`, `extension`,
     /// `presentation`, `activity`), each with what it held and why; those parts are then absent. `nil` when all read.
     public var unreadable: [String]?
 
     enum CodingKeys: String, CodingKey {
         case id, apnsId, uniqueId, device, bundleID, token, pushType, outcome, content, detail, acceptedAt, deliveredAt, displayedAt
-        case presentation, activity, unreadable
+        case presentation, activity, unreadable, storedAt, storedFor, consoleState
         case extensionRun = "extension"
     }
 
@@ -107,6 +113,9 @@ public enum DeliveryEvent: Sendable {
     /// The device had answered the push and forgot how (``DeviceLinkMessage/Ack/forgotten``): recorded `dropped` with
     /// `detail` only if the record has no outcome yet, so an outcome recorded before stays.
     case forgotten(id: String, detail: String, at: Date)
+    /// The gateway stored the push instead of sending it: the device is out of reach, or in Low Power Mode for a
+    /// priority-5 push (the Push Notifications Console's "stored" states).
+    case stored(id: String, reason: StoredFor, at: Date)
     /// A device's app got a token.
     case registered(DeviceRegistration)
     /// The app was removed; its token answers 410 from `at` on.
@@ -123,7 +132,7 @@ public enum DeliveryEvent: Sendable {
     public var isRestartState: Bool {
         switch self {
         case .registered, .unregistered, .held, .released, .releasedAll: true
-        case .accepted, .acknowledged, .receipt, .forgotten: false
+        case .accepted, .acknowledged, .receipt, .forgotten, .stored: false
         }
     }
 }
@@ -175,3 +184,40 @@ public struct HeldPush: Sendable, Hashable, Codable, FetchableRecord, Persistabl
     /// before this fix hold text dates, which GRDB's default decoding still reads.
     public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
 }
+
+/// Why the gateway stored a push instead of sending it.
+public enum StoredFor: String, Sendable, Hashable, Codable {
+    /// The device was out of reach.
+    case offline
+    /// The device was in Low Power Mode and the push had priority 5.
+    case power
+}
+
+/// A push's state as Apple's Push Notifications Console shows it in its delivery log (Apple, "Viewing the status of
+/// push notifications using Metrics and APNs",
+/// https://developer.apple.com/documentation/usernotifications/viewing-the-status-of-push-notifications-using-metrics-and-apns):
+/// stored because the device is offline or for its power considerations, discarded as expired, as unregistered or as
+/// disabled by the user, delivered, or delivered from storage. apnsim reads it from the delivery record.
+public enum ConsoleState: String, Sendable, Hashable, Codable {
+    case storedOffline, storedForPower, discardedExpired, discardedUnregistered, discardedDisabled, discarded
+    case delivered, deliveredFromStorage
+
+    /// The state of a push with this outcome, detail and storage; `nil` while it is on its way (sent, not yet
+    /// answered).
+    public static func of(outcome: DeliveryOutcome?, detail: String?, storedFor: StoredFor?, deliveredAt: Date?) -> ConsoleState? {
+        switch outcome {
+        case nil:
+            if let storedFor, deliveredAt == nil { return storedFor == .power ? .storedForPower : .storedOffline }
+            return deliveredAt == nil ? nil : storedFor == nil ? .delivered : .deliveredFromStorage
+        case .dropped?:
+            let why = detail ?? ""
+            if why.contains("apns-expiration") { return .discardedExpired }
+            if why.contains("was removed from device") { return .discardedUnregistered }
+            if why.contains("turned notifications off") { return .discardedDisabled }
+            return .discarded
+        default:
+            return storedFor == nil ? .delivered : .deliveredFromStorage
+        }
+    }
+}
+

@@ -145,6 +145,13 @@ public final class Store: Sendable {
                 try db.create(index: "\(table)_uniqueId", on: table, columns: ["uniqueId"])
             }
         }
+        migrator.registerMigration("v12-stored") { db in
+            // When and why the gateway stored a push: the Push Notifications Console's stored and from-storage states.
+            try db.alter(table: "deliveries") { table in
+                table.add(column: "storedAt", .double)
+                table.add(column: "storedFor", .text)
+            }
+        }
         return migrator
     }
 
@@ -224,6 +231,9 @@ public final class Store: Sendable {
                     var row = StatementBinding(try db.cachedStatement(sql: "UPDATE deliveries SET deliveredAt = ? WHERE id = ? AND deliveredAt IS NULL"))
                     row.bind(at.timeIntervalSince1970); row.bind(id)
                     try row.run(in: db)
+                case .stored(let id, let reason, let at):
+                    try db.execute(sql: "UPDATE deliveries SET storedAt = COALESCE(storedAt, ?), storedFor = ? WHERE id = ?",
+                                   arguments: [at.timeIntervalSince1970, reason.rawValue, id])
                 case .forgotten(let id, let detail, let at):
                     try db.execute(sql: """
                         UPDATE deliveries SET outcome = 'dropped', detail = ?, deliveredAt = COALESCE(deliveredAt, ?), displayedAt = ?

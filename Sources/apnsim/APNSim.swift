@@ -9,7 +9,8 @@ struct APNSim: AsyncParsableCommand {
         abstract: "An APNs-style end-to-end simulator: a fake APNs gateway, mock devices, and a record of what they showed.",
         subcommands: [UpCommand.self, GatewayCommand.self, DeviceCommand.self, MediaCommand.self, SendCommand.self, PushCommand.self,
                       ExtensionCommand.self, ReplayCommand.self, ActivityCommand.self, ChannelCommand.self, TokensCommand.self,
-                      TapCommand.self, DismissCommand.self, FocusCommand.self, SummaryCommand.self]
+                      TapCommand.self, DismissCommand.self, FocusCommand.self, SummaryCommand.self,
+                      DeliveryLogCommand.self]
     )
 
     /// Parses as ArgumentParser does (a mistake on the command line gets its message and the usage), then runs; an

@@ -27,7 +27,7 @@ struct DeviceRegistryTests {
     /// `registered`, `unregistered`, `send:ID`, `changed`.
     static func words(_ actions: DeviceRegistry.Actions?) -> [String] {
         guard let actions else { return ["no such device"] }
-        var words: [String] = actions.persist.map { event in
+        var words: [String] = actions.persist.compactMap { event -> String? in
             switch event {
             case .accepted(let record): record.outcome.map { "\($0.rawValue):\(record.id)" } ?? "accepted:\(record.id)"
             case .held(let held): "\(held.slot == nil ? "held" : "stored"):\(held.id)"
@@ -37,6 +37,7 @@ struct DeviceRegistryTests {
             case .forgotten(let id, _, _): "forgotten:\(id)"
             case .unregistered: "unregistered"
             case .acknowledged, .releasedAll: "other"
+            case .stored: nil  // why it was stored; `held` words say that it was
             }
         }
         for (_, message) in actions.send {

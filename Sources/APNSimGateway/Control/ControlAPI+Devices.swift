@@ -22,6 +22,10 @@ extension ControlAPI {
         /// The user's Focus and Scheduled Summary, as set through the gateway; absent: none.
         var focus: Focus?
         var summary: ScheduledSummary?
+        /// In Low Power Mode: its priority-5 pushes are stored until it leaves it.
+        var lowPowerMode: Bool
+        /// Apps whose notifications the user turned off; absent: none.
+        var notificationsOff: [String]?
     }
 
     struct RefusalView: Encodable {
@@ -63,7 +67,8 @@ extension ControlAPI {
                            },
                            refused: device.refusals.values.sorted { $0.bundleID < $1.bundleID }.map {
                                RefusalView(bundleID: $0.bundleID, kind: $0.kind, message: $0.message)
-                           }, focus: device.focus, summary: device.summary)
+                           }, focus: device.focus, summary: device.summary, lowPowerMode: device.lowPowerMode,
+                           notificationsOff: device.notificationsOff.isEmpty ? nil : device.notificationsOff.sorted())
             })
         }
         v1.get("deliveries") { request, _ in try await self.deliveryRecords(request) }
@@ -93,6 +98,23 @@ extension ControlAPI {
             return try self.setFocus(focus, device: context.parameters.get("id") ?? "")
         }
         v1.delete("devices/:id/focus") { _, context in try self.setFocus(nil, device: context.parameters.get("id") ?? "") }
+        v1.post("devices/:id/apps/:bundle/notifications") { request, context in
+            struct Setting: Decodable { var enabled: Bool }
+            let setting: Setting
+            do {
+                setting = try await ControlJSON.decode(Setting.self, from: request)
+            } catch let error as ControlAPIError {
+                return ControlJSON.error(error.description + #"; give {"enabled": false} or {"enabled": true}"#)
+            }
+            let (device, bundle) = (context.parameters.get("id") ?? "", context.parameters.get("bundle") ?? "")
+            guard self.devices.setNotifications(setting.enabled, of: bundle, on: device) else {
+                return ControlJSON.error("no device \(device)", status: .notFound)
+            }
+            struct State: Encodable { var id: String; var bundleID: String; var notifications: Bool }
+            return try ControlJSON.response(State(id: device, bundleID: bundle, notifications: setting.enabled))
+        }
+        v1.post("devices/:id/low-power") { _, context in try self.setLowPower(context.parameters.get("id") ?? "", true) }
+        v1.delete("devices/:id/low-power") { _, context in try self.setLowPower(context.parameters.get("id") ?? "", false) }
         v1.post("devices/:id/offline") { _, context in try self.setOffline(context.parameters.get("id") ?? "", true) }
         v1.post("devices/:id/online") { _, context in try self.setOffline(context.parameters.get("id") ?? "", false) }
     }
@@ -218,6 +240,15 @@ extension ControlAPI {
         devices.link(of: device)?.send(.uninstall(.init(bundleID: bundleID)))
         struct Removed: Encodable { var token: String; var unregisteredFrom: Date }
         return try ControlJSON.response(Removed(token: registration.token.hex, unregisteredFrom: at))
+    }
+
+    /// `POST`/`DELETE /v1/devices/{id}/low-power`: the device enters Low Power Mode, or leaves it.
+    private func setLowPower(_ device: String, _ on: Bool) throws -> Response {
+        guard devices.setLowPowerMode(on, of: device, now: clock.now()) else {
+            return ControlJSON.error("no device \(device)", status: .notFound)
+        }
+        struct State: Encodable { var id: String; var lowPowerMode: Bool }
+        return try ControlJSON.response(State(id: device, lowPowerMode: on))
     }
 
     private func setOffline(_ device: String, _ offline: Bool) throws -> Response {

@@ -102,6 +102,16 @@ final class DeviceDirectory: Sendable {
         }
     }
 
+    /// Puts device `id` in Low Power Mode or takes it out; `false` when the gateway does not know it.
+    func setLowPowerMode(_ on: Bool, of id: String, now: Date) -> Bool {
+        perform { $0.setLowPowerMode(on, of: id, now: now) }
+    }
+
+    /// Turns app `bundleID`'s notifications on device `id` on or off; `false` when the gateway does not know the device.
+    func setNotifications(_ on: Bool, of bundleID: String, on id: String) -> Bool {
+        perform { $0.setNotifications(on, of: bundleID, on: id) }
+    }
+
     func detach(_ session: DeviceSession) {
         perform { $0.detach(session) }
     }

@@ -39,6 +39,12 @@ struct DeviceRegistry: Sendable {
         /// `GET /v1/devices`, and sent again each time the device links, as iOS keeps them across restarts.
         var focus: Focus?
         var summary: ScheduledSummary?
+        /// In Low Power Mode (`POST /v1/devices/{id}/low-power`): APNs stores its priority-5 pushes "for power
+        /// considerations" until it leaves it, and sends priority-10 ones at once.
+        var lowPowerMode = false
+        /// Apps whose notifications the user turned off in Settings: their alerts are discarded (the Console's
+        /// "disabled by the user").
+        var notificationsOff: Set<String> = []
     }
 
     /// A device as those outside the registry read it: the device, and its apps as the token table has them.
@@ -221,6 +227,22 @@ struct DeviceRegistry: Sendable {
         return Actions(send: [(session, .summary(.init(summary: summary)))], devicesChanged: true)
     }
 
+    /// Device `id` enters Low Power Mode, or leaves it (then what was stored for it goes); `nil` when it is not known.
+    mutating func setLowPowerMode(_ on: Bool, of id: String, now: Date) -> Actions? {
+        guard devices[id] != nil else { return nil }
+        devices[id]?.lowPowerMode = on
+        var actions = Actions(devicesChanged: true)
+        if !on, let session = devices[id]?.session { arrive(id, over: session, now: now, into: &actions) }
+        return actions
+    }
+
+    /// The user turns notifications of app `bundleID` on device `id` off (or on again); `nil` when the device is not known.
+    mutating func setNotifications(_ on: Bool, of bundleID: String, on id: String) -> Actions? {
+        guard devices[id] != nil else { return nil }
+        if on { devices[id]?.notificationsOff.remove(bundleID) } else { devices[id]?.notificationsOff.insert(bundleID) }
+        return Actions(devicesChanged: true)
+    }
+
     mutating func setOffline(_ id: String, _ offline: Bool, now: Date) -> Actions? {
         guard var device = devices[id] else { return nil }
         device.forcedOffline = offline
@@ -392,8 +414,22 @@ struct DeviceRegistry: Sendable {
                                       token: delivery.token.hex, pushType: delivery.pushType.rawValue, acceptedAt: now)
         accepted.uniqueId = uniqueID
         actions.persist.append(.accepted(accepted))
-        let session = inPlace(device) { $0.session } ?? nil
-        switch held.route(delivery, to: device, online: session != nil, expiration: expiration, now: now, events: &actions.persist) {
+        let (session, lowPower, off) = inPlace(device) { ($0.session, $0.lowPowerMode, $0.notificationsOff.contains(delivery.bundleID)) }
+            ?? (nil, false, false)
+        if off, delivery.pushType == .alert {
+            actions.persist.append(.receipt(id: delivery.id, outcome: .dropped, content: nil,
+                                            detail: "the user turned notifications off for \(delivery.bundleID) on device \(device); "
+                                                + "APNs discards the alert", at: now))
+            return
+        }
+        // Apple: in Low Power Mode a device takes priority-5 pushes later, "for power considerations".
+        let heldForPower = session != nil && lowPower && delivery.priority == 5
+        let routing = held.route(delivery, to: device, online: session != nil && !heldForPower, expiration: expiration, now: now,
+                                 events: &actions.persist)
+        if case .stored = routing {
+            actions.persist.append(.stored(id: delivery.id, reason: heldForPower ? .power : .offline, at: now))
+        }
+        switch routing {
         case .sent:
             if let session { actions.send.append((session, .push(delivery))) }
         case .stored(let replaced?):
