@@ -300,6 +300,21 @@ def focus_and_summary():
           f" with the summary off, {held} was held by Work")
 
 
+def find_by_unique_id():
+    """The sends log finds a push by the apns-unique-id the gateway answered it with, as the Console does."""
+    sent = subprocess.run([apnsim, "send", "--token", token, "--port", dev_port, "--payload",
+                           json.dumps({"aps": {"alert": "find me"}})], capture_output=True, text=True, check=True)
+    unique = next(line.split()[1] for line in sent.stdout.splitlines() if line.startswith("apns-unique-id:"))
+    apns_id = next(line.split()[1] for line in sent.stdout.splitlines() if line.startswith("apns-id:"))
+    field = driver.find_element(By.CSS_SELECTOR, "#sends-filter input[name='id']")
+    field.clear()
+    field.send_keys(unique, Keys.ENTER)
+    wait.until(lambda d: [r.get_attribute("data-apns-id") for r in d.find_elements(By.CSS_SELECTOR, "#sends-rows tr")] == [apns_id])
+    field.clear()
+    field.send_keys(Keys.ENTER)
+    print(f"inbox: the sends log found push {apns_id} by its apns-unique-id {unique}")
+
+
 def composer_bad_topic():
     Select(driver.find_element(By.ID, "compose-device")).select_by_value("iphone-dev")
     Select(driver.find_element(By.ID, "compose-template")).select_by_visible_text("Plain alert")
@@ -442,6 +457,7 @@ try:
     live_activity()
     interactions()
     focus_and_summary()
+    find_by_unique_id()
     composer_bad_topic()
     driver.execute_script("window.scrollTo(0, 0)")
     shot("inbox.png")

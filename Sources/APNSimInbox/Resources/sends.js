@@ -1,5 +1,6 @@
 // The sends log: the latest provider requests (GET /v1/sends), newest first, with status, reason and the gateway's
-// explanation, filtered by token, topic and status. A row opens the request's details.
+// explanation, filtered by token, topic and status, or found by the push's ID: its apns-unique-id, as Apple's Push
+// Notifications Console finds it, or its apns-id. A row opens the request's details.
 "use strict";
 
 const sendsLog = (() => {
@@ -8,13 +9,22 @@ const sendsLog = (() => {
   const problem = document.getElementById("sends-error");
   let shown = [];
 
-  function query() {
+  function query(id) {
     const parameters = new URLSearchParams({ limit: "50" });
     for (const name of ["token", "topic", "status"]) {
       const value = form.elements[name].value.trim();
       if (value) parameters.set(name, name === "token" ? value.toLowerCase() : value);
     }
+    if (id) parameters.set(id.name, id.value);
     return `/v1/sends?${parameters}`;
+  }
+
+  /** The sends the filter asks for: by the ID given, its apns-unique-id first, then its apns-id. */
+  async function matching() {
+    const id = form.elements.id.value.trim();
+    if (!id) return getJSON(query());
+    const byUniqueID = await getJSON(query({ name: "uniqueId", value: id }));
+    return byUniqueID.length ? byUniqueID : getJSON(query({ name: "apnsId", value: id }));
   }
 
   function row(send, index) {
@@ -30,14 +40,14 @@ const sendsLog = (() => {
     else verdict.textContent = send.method === "POST" ? "accepted" : `${send.method} ${send.fault || ""}`;
     const target = element("td", null, send.topic || "");
     if (send.token) target.append(element("span", "token", `${send.token.slice(0, 12)}…`));
-    target.title = `token ${send.token || "none"}, apns-id ${send.apnsID}`;
+    target.title = `token ${send.token || "none"}, apns-id ${send.apnsID}` + (send.uniqueId ? `, apns-unique-id ${send.uniqueId}` : "");
     line.append(when, element("td", "status", String(send.status)), verdict, target);
     return line;
   }
 
   async function load() {
     try {
-      shown = await getJSON(query());
+      shown = await matching();
       problem.textContent = "";
       rows.replaceChildren(...shown.map(row));
     } catch (error) {
