@@ -18,7 +18,7 @@ echo "metrics-check-$RANDOM" > "$token_file"
 
 source Interop/up.sh
 start_up "$apnsim" "$work" 30 --development-port "$dev_port" --production-port 0 --control-port "$control_port" \
-  --device-port "$device_port" --media-port 0 --control-token-file "$token_file"
+  --device-port "$device_port" --media-port 0 --development-management-port 0 --control-token-file "$token_file"
 token=$(grep -oE "apnsim send --token [0-9a-f]+" "$work/up.log" | head -1 | awk '{print $4}')
 [[ -n "$token" ]] || { cat "$work/up.log"; echo "the banner has no token"; exit 1; }
 for i in 1 2 3; do "$apnsim" send --token "$token" --port "$dev_port" --payload "{\"aps\":{\"alert\":\"metrics $i\"}}" >/dev/null; done
