@@ -269,11 +269,25 @@ def focus_and_summary():
     relevance-score first; Deliver summary now delivers them in that order; with the summary off, a push the Focus
     holds is marked as held."""
     card = "article.device[data-device='iphone-dev']"
-    Select(driver.find_element(By.CSS_SELECTOR, "select[data-focus='iphone-dev']")).select_by_value("Work")
-    wait.until(lambda d: d.execute_script("return document.querySelector(arguments[0]).value", "select[data-focus='iphone-dev']") == "Work")
-    times = driver.find_element(By.CSS_SELECTOR, card + " form.summary input[name='times']")
-    times.clear()
-    times.send_keys("08:00, 18:00", Keys.ENTER)
+    focus = "select[data-focus='iphone-dev']"
+
+    def settled_do(action):
+        """Does `action` on elements found afresh, again if the card was drawn again under it (each change redraws it)."""
+        wait.until(lambda d: action() or True)
+
+    def choose_focus(value):
+        settled_do(lambda: Select(driver.find_element(By.CSS_SELECTOR, focus)).select_by_value(value))
+        wait.until(lambda d: d.execute_script("return document.querySelector(arguments[0]).value", focus) == value)
+
+    def set_times(value):
+        def fill():
+            field = driver.find_element(By.CSS_SELECTOR, card + " form.summary input[name='times']")
+            field.clear()
+            field.send_keys(value, Keys.ENTER)
+        settled_do(fill)
+
+    choose_focus("Work")
+    set_times("08:00, 18:00")
     wait.until(lambda d: "Change summary" in text(card + " form.summary"))
     low = send({"aps": {"alert": {"title": "Digest", "body": "low"}, "relevance-score": 0.3}})
     high = send({"aps": {"alert": {"title": "Digest", "body": "high"}, "relevance-score": 0.8}})
@@ -283,19 +297,18 @@ def focus_and_summary():
     assert order == [high, low], f"the upcoming summary lists {order}, not highest relevance first"
     assert not driver.find_elements(By.CSS_SELECTOR, selector(high, "li.banner")), "a push waiting for the summary shows no banner"
     shot("inbox-upcoming-summary.png")
-    press(card + " button[data-deliver-summary='iphone-dev']")
+    settled_do(lambda: press(card + " button[data-deliver-summary='iphone-dev']"))
     delivered = card + " ol.summary-list.delivered li"
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, delivered)) == 2)
     order = driver.execute_script("return Array.from(document.querySelectorAll(arguments[0]), (e) => e.dataset.apnsId);", delivered)
     assert order == [high, low], f"the delivered summary lists {order}"
     assert not driver.find_elements(By.CSS_SELECTOR, upcoming), "nothing waits once the summary is delivered"
     shot("inbox-summary-delivered.png")
-    press(card + " form.summary button:not([type='submit']):not([data-deliver-summary])")  # Summary off
+    settled_do(lambda: press(card + " form.summary button:not([type='submit']):not([data-deliver-summary])"))  # Summary off
     wait.until(lambda d: "Set summary" in text(card + " form.summary"))
     held = send({"aps": {"alert": {"title": "Lunch?", "body": "held"}}})
     wait.until(lambda d: "Held by Work" in text(selector(held, "li.banner")))
-    Select(driver.find_element(By.CSS_SELECTOR, "select[data-focus='iphone-dev']")).select_by_value("")
-    wait.until(lambda d: d.execute_script("return document.querySelector(arguments[0]).value", "select[data-focus='iphone-dev']") == "")
+    choose_focus("")
     print(f"inbox: Work Focus and a summary set from the page; the summary listed and delivered {high} before {low};"
           f" with the summary off, {held} was held by Work")
 
