@@ -69,6 +69,9 @@ struct ConsoleStateTests {
 
                 #expect(try await control.delete("/v1/devices/device-1/apps/com.example.app").status == 200)
                 #expect(try await Self.state(control, try await Self.push(harness, token)) == "discardedUnregistered")
+                // Every discarded push is a dropped delivery in the metrics, the one completed at acceptance too.
+                let samples = MetricsTests.samples(try #require(try await control.get("/metrics").json as? String))
+                #expect(MetricsTests.value(samples, "apnsim_deliveries_total", ["outcome": "dropped"]) == 3)
             }
         }
     }

@@ -87,6 +87,11 @@ final class GatewayMetrics: Sendable {
         for event in events {
             switch event {
             case .accepted(let record):
+                // One the gateway completed itself (an app removed within its uninstall delay) has its outcome already.
+                if let outcome = record.outcome {
+                    outcomes[outcome.rawValue, default: 0] += 1
+                    continue
+                }
                 accepted.withLock { starts in
                     if starts.count >= Self.awaitedLimit { starts.removeAll(keepingCapacity: true) }
                     starts[record.id] = now
