@@ -160,6 +160,9 @@ struct BroadcastChannelTests {
             let (zero, _) = try await Self.broadcast(harness, channel: unstored, aps: aps, headers: liveActivity + [("apns-expiration", "0")])
             #expect(zero.status == 200, "a channel without storage takes apns-expiration 0")
             #expect(zero["apns-request-id"] != nil && zero["apns-unique-id"] != nil)
+            let unique = try #require(zero["apns-unique-id"])
+            let sends = try await ControlClient(port: harness.endpoints.controlPort).get("/v1/sends?uniqueId=\(unique)").json as? [[String: Any]]
+            #expect(sends?.count == 1 && sends?.first?["status"] as? Int == 200, "the broadcast is found by its apns-unique-id")
         }
     }
 

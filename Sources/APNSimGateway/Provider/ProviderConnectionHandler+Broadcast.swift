@@ -88,7 +88,8 @@ extension ProviderConnectionHandler {
                             written: EventLoopPromise<Void>? = nil) {
         let requestID = exchange.head["apns-request-id"] ?? connection.responseIDs.lowerCaseUUID()
         record(exchange, apnsID: answer.recordedID ?? requestID, payload: exchange.bodyText, status: answer.status,
-               reason: answer.rejection?.reason.rawValue, explanation: answer.rejection?.explanation)
+               reason: answer.rejection?.reason.rawValue, explanation: answer.rejection?.explanation,
+               uniqueID: answer.headers.first { $0.name == "apns-unique-id" }?.value)
         var headers = HPACKHeaders()
         headers.add(name: ":status", value: String(answer.status))
         if answer.body != nil { headers.add(name: "content-type", value: "application/json") }
