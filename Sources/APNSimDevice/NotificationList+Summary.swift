@@ -9,9 +9,10 @@ extension NotificationList {
         var delivered: [SummaryDelivery.Item] = []
         for index in shown.indices {
             let waiting = shown[index]
-            guard let time = waiting.presentation.summary, !waiting.presentation.list else { continue }
-            if let due, let at = try? Date(time, strategy: .iso8601), at > due { continue }
+            guard let at = waiting.summaryDue else { continue }
+            if let due, at > due { continue }
             shown[index].presentation.list = true
+            shown[index].summaryDue = nil
             delivered.append(.init(apnsId: waiting.apnsID, deliveryId: waiting.deliveryID, bundleID: waiting.bundleID,
                                    title: waiting.content.title, body: waiting.content.body,
                                    relevanceScore: waiting.content.relevanceScore ?? 0, arrived: waiting.arrived))
@@ -22,6 +23,6 @@ extension NotificationList {
 
     /// How many notifications wait for the Scheduled Summary.
     public var waitingForSummary: Int {
-        shown.count { $0.presentation.summary != nil && !$0.presentation.list }
+        shown.count { $0.summaryDue != nil }
     }
 }

@@ -22,6 +22,9 @@ public struct NotificationList: Sendable {
         public var presentation: Presentation
         /// When it arrived.
         public var arrived: Date
+        /// The Scheduled Summary time it waits for (``Presentation/summary`` as a date); `nil` once delivered, or when it
+        /// never waited.
+        var summaryDue: Date?
     }
 
     /// Newest first.
@@ -201,10 +204,12 @@ public struct NotificationList: Sendable {
         var presentation = Presentation(bundleID: delivery.bundleID, thread: content.threadID.flatMap { $0.isEmpty ? nil : $0 },
                                         banner: options.contains(.banner) && interruption.banner, list: options.contains(.list))
         var waits: String?
+        var summaryDue: Date?
         if let summary, summary.includes(delivery.bundleID),
            !Interruption.breaksThrough(level: content.interruptionLevel, entitlements: app?.entitlements ?? []), let due = summary.next(after: now) {
             (presentation.banner, presentation.list) = (false, false)
             presentation.summary = due.formatted(.iso8601)
+            summaryDue = due
             waits = "waiting for the Scheduled Summary at \(presentation.summary ?? "")"
                 + (interruption.quietly.map { " (\($0))" } ?? "")
         }
@@ -220,7 +225,7 @@ public struct NotificationList: Sendable {
                                   presentation: old.presentation))
         }
         shown.append(Displayed(deliveryID: delivery.id, apnsID: delivery.apnsID, identifier: identifier, bundleID: delivery.bundleID, content: content,
-                               presentation: presentation, arrived: now))
+                               presentation: presentation, arrived: now, summaryDue: summaryDue))
         shownPerApp[delivery.bundleID, default: 0] += 1
         forgetOldest(of: delivery.bundleID)
         let detail = [presented.map { "the app is in the foreground and " + $0.diagnostic }, waits ?? interruption.quietly].compactMap { $0 }

@@ -39,4 +39,9 @@ extension GatewayActions {
             return .failure(.init(kind: .timedOut, description: "device \(device) did not answer within \(Self.interactionWait); nothing was recorded"))
         }
     }
+
+    /// Turns a Focus on `device` on, or off (`nil`); a sentence naming the device when it is not connected.
+    func setFocus(_ focus: Focus?, device: String) -> String? {
+        devices.setFocus(focus, of: device) ? nil : "device \(device) is not connected"
+    }
 }

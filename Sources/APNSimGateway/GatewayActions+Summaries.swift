@@ -25,11 +25,6 @@ extension GatewayActions {
         devices.setSummary(summary, of: device) ? nil : "device \(device) is not connected"
     }
 
-    /// Turns a Focus on `device` on, or off (`nil`); a sentence naming the device when it is not connected.
-    func setFocus(_ focus: Focus?, device: String) -> String? {
-        devices.setFocus(focus, of: device) ? nil : "device \(device) is not connected"
-    }
-
     /// Delivers `device`'s Scheduled Summary now, as if its time had come, and answers with what it delivered.
     func deliverSummary(device: String) async -> Result<SummaryDelivery, InteractionFailure> {
         guard let link = devices.link(of: device) else {

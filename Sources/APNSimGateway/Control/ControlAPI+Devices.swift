@@ -242,6 +242,12 @@ extension ControlAPI {
         return try ControlJSON.response(Removed(token: registration.token.hex, unregisteredFrom: at))
     }
 
+    /// `POST`/`DELETE /v1/devices/{id}/focus`: the user turns a Focus on, or off.
+    private func setFocus(_ focus: Focus?, device: String) throws -> Response {
+        if let problem = actions.setFocus(focus, device: device) { return ControlJSON.error(problem, status: .conflict) }
+        return try ControlJSON.response(["status": "sent", "device": device, "message": "focus"])
+    }
+
     /// `POST`/`DELETE /v1/devices/{id}/low-power`: the device enters Low Power Mode, or leaves it.
     private func setLowPower(_ device: String, _ on: Bool) throws -> Response {
         guard devices.setLowPowerMode(on, of: device, now: clock.now()) else {

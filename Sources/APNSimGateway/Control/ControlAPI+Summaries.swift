@@ -42,9 +42,4 @@ extension ControlAPI {
         if let problem = actions.setSummary(summary, device: device) { return ControlJSON.error(problem, status: .conflict) }
         return try ControlJSON.response(["status": "sent", "device": device, "message": "summary"])
     }
-
-    func setFocus(_ focus: Focus?, device: String) throws -> Response {
-        if let problem = actions.setFocus(focus, device: device) { return ControlJSON.error(problem, status: .conflict) }
-        return try ControlJSON.response(["status": "sent", "device": device, "message": "focus"])
-    }
 }

@@ -30,28 +30,55 @@ final class GatewayMetrics: Sendable {
 
     // MARK: - Names (Prometheus's naming conventions: https://prometheus.io/docs/practices/naming/)
 
-    static var sends: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "sends", unitName: "total",
-        helpText: "Provider API requests the gateway answered, by HTTP status, APNs reason, apns-push-type, environment and authentication.") }
-    static var deliveries: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "deliveries", unitName: "total",
-        helpText: "Accepted pushes the devices answered, by outcome (displayed, background, voip, liveactivity, replaced, suppressed, dropped).") }
-    static var extensionRuns: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "extension_runs", unitName: "total",
-        helpText: "Notification service extension runs, by kind and outcome (completed, expired, crashed, killed).") }
-    static var extensionDuration: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "extension_run_duration", unitName: "seconds",
-        helpText: "How long each service extension run took, from its start to the content shown.") }
-    static var displayLatency: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "push_display_latency", unitName: "seconds",
-        helpText: "From the provider's request accepted to the device's receipt that it displayed the push.") }
-    static var connections: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "provider_connections", unitName: "",
-        helpText: "Provider connections open now.") }
-    static var devicesOnline: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "devices_online", unitName: "",
-        helpText: "Simulated devices linked to the gateway now.") }
-    static var stored: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "pushes_stored", unitName: "",
-        helpText: "Pushes stored for devices out of reach now (one per app, the newest), as APNs stores them.") }
-    static var unacknowledged: MetricNameDescriptor { MetricNameDescriptor(namespace: "apnsim", metricName: "pushes_unacknowledged", unitName: "",
-        helpText: "Pushes sent down a device link and not yet acknowledged.") }
-    static var residentMemory: MetricNameDescriptor { MetricNameDescriptor(metricName: "process_resident_memory", unitName: "bytes",
-        helpText: "Resident memory of the gateway's process.") }
-    static var openDescriptors: MetricNameDescriptor { MetricNameDescriptor(metricName: "process_open_fds", unitName: "",
-        helpText: "Open file descriptors of the gateway's process.") }
+    static var sends: MetricNameDescriptor {
+        describe("apnsim_sends", "total",
+                 "Provider API requests the gateway answered, by HTTP status, APNs reason, apns-push-type, environment and authentication.")
+    }
+    static var deliveries: MetricNameDescriptor {
+        describe("apnsim_deliveries", "total",
+                 "Accepted pushes the devices answered, by outcome (displayed, background, voip, liveactivity, replaced, suppressed, dropped).")
+    }
+    static var extensionRuns: MetricNameDescriptor {
+        describe("apnsim_extension_runs", "total",
+                 "Notification service extension runs, by kind and outcome (completed, expired, crashed, killed).")
+    }
+    static var extensionDuration: MetricNameDescriptor {
+        describe("apnsim_extension_run_duration", "seconds",
+                 "How long each service extension run took, from its start to the content shown.")
+    }
+    static var displayLatency: MetricNameDescriptor {
+        describe("apnsim_push_display_latency", "seconds",
+                 "From the provider's request accepted to the device's receipt that it displayed the push.")
+    }
+    static var connections: MetricNameDescriptor {
+        describe("apnsim_provider_connections", "",
+                 "Provider connections open now.")
+    }
+    static var devicesOnline: MetricNameDescriptor {
+        describe("apnsim_devices_online", "",
+                 "Simulated devices linked to the gateway now.")
+    }
+    static var stored: MetricNameDescriptor {
+        describe("apnsim_pushes_stored", "",
+                 "Pushes stored for devices out of reach now (one per app, the newest), as APNs stores them.")
+    }
+    static var unacknowledged: MetricNameDescriptor {
+        describe("apnsim_pushes_unacknowledged", "",
+                 "Pushes sent down a device link and not yet acknowledged.")
+    }
+    static var residentMemory: MetricNameDescriptor {
+        describe("process_resident_memory", "bytes",
+                 "Resident memory of the gateway's process.")
+    }
+    static var openDescriptors: MetricNameDescriptor {
+        describe("process_open_fds", "",
+                 "Open file descriptors of the gateway's process.")
+    }
+
+    /// A metric's name (its base and unit, joined by `_`) with its `# HELP` text.
+    private static func describe(_ base: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: base, unitName: unit, helpText: help)
+    }
 
     /// Latency buckets: a display takes milliseconds, a rich push's download seconds, a stored push minutes.
     static let latencyBuckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
