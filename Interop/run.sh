@@ -37,3 +37,7 @@ echo "control API recorded all $count interop sends"
 # A GOAWAY with a push in flight, as aioapns lives through it (a fault after the checks above, so it counts apart).
 "$python" Interop/aioapns_goaway_check.py localhost "$dev_port" Certs/ca.pem Certs/AuthKey_SIMKEY0001.p8 "$token" \
   "http://127.0.0.1:$control_port"
+
+# Each hang fault (docs/faults.md), with aioapns's own timeouts firing and other connections served meanwhile.
+"$python" Interop/aioapns_hang_check.py localhost "$dev_port" "$prod_port" Certs/ca.pem Certs/AuthKey_SIMKEY0001.p8 \
+  "http://127.0.0.1:$control_port"

@@ -15,6 +15,8 @@ public final class FaultInjector: Sendable {
     public enum PushEffect: Sendable {
         case reject(Rejection, Fault)
         case reset(errorCode: Int, Fault)
+        /// A `hang` at `response`: the stream is never answered and the push is not processed.
+        case hang(Fault)
     }
 
     private struct State {
@@ -145,6 +147,9 @@ public final class FaultInjector: Sendable {
                     }
                     state.use(index, defaultCount: 1)
                     return .reset(errorCode: fault.errorCode ?? 2, fault)
+                case .hang where fault.at == .hang(.response):
+                    state.use(index, defaultCount: 1)
+                    return .hang(fault)
                 default:
                     continue
                 }
@@ -180,13 +185,23 @@ public final class FaultInjector: Sendable {
         }
     }
 
-    /// A `goAway` or `drop` fault that falls due as a new push arrives on `environment`: its `after` count is
-    /// reached or its `at` time has passed. Each push counts toward every waiting fault's `after`.
+    /// Whether `fault` acts on a whole connection: `goAway`, `drop`, and `hang` at `window` or `silence`.
+    private static func actsOnConnections(_ fault: Fault) -> Bool {
+        switch fault.resolvedKind {
+        case .goAway, .drop: true
+        case .hang: fault.at == .hang(.window) || fault.at == .hang(.silence)
+        default: false
+        }
+    }
+
+    /// A connection fault (``actsOnConnections(_:)``) that falls due as a new push arrives on `environment`: its
+    /// `after` count is reached or its `at` time has passed. Each push counts toward every waiting fault's `after`.
     public func connectionFault(environment: APNsEnvironment, now: Date) -> Fault? {
         ifAny(nil) { state -> Fault? in
             state.removeExpired(now: now)
             for (index, fault) in state.faults.enumerated()
-            where (fault.resolvedKind == .goAway || fault.resolvedKind == .drop) && Self.matches(fault, token: nil, environment: environment) {
+            where Self.actsOnConnections(fault) && (fault.after != nil || fault.at?.time != nil)
+                && Self.matches(fault, token: nil, environment: environment) {
                 let id = fault.id ?? ""
                 var due = false
                 if let after = fault.after {
@@ -194,7 +209,7 @@ public final class FaultInjector: Sendable {
                     state.seen[id] = seen + 1
                     due = seen >= after
                 }
-                if let at = fault.at, now >= at { due = true }
+                if let at = fault.at?.time, now >= at { due = true }
                 guard due else { continue }
                 state.use(index, defaultCount: 1)
                 return fault
@@ -203,13 +218,26 @@ public final class FaultInjector: Sendable {
         }
     }
 
-    /// The `goAway` and `drop` faults that act at once on every open connection (no `after`, no `at`); they are
-    /// used up by being returned.
+    /// The connection faults (``actsOnConnections(_:)``) that act at once on every open connection (no `after`, no
+    /// `at` time); they are used up by being returned.
     public func takeImmediateConnectionFaults() -> [Fault] {
         ifAny([]) { state in
-            let immediate = state.faults.filter { ($0.resolvedKind == .goAway || $0.resolvedKind == .drop) && $0.after == nil && $0.at == nil }
+            let immediate = state.faults.filter { Self.actsOnConnections($0) && $0.after == nil && $0.at?.time == nil }
             state.faults.removeAll { fault in immediate.contains { $0.id == fault.id } }
             return immediate
+        }
+    }
+
+    /// A `hang` at `handshake` that takes the connection just accepted on `environment` (using up one count).
+    public func handshakeHang(environment: APNsEnvironment, now: Date) -> Fault? {
+        ifAny(nil) { state -> Fault? in
+            state.removeExpired(now: now)
+            guard let index = state.faults.firstIndex(where: {
+                $0.resolvedKind == .hang && $0.at == .hang(.handshake) && Self.matches($0, token: nil, environment: environment)
+            }) else { return nil }
+            let fault = state.faults[index]
+            state.use(index, defaultCount: 1)
+            return fault
         }
     }
 

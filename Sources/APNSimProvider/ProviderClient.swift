@@ -26,6 +26,11 @@ public final class ProviderClient: Sendable {
         public var clientCertificate: (certificate: String, key: String)?
         /// ALPN protocols to offer.
         public var applicationProtocols = ["h2"]
+        /// Gives up on a server that has stopped answering, as provider libraries time out: a connection whose TLS
+        /// handshake and first SETTINGS have not come this long after the TCP connection is closed, and closing
+        /// waits no longer than this for the server's TLS close_notify. `nil` waits as long as it takes (and NIOSSL's
+        /// 5 s for close_notify).
+        public var setupTimeout: Duration?
 
         public init(host: String, port: Int, caFile: String) {
             self.host = host
@@ -49,6 +54,8 @@ public final class ProviderClient: Sendable {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .file(configuration.caFile)
         tls.applicationProtocols = configuration.applicationProtocols
+        let giveUpAfter = configuration.setupTimeout.map { TimeAmount.nanoseconds(Int64($0.components.seconds) * 1_000_000_000 + $0.components.attoseconds / 1_000_000_000) }
+        if let giveUpAfter { tls.shutdownTimeout = giveUpAfter }
         if let client = configuration.clientCertificate {
             tls.certificateChain = try NIOSSLCertificate.fromPEMFile(client.certificate).map { .certificate($0) }
             tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: client.key, format: .pem))
@@ -73,7 +80,15 @@ public final class ProviderClient: Sendable {
                 }
             }
         let client = ProviderClient(channel: channel, multiplexer: multiplexer, events: events)
+        // Closing fires firstSettings (ConnectionEventsHandler.channelInactive): the client comes back closed.
+        let giveUp = giveUpAfter.map { timeout in
+            channel.eventLoop.scheduleTask(in: timeout) {
+                events.ending(because: "the TLS handshake and the server's first SETTINGS did not come in time")
+                channel.close(promise: nil)
+            }
+        }
         try await events.firstSettings.futureResult(on: channel.eventLoop).get()
+        giveUp?.cancel()
         return client
     }
 
@@ -135,6 +150,9 @@ public final class ProviderClient: Sendable {
     }
 
     public var isActive: Bool { channel.isActive }
+
+    /// Why the connection ended, once it has: an error, a GOAWAY, the server closing it, or a handshake given up on.
+    public var closeReason: String? { events.closeReason }
 
     /// Sends a PING and waits for its ACK.
     public func ping() async throws {

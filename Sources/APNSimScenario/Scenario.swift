@@ -241,6 +241,9 @@ public struct Scenario: Codable, Sendable {
         public var reset: Int?
         /// The connection was closed under the send without GOAWAY.
         public var connectionDropped: Bool?
+        /// No answer came within this time (no response, GOAWAY or close: a `hang` fault, docs/faults.md): the
+        /// provider gives up, as its own timeout would, and closes the connection; the step takes that long.
+        public var unanswered: ScenarioDuration?
         /// The SETTINGS the gateway has sent on the send's connection (`{maxConcurrentStreams: 1}`) match this pattern.
         public var settings: JSONValue?
         /// The send's record (`GET /v1/sends?apnsId=…`) matches this pattern.
@@ -290,7 +293,7 @@ public struct Scenario: Codable, Sendable {
         "name", "world", "media", "steps", "extends", "push", "file", "advance", "expiresIn", "options", "teams", "keys", "apps", "tokens", "devices", "send", "device", "wait",
         "expect", "app", "token", "environment", "topic", "pushType", "priority", "expiration", "collapseId", "apnsId",
         "headers", "payload", "payloadFile", "auth", "key", "team", "p8", "issuedAgo", "certificate", "certificateKey", "none",
-        "id", "action", "status", "reason", "goAway", "lastStreamId", "errorCode", "fault", "reset", "connectionDropped", "settings", "sent", "atLeast", "atMost", "kind", "after", "at", "seconds", "count", "latencyMs", "latencyMaxMs", "seed", "perSecond", "maxConcurrentStreams", "drop", "skewSeconds", "delivery", "nothingDisplayed", "deliveries", "records", "install", "within",
+        "id", "action", "status", "reason", "goAway", "lastStreamId", "errorCode", "fault", "reset", "connectionDropped", "unanswered", "settings", "sent", "atLeast", "atMost", "kind", "after", "at", "seconds", "count", "latencyMs", "latencyMaxMs", "seed", "perSecond", "maxConcurrentStreams", "drop", "skewSeconds", "delivery", "nothingDisplayed", "deliveries", "records", "install", "within",
         "refused", "registered", "bundleID", "serviceExtension", "resources", "kind", "source", "executable", "budget",
         "model", "os", "alerts", "extensionBudget", "extensionCategoriesApply", "scope", "publicKey", "publicKeyFile",
         "topics", "relatedKeyID", "state", "invalidSince", "contains", "matches", "categories", "actions", "identifier", "appGroups", "appGroup", "profile", "pushCapability", "package", "product",

@@ -9,6 +9,8 @@ extension ScenarioSession {
         var goAway: GoAwayFrame?
         /// The connection closed under the request without GOAWAY.
         var dropped = false
+        /// Nothing came within the step's `unanswered` time, and the provider gave up.
+        var unanswered = false
         /// The SETTINGS the gateway sent on the connection, by name (`maxConcurrentStreams`).
         var settings: [String: Int] = [:]
         /// The `apns-id` the request carried, for answers without one (broadcasts).
@@ -18,7 +20,8 @@ extension ScenarioSession {
 
     /// Sends the step's push over the provider API. A connection the gateway ends (GOAWAY) is forgotten, so the
     /// next send opens a new one, as provider libraries do.
-    func send(_ send: Scenario.Send) async throws -> SendOutcome {
+    /// - Parameter giveUpAfter: the step's `unanswered` time, a provider's own timeout.
+    func send(_ send: Scenario.Send, giveUpAfter: Duration? = nil) async throws -> SendOutcome {
         if let channel = send.broadcast { return try await broadcast(send, channel: channel) }
         let world = loaded.world
         let token: String
@@ -60,24 +63,44 @@ extension ScenarioSession {
             headers.append(("authorization", "bearer \(try jwt(auth))"))
         }
         let payload = try self.payload(send)
-        return try await self.send(ProviderRequest.push(token: token, payload: payload, headers: headers), for: send, environment: environment)
+        return try await self.send(ProviderRequest.push(token: token, payload: payload, headers: headers), for: send, environment: environment,
+                                   giveUpAfter: giveUpAfter)
     }
 
     /// Sends `request` on the provider connection of `send`'s auth in `environment` (a new one if the last ended).
-    func send(_ request: ProviderRequest, for send: Scenario.Send, environment: APNsEnvironment) async throws -> SendOutcome {
+    /// - Parameter giveUpAfter: a provider's own timeout: with nothing back by then (not even a finished handshake),
+    ///   the connection is closed and forgotten, and the outcome says so.
+    func send(_ request: ProviderRequest, for send: Scenario.Send, environment: APNsEnvironment,
+              giveUpAfter: Duration? = nil) async throws -> SendOutcome {
         let auth = send.auth ?? Scenario.Auth()
         let key = "\(environment.rawValue)|\(auth.certificate ?? "jwt:\(auth.key ?? "SIMKEY0001"):\(auth.team ?? "SIMTEAM001")")"
         lastConnection = key
-        var client = try await connection(key, environment: environment, auth: auth)
-        if !client.isActive {
+        var client = try await connection(key, environment: environment, auth: auth, giveUpAfter: giveUpAfter)
+        if !client.isActive, giveUpAfter == nil {
             connections[key] = nil
             client = try await connection(key, environment: environment, auth: auth)
         }
+        // The provider's timeout: true once it fired and closed the connection.
+        let timer = giveUpAfter.map { limit in
+            Task { [client] in
+                try await Task.sleep(for: limit)
+                await client.close()
+                return true
+            }
+        }
+        defer { timer?.cancel() }
         do {
+            guard client.isActive else { throw ScenarioRunError("the connection did not start") }
             let response = try await client.send(request)
             return SendOutcome(response: response, goAway: nil, settings: client.namedRemoteSettings, sentID: send.apnsId)
         } catch {
             connections[key] = nil
+            timer?.cancel()
+            let gaveUp = (try? await timer?.value) == true
+            if giveUpAfter != nil, !client.isActive, gaveUp || client.closeReason?.contains("did not come in time") == true {
+                connections[key] = nil
+                return SendOutcome(response: nil, goAway: nil, unanswered: true, settings: client.namedRemoteSettings)
+            }
             guard let goAway = await client.goAway() else {
                 return SendOutcome(response: nil, goAway: nil, dropped: true, settings: client.namedRemoteSettings)
             }
@@ -154,8 +177,9 @@ extension ScenarioSession {
         return jwt
     }
 
-    private func connection(_ key: String, environment: APNsEnvironment, auth: Scenario.Auth) async throws -> ProviderClient {
-        if let open = connections[key] { return open }
+    private func connection(_ key: String, environment: APNsEnvironment, auth: Scenario.Auth,
+                            giveUpAfter: Duration? = nil) async throws -> ProviderClient {
+        if let open = connections[key], open.isActive || giveUpAfter == nil { return open }
         guard let port = target.providerPorts[environment] else {
             throw ScenarioRunError("the gateway has no \(environment.rawValue) endpoint")
         }
@@ -165,6 +189,7 @@ extension ScenarioSession {
             guard let key = auth.certificateKey else { throw ScenarioRunError("auth.certificate needs auth.certificateKey") }
             configuration.clientCertificate = (resolve(certificate), resolve(key))
         }
+        configuration.setupTimeout = giveUpAfter
         let client = try await ProviderClient.connect(configuration)
         connections[key] = client
         return client

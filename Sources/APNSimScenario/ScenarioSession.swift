@@ -105,7 +105,7 @@ actor ScenarioSession {
             failures += result.failures
         }
         if let send = step.send {
-            let outcome = try await self.send(send)
+            let outcome = try await self.send(send, giveUpAfter: step.expect?.unanswered?.duration)
             if let device = send.device, outcome.response?.status == 200, let apnsID = outcome.apnsID { lastAccepted[device] = apnsID }
             let result = try await check(outcome, against: step.expect, within: within)
             happened += result.happened
@@ -264,6 +264,16 @@ actor ScenarioSession {
                        within: Duration) async throws -> (happened: [String], failures: [String]) {
         var happened: [String] = []
         var failures: [String] = []
+        if outcome.unanswered {
+            happened.append("no answer in \(expect?.unanswered?.description ?? "time"); the provider gave up and closed the connection")
+            if expect?.unanswered == nil { failures.append("the gateway did not answer") }
+            return (happened, failures)
+        }
+        if let unanswered = expect?.unanswered {
+            let instead = outcome.response.map { "the gateway answered \($0.status)" }
+                ?? (outcome.goAway != nil ? "the gateway sent GOAWAY" : "the connection closed")
+            failures.append("unanswered: expected no answer within \(unanswered), but \(instead)")
+        }
         if outcome.dropped {
             happened.append("connection dropped")
             if expect?.connectionDropped != true {

@@ -74,6 +74,11 @@ struct ConnectionFaultTests {
         (#"{"kind":"clockSkew"}"#, "needs skewSeconds"),
         (#"{"kind":"goAway","at":"tomorrow"}"#, "expected an RFC 3339 time"),
         (#"{"kind":"teleport"}"#, "kind"),
+        (#"{"kind":"hang"}"#, "a hang fault needs at: one of handshake, response, window, silence"),
+        (#"{"kind":"hang","at":"respond"}"#, "or for a hang fault one of handshake, response, window, silence; found respond"),
+        (#"{"kind":"hang","at":"handshake","after":1}"#, "after is for a hang at window or silence"),
+        (#"{"kind":"hang","at":"silence","count":2}"#, "count is for a hang at handshake or response"),
+        (#"{"kind":"goAway","at":"window"}"#, "at: window is for a hang fault"),
     ])
     func badFaults(_ body: String, _ mention: String) async throws {
         try await withGateway { harness in

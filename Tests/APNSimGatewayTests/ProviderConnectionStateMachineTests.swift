@@ -85,6 +85,31 @@ struct ProviderConnectionStateMachineTests {
                 == .ignore)
     }
 
+    @Test("A hang at silence due on a push: the connection goes silent, reads nothing more, ignores idleness and faults, and closes only at shutdown")
+    func silenceOnStream() {
+        var machine = Machine()
+        _ = Self.open(&machine, 1, endStream: true)
+        var silence = Self.fault(.hang)
+        silence.at = .hang(.silence)
+        #expect(machine.headersReceived(streamID: 3, endStream: true) { silence } == .silence(silence))
+        #expect(machine.phase == .silent)
+        #expect(machine.headersReceived(streamID: 5, endStream: true) { Issue.record("no fault is asked for once silent"); return nil }
+                == .ignore)
+        #expect(machine.idleTimeout() == .none, "no GOAWAY IdleTimeout: a silent connection says nothing")
+        #expect(machine.faultInjected(Self.fault(.goAway)) == .none)
+        #expect(machine.shutdownRequested() == .close(dropped: nil))
+    }
+
+    @Test("A hang at window acts on an open connection, and due on a push lets that push through")
+    func windowHang() {
+        var machine = Machine()
+        var window = Self.fault(.hang)
+        window.at = .hang(.window)
+        #expect(machine.faultInjected(window) == .holdWindow(window))
+        #expect(machine.headersReceived(streamID: 1, endStream: true) { window } == .holdWindowThenProcess(window))
+        #expect(machine.phase == .open)
+    }
+
     @Test("A goAway fault due on a push with END_STREAM: the push is refused, then GOAWAY with the last stream processed")
     func goAwayOnStream() {
         var machine = Machine()

@@ -17,9 +17,12 @@ import Foundation
 ///   after some errors); new connections start with it while the fault lasts.
 /// - `deviceLink`: the device link of `device` drops (`drop: true`) or delivers `latencyMs` late.
 /// - `clockSkew`: the gateway's clock for provider-token checks runs `skewSeconds` ahead (negative: behind).
+/// - `hang`: the gateway stops, where `at` says (``HangPoint``), as APNs has been seen to and provider libraries
+///   have hung on: a TLS handshake never finished, a stream never answered, a flow-control window held at zero, a
+///   connection gone quiet without a FIN.
 public struct Fault: Codable, Sendable, Hashable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
-        case reject, tooManyRequests, latency, reset, goAway, drop, settings, deviceLink, clockSkew
+        case reject, tooManyRequests, latency, reset, goAway, drop, settings, deviceLink, clockSkew, hang
     }
 
     /// Given by the gateway when the fault is added (`f1`, `f2`…); it names the fault in the records it touches.
@@ -32,8 +35,9 @@ public struct Fault: Codable, Sendable, Hashable {
     public var token: String?
     /// Only pushes and connections on this environment's endpoint.
     public var environment: APNsEnvironment?
-    /// How many pushes (`reject`, `reset`, `latency`) or connections (`goAway`, `drop`) it takes; `reject` and
-    /// `reset` take 1 unless a count or `seconds` is given, `goAway` and `drop` every connection open at the moment.
+    /// How many pushes (`reject`, `reset`, `latency`, `hang` at `response`) or connections (`goAway`, `drop`,
+    /// `hang` at `handshake`) it takes; `reject`, `reset` and `hang` take 1 unless a count or `seconds` is given,
+    /// `goAway` and `drop` every connection open at the moment.
     public var count: Int?
     /// How long it lasts from when it is added; without it, until it is used up or cleared.
     public var seconds: Double?
@@ -43,10 +47,12 @@ public struct Fault: Codable, Sendable, Hashable {
     public var reason: String?
     public var status: Int?
 
-    /// `goAway`, `drop`: on the push that comes after this many more pushes (on any connection it matches).
+    /// `goAway`, `drop`, `hang` at `window` or `silence`: on the push that comes after this many more pushes (on
+    /// any connection it matches).
     public var after: Int?
     /// `goAway`, `drop`: at this time (by the gateway's clock; checked when the next push comes, and by a timer).
-    public var at: Date?
+    /// `hang`: where the gateway stops.
+    public var at: FaultMoment?
     /// `goAway`: the last stream the gateway will process; the last one it answered unless given.
     public var lastStreamId: Int?
     /// `goAway`: its error code (0 NO_ERROR unless given); `reset`: RST_STREAM's (2 INTERNAL_ERROR unless given).
@@ -110,6 +116,7 @@ extension Fault {
                 return "streamIds are the odd stream IDs clients open; got \(bad)"
             }
         case .goAway, .drop:
+            if case .hang(let point)? = at { return "at: \(point.rawValue) is for a hang fault; a \(resolvedKind.rawValue) fault takes a time" }
             if let after, after < 0 { return "after must be 0 or more; got \(after)" }
             if let lastStreamId, lastStreamId < 0 || lastStreamId % 2 == 0 && lastStreamId != 0 {
                 return "lastStreamId must be 0 or an odd stream ID (clients open odd streams); got \(lastStreamId)"
@@ -122,6 +129,17 @@ extension Fault {
         case .deviceLink:
             guard device != nil else { return "a deviceLink fault needs the device it affects" }
             guard drop == true || latencyMs != nil else { return "a deviceLink fault needs drop: true or latencyMs" }
+        case .hang:
+            guard case .hang(let point)? = at else {
+                return "a hang fault needs at: one of \(HangPoint.allCases.map(\.rawValue).joined(separator: ", "))"
+            }
+            if let after, after < 0 { return "after must be 0 or more; got \(after)" }
+            if after != nil, point == .handshake || point == .response {
+                return "after is for a hang at window or silence, which act on a connection; a hang at \(point.rawValue) takes count"
+            }
+            if count != nil, point == .window || point == .silence {
+                return "count is for a hang at handshake or response; a hang at \(point.rawValue) acts on every open connection, or with after on one"
+            }
         case .clockSkew:
             guard let skewSeconds, skewSeconds.isFinite, abs(skewSeconds) <= 86_400 * 365 else {
                 return "a clockSkew fault needs skewSeconds, within a year either way"
@@ -133,6 +151,7 @@ extension Fault {
     /// What a provider sees of it, for the records it touches (`f2 goAway Shutdown after 2`).
     public var summary: String {
         var parts = [id ?? "f?", resolvedKind.rawValue]
+        if case .hang(let point)? = at { parts.append("at \(point.rawValue)") }
         if let reason { parts.append(reason) }
         if let status { parts.append(String(status)) }
         if let after { parts.append("after \(after)") }
@@ -141,5 +160,48 @@ extension Fault {
         if let maxConcurrentStreams { parts.append("max streams \(maxConcurrentStreams)") }
         if let skewSeconds { parts.append("skew \(skewSeconds) s") }
         return parts.joined(separator: " ")
+    }
+}
+
+/// Where a `hang` fault stops the gateway (docs/faults.md).
+public enum HangPoint: String, Codable, Sendable, CaseIterable {
+    /// A connection is accepted and its TLS handshake never completes: the ClientHello is read and never answered.
+    case handshake
+    /// A push's stream is never answered (and the push is not processed).
+    case response
+    /// The gateway stops granting flow-control window: SETTINGS_INITIAL_WINDOW_SIZE 0, so no stream may send a body.
+    case window
+    /// The connection goes quiet without a FIN: nothing is read, nothing written, PINGs unanswered.
+    case silence
+}
+
+/// A fault's `at`: a time (`goAway`, `drop`) or where a `hang` stops the gateway (`handshake`, `response`…).
+public enum FaultMoment: Codable, Sendable, Hashable {
+    case time(Date)
+    case hang(HangPoint)
+
+    public var time: Date? { if case .time(let date) = self { date } else { nil } }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let word = try? container.decode(String.self), let point = HangPoint(rawValue: word) {
+            self = .hang(point)
+            return
+        }
+        do {
+            self = .time(try container.decode(Date.self))
+        } catch {
+            let found = (try? container.decode(String.self)) ?? "another value"
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription:
+                "expected an RFC 3339 time such as 2026-11-23T12:00:00Z, or for a hang fault one of \(HangPoint.allCases.map(\.rawValue).joined(separator: ", ")); found \(found)"))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .time(let date): try container.encode(date)
+        case .hang(let point): try container.encode(point.rawValue)
+        }
     }
 }

@@ -19,6 +19,15 @@ extension ProviderConnectionHandler {
                explanation: "not processed: stream \(Int(streamID)) is above the last stream \(Int(lastStreamID)) of the connection's GOAWAY; send it again on a new connection")
     }
 
+    /// Records the push a `hang` at `silence` fell due on: the connection went silent before it was processed.
+    func silenced(_ headers: HPACKHeaders, streamID: HTTP2StreamID, fault: Fault) {
+        let head = PushRequestHead(headers: headers.map { ($0.name, $0.value) })
+        let exchange = PushExchange(head: head, verdict: .failure(Rejection(.shutdown, "not processed")),
+                                    body: ByteBuffer(), receivedAt: connection.services.clock.now(), started: .now(), fault: fault)
+        record(exchange, apnsID: head["apns-id"] ?? "", payload: "", status: 0, reason: nil,
+               explanation: "not processed: the connection went silent at stream \(Int(streamID)) (a hang fault); send it again on a new connection")
+    }
+
     // MARK: - Stages
 
     func begin(_ headers: HPACKHeaders, streamID: HTTP2StreamID, context: ChannelHandlerContext) -> PushExchange {
@@ -45,6 +54,7 @@ extension ProviderConnectionHandler {
         }
         var fault: Fault?
         var resetCode: Int?
+        var hung = false
         if case .success(.push(let plan)) = verdict, let effect = services.faults.pushEffect(token: plan.token, environment: environment,
                                                                                            streamID: Int(streamID), now: now) {
             switch effect {
@@ -54,6 +64,9 @@ extension ProviderConnectionHandler {
             case .reset(let code, let cause):
                 resetCode = code
                 fault = cause
+            case .hang(let cause):
+                hung = true
+                fault = cause
             }
         }
         connection.auth = auth
@@ -61,7 +74,7 @@ extension ProviderConnectionHandler {
         var grant: ProviderTokenSession.Grant?
         if case .token(let session) = auth { grant = session.currentGrant }
         return PushExchange(head: head, api: api, verdict: verdict, body: context.channel.allocator.buffer(capacity: 0),
-                            receivedAt: now, started: .now(), grant: grant, fault: fault, resetCode: resetCode)
+                            receivedAt: now, started: .now(), grant: grant, fault: fault, resetCode: resetCode, hung: hung)
     }
 
     func finish(_ exchange: PushExchange, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
@@ -71,6 +84,12 @@ extension ProviderConnectionHandler {
             record(exchange, apnsID: exchange.head["apns-id"] ?? "", payload: exchange.bodyText, status: 0, reason: nil,
                    explanation: "the stream was reset with RST_STREAM \(HTTP2ErrorCode(networkCode: code)) instead of answered")
             write(HTTP2Frame(streamID: streamID, payload: .rstStream(HTTP2ErrorCode(networkCode: code))), context: context)
+            return
+        }
+        if exchange.hung {
+            // Nothing is written: the stream stays open until the client resets it or closes the connection.
+            record(exchange, apnsID: exchange.head["apns-id"] ?? "", payload: exchange.bodyText, status: 0, reason: nil,
+                   explanation: "never answered: a hang fault holds stream \(Int(streamID)) open, and the push was not processed")
             return
         }
         if let (delay, fault) = services.faults.latency(token: (try? exchange.verdict.get())?.token, environment: connection.environment,

@@ -95,6 +95,12 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             break
         case .goAwayThenProcess(let goAway):
             perform(.goAway(goAway), context: context)
+        case .holdWindowThenProcess(let fault):
+            perform(.holdWindow(fault), context: context, at: streamID)
+        case .silence(let fault):
+            silenced(headers.headers, streamID: streamID, fault: fault)
+            perform(.silence(fault), context: context, at: streamID)
+            return
         case .refuse(let lastStreamID, let fault, let then):
             refuse(headers.headers, streamID: streamID, lastStreamID: lastStreamID, fault: fault)
             switch then {
@@ -237,6 +243,21 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             write(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
                 HTTP2Setting(parameter: .maxConcurrentStreams, value: streams),
             ]))), context: context)
+        case .holdWindow(let fault):
+            let at = streamID.map { " from stream \(Int($0))" } ?? ""
+            connection.recordFault(fault, event: "HANG", explanation:
+                "SETTINGS_INITIAL_WINDOW_SIZE 0\(at): the gateway grants no more flow-control window, so no new stream can send its body")
+            write(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
+                HTTP2Setting(parameter: .initialWindowSize, value: 0),
+            ]))), context: context)
+        case .silence(let fault):
+            let at = streamID.map { " at stream \(Int($0))" } ?? ""
+            connection.recordFault(fault, event: "HANG", explanation:
+                "the connection went silent\(at): nothing more is read or written, PINGs go unanswered, and it is not closed")
+            // What was answered before goes out; from here on nothing does.
+            flushIfNeeded(context: context)
+            graceTimer?.cancel()
+            try? context.pipeline.syncOperations.addHandler(SilentConnection(), position: .first)
         }
     }
 

@@ -28,6 +28,9 @@ struct ProviderConnectionStateMachine {
         /// A GOAWAY was sent: streams above its last stream are not processed (recorded as refused, because of its
         /// fault if a fault sent it).
         case goingAway(GoAway)
+        /// A `hang` at `silence`: the gateway reads and writes nothing more, and does not close, until the client
+        /// does (or the gateway shuts down).
+        case silent
         case closed
     }
 
@@ -41,6 +44,10 @@ struct ProviderConnectionStateMachine {
         case refuse(lastStreamID: HTTP2StreamID, fault: Fault?, then: AfterRefusal)
         /// Trailers, or HEADERS on a stream already done with: nothing apnsim reads.
         case ignore
+        /// A `hang` at `silence` fell due on this push: record it as not processed, then go silent.
+        case silence(Fault)
+        /// A `hang` at `window` fell due on this push: hold the window at zero, then process the stream.
+        case holdWindowThenProcess(Fault)
     }
 
     enum AfterRefusal: Equatable {
@@ -71,6 +78,10 @@ struct ProviderConnectionStateMachine {
         case close(dropped: Fault?)
         /// Write SETTINGS MAX_CONCURRENT_STREAMS, recording the fault.
         case settings(maxConcurrentStreams: Int, fault: Fault)
+        /// A `hang` at `window`: write SETTINGS_INITIAL_WINDOW_SIZE 0, recording the fault.
+        case holdWindow(Fault)
+        /// A `hang` at `silence`: stop reading and writing without closing, recording the fault.
+        case silence(Fault)
     }
 
     private(set) var phase = Phase.open
@@ -113,10 +124,21 @@ struct ProviderConnectionStateMachine {
                 return .refuse(lastStreamID: goAway.lastStreamID, fault: goAway.fault, then: .nothing)
             }
             return .process
+        case .silent:
+            return .ignore
         case .open:
             break
         }
         guard let fault = dueFault() else { return .process }
+        switch fault.at {
+        case .hang(.silence)?:
+            phase = .silent
+            return .silence(fault)
+        case .hang(.window)?:
+            return .holdWindowThenProcess(fault)
+        default:
+            break
+        }
         if fault.resolvedKind == .drop {
             phase = .closed
             return .refuse(lastStreamID: lastStreamID, fault: fault, then: .drop(fault))
@@ -202,9 +224,14 @@ struct ProviderConnectionStateMachine {
         startGoAway(GoAway(lastStreamID: lastStreamID, reason: RejectionReason.idleTimeout.rawValue, drains: false))
     }
 
-    /// The gateway is shutting down: GOAWAY `Shutdown`, answer what is in flight, then close.
+    /// The gateway is shutting down: GOAWAY `Shutdown`, answer what is in flight, then close. A silent connection
+    /// is closed at once: it has nothing to say.
     mutating func shutdownRequested() -> ConnectionAction {
-        startGoAway(GoAway(lastStreamID: lastStreamID, reason: RejectionReason.shutdown.rawValue, drains: true))
+        if phase == .silent {
+            phase = .closed
+            return .close(dropped: nil)
+        }
+        return startGoAway(GoAway(lastStreamID: lastStreamID, reason: RejectionReason.shutdown.rawValue, drains: true))
     }
 
     /// A fault added for every open connection (`POST /v1/faults` with no `after` or `at`).
@@ -219,8 +246,19 @@ struct ProviderConnectionStateMachine {
             phase = .closed
             return .close(dropped: fault)
         case .settings:
-            guard phase != .closed, let streams = fault.maxConcurrentStreams else { return .none }
+            guard phase != .closed, phase != .silent, let streams = fault.maxConcurrentStreams else { return .none }
             return .settings(maxConcurrentStreams: streams, fault: fault)
+        case .hang:
+            guard phase != .closed, phase != .silent else { return .none }
+            switch fault.at {
+            case .hang(.window)?:
+                return .holdWindow(fault)
+            case .hang(.silence)?:
+                phase = .silent
+                return .silence(fault)
+            default:
+                return .none
+            }
         default:
             return .none
         }

@@ -26,6 +26,11 @@ struct ProviderEndpoint {
                 channel.eventLoop.makeCompletedFuture {
                     let connection = ProviderConnection(environment: environment, role: role, services: services,
                                                         remoteAddress: channel.remoteAddress?.description ?? "?")
+                    if let fault = services.faults.handshakeHang(environment: environment, now: services.clock.now()) {
+                        connection.recordFault(fault, event: "HANG", explanation: "the TLS handshake is held: the ClientHello is read and never answered")
+                        try channel.pipeline.syncOperations.addHandler(HeldHandshake())
+                        return
+                    }
                     // TLS accepts any client certificate; ProviderCertificateCheck decides what it means.
                     let tls = NIOSSLServerHandler(context: sslContext) { certificates, promise in
                         let chain = certificates.compactMap { try? Certificate(derEncoded: $0.toDERBytes()) }

@@ -38,6 +38,8 @@ struct PushExchange {
     var fault: Fault?
     /// Set by a `reset` fault: the stream is reset with this HTTP/2 error code instead of answered.
     var resetCode: Int?
+    /// Set by a `hang` at `response`: the stream is never answered, and the push is not processed.
+    var hung = false
 
     /// What the body may grow to before the request is answered early: the push type's payload limit, or the
     /// largest limit when the head was already refused (the answer is the head's rejection either way).

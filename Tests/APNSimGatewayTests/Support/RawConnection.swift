@@ -13,15 +13,18 @@ struct RawConnection: Sendable {
     /// handshake), so a gateway's timer that runs from the handshake never races this test's scheduling.
     /// - Parameter receiveBuffer: the socket's receive buffer in bytes (`SO_RCVBUF`), small for a peer that stops
     ///   reading and should be noticed soon.
+    /// - Parameter closeWithoutWaiting: close without waiting for the gateway's TLS close_notify (NIOSSL waits 5 s),
+    ///   for a connection the gateway has stopped answering.
     static func connect(port: Int, tls: (caFile: String, alpn: [String])? = nil,
                         clientCertificate: (certificate: String, key: String)? = nil, sending first: [UInt8] = [],
-                        receiveBuffer: Int? = nil) async throws -> RawConnection {
+                        receiveBuffer: Int? = nil, closeWithoutWaiting: Bool = false) async throws -> RawConnection {
         let received = ReceivedBytes()
         let sslContext: NIOSSLContext?
         if let tls {
             var configuration = TLSConfiguration.makeClientConfiguration()
             configuration.trustRoots = .file(tls.caFile)
             configuration.applicationProtocols = tls.alpn
+            if closeWithoutWaiting { configuration.shutdownTimeout = .zero }
             if let clientCertificate {
                 configuration.certificateChain = try NIOSSLCertificate.fromPEMFile(clientCertificate.certificate).map { .certificate($0) }
                 configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: clientCertificate.key, format: .pem))
