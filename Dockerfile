@@ -23,9 +23,10 @@ COPY . .
 # rebuilds in minutes rather than the quarter of an hour of a first build. What the image holds is copied out of it,
 # laid out as it is installed: the stripped binary with the inbox page's files, which it looks for beside itself; the
 # development PKI, the sandbox world and the media fixtures, which the commands' defaults name relative to /opt/apnsim.
+# The OpenTelemetry trait adds the OTLP exporter (docs/tracing.md): traces go out when OTEL_* variables ask.
 RUN --mount=type=cache,id=apnsim-swift-build,target=/src/.build \
-    swift build -c release --product apnsim --static-swift-stdlib \
- && bin="$(swift build -c release --static-swift-stdlib --show-bin-path)" \
+    swift build -c release --product apnsim --static-swift-stdlib --traits OpenTelemetry \
+ && bin="$(swift build -c release --static-swift-stdlib --traits OpenTelemetry --show-bin-path)" \
  && mkdir -p /install/usr/local/bin /install/opt/apnsim \
  && cp "$bin/apnsim" /install/usr/local/bin/apnsim \
  && strip /install/usr/local/bin/apnsim \

@@ -24,6 +24,10 @@ let package = Package(
         .library(name: "APNSimScenario", targets: ["APNSimScenario"]),
         .library(name: "APNSimTesting", targets: ["APNSimTesting"]),
     ],
+    traits: [
+        // Off by default: swift-otel adds minutes to a clean build. The Dockerfile and CI's tracing check turn it on.
+        .trait(name: "OpenTelemetry", description: "Export each push's trace over OTLP/HTTP when OTEL_* variables ask (docs/tracing.md)."),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
@@ -44,6 +48,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // Only with the OpenTelemetry trait, and only its OTLP/HTTP exporter (gRPC would add grpc-swift's build).
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         .target(
@@ -88,6 +95,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSettings,
             // The control API's OpenAPI description and the records' JSON Schema, served as docs/ has them.
@@ -219,6 +227,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OpenTelemetry"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -248,6 +258,7 @@ let package = Package(
             dependencies: [
                 "APNSimCore", "APNSimGateway", "APNSimInbox", "APNSimStore", "APNSimProvider", "APNSimDevice", "APNSimExtensions",
                 "APNSimTesting", "APNSimTestSupport",
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 "apnsim",  // built for the tests that start real device processes
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),

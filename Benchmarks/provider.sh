@@ -11,6 +11,10 @@
 # Usage: Benchmarks/provider.sh [REQUESTS] [--store]   (from anywhere; default 200000 requests per run)
 #        --store: the gateway keeps its record in a SQLite file, and answers 200 only once a push is committed to it
 #        APNSIM_BIN=PATH Benchmarks/provider.sh   (measure that binary instead of building this tree)
+#        APNSIM_BASELINE_BIN=PATH Benchmarks/provider.sh   (also: this build against that one, in turn, three rounds
+#          each, the same load: what a change costs the provider path. docs/metrics.md and docs/tracing.md measure
+#          metrics and tracing-off against the build before them this way; goals: within 5% and 3%)
+#        APNSIM_BENCH_WORLDS=0   (skip the 100-token and million-token worlds)
 # Needs: h2load (Debian nghttp2-client), nginx (Debian nginx-light), openssl; installs them with apt if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,6 +72,39 @@ printf 'apnsim   %10.0f pushes/s  (validated and recorded: %s sends in the recor
   "$( (( ${#store_flag[@]} > 0 )) && echo ", a store file, 200 after commit")"
 printf 'nginx    %10.0f requests/s\n' "$nginx_rate"
 python3 -c "print('ratio    %10.2f  (apnsim / nginx; goal >= 0.45)' % ($apnsim_rate / $nginx_rate))"
+
+# This build against a baseline build, in turn, so that a slow minute of the machine falls on both alike.
+if [[ -n "${APNSIM_BASELINE_BIN:-}" ]]; then
+  kill "$gateway"; wait "$gateway" 2>/dev/null || true
+  rate_of() { # rate_of BINARY -> prints its rate for the load (after a warm-up)
+    local bin=$1 saved=$requests
+    "$bin" gateway --development-port "$dev_port" --production-port 0 --control-port "$control_port" --device-port 0 \
+      "${store_flag[@]}" >"$work/gateway-ab.log" 2>&1 &
+    gateway=$!; pids+=("$gateway")
+    wait_for "the gateway" 10 curl -sf "http://127.0.0.1:$control_port/v1/health"
+    requests=20000; load "https://127.0.0.1:$dev_port/3/device/$token" >/dev/null; requests=$saved
+    load "https://127.0.0.1:$dev_port/3/device/$token"
+    kill "$gateway"; wait "$gateway" 2>/dev/null || true
+  }
+  this_rates=() base_rates=()
+  for round in 1 2 3; do
+    echo "round $round: this build, then the baseline"
+    this_rates+=("$(rate_of "$apnsim")")
+    base_rates+=("$(rate_of "$APNSIM_BASELINE_BIN")")
+  done
+  python3 - "${this_rates[*]}" "${base_rates[*]}" <<'PY'
+import sys
+this = [float(x) for x in sys.argv[1].split()]
+base = [float(x) for x in sys.argv[2].split()]
+mean = lambda xs: sum(xs) / len(xs)
+print()
+print('this build  %10.0f pushes/s  (%s)' % (mean(this), ', '.join('%.0f' % x for x in this)))
+print('baseline    %10.0f pushes/s  (%s)' % (mean(base), ', '.join('%.0f' % x for x in base)))
+print('ratio       %10.3f  (this / baseline, means of three rounds in turn; goals: >= 0.95 metrics on, >= 0.97 tracing off)' % (mean(this) / mean(base)))
+PY
+  start_gateway "$dev_port" "$control_port" 0 "${store_flag[@]}"
+fi
+[[ "${APNSIM_BENCH_WORLDS:-1}" == 0 ]] && exit 0
 
 # A world of 100 tokens and one of 1,000,000, both declared by count and seed 35 (so the hundred are the million's
 # first hundred): the same load to the hundred in each, so that only the size of the world differs, in turn, two

@@ -8,7 +8,11 @@
 #      device in each, and each is displayed with the image from the media container.
 #   3. every device taken offline, a push held for each, the gateway container killed with SIGKILL and started
 #      again: every push answered 200 is displayed, the devices re-link by themselves, the control API lists them.
-#   4. the channel-management ports answer; compose down ends everything within 10 s and leaves no container,
+#   4. the observability profile's Prometheus scrapes the gateway's GET /metrics with deploy/prometheus/prometheus.yml
+#      and its query API counts the pushes above. No registry is reachable, so its image is a stand-in built from
+#      Debian's prometheus package (Interop/containers/prometheus-stand-in.Containerfile); Grafana and Jaeger have no
+#      Debian package and are not run here (metrics_check.sh runs the dashboard's queries against Prometheus).
+#   5. the channel-management ports answer; compose down ends everything within 10 s and leaves no container,
 #      network, volume or process behind.
 #
 # Usage: bash Interop/compose_check.sh PYTHON      (a Python with aioapns; from the repository root)
@@ -28,7 +32,7 @@ say() { printf '[%3ss] %s\n' "$(( $(date +%s) - began ))" "$*"; }
 source Interop/containers/compose.sh
 export COMPOSE_PROJECT_NAME=$project APNSIM_CONTROL_TOKEN=$token APNSIM_DEVICE_COUNT=2
 cleanup() {
-  compose down -v -t 10 >/dev/null 2>&1 || true
+  compose --profile observability down -v -t 10 >/dev/null 2>&1 || true
   podman rm -f apnsim-run >/dev/null 2>&1 || true
   compose_engine_stop
   rm -rf "$work"
@@ -78,7 +82,24 @@ within 120 devices_online 6 || { compose logs --tail 20; exit 1; }
 say "the gateway is ready again and the 6 devices re-linked by themselves"
 "$python" Interop/compose_check.py displayed "$control" "$token" "$work/held.json"
 
-say "4. the channel-management ports answer, then compose down"
+say "4. the observability profile's Prometheus (a stand-in from Debian's package) scrapes the gateway"
+prometheus_image=localhost/apnsim-stand-in/prometheus:bookworm
+podman image exists "$prometheus_image" || podman build -q --build-arg BASE=localhost/apnsim-stand-in/debian:bookworm \
+  -f Interop/containers/prometheus-stand-in.Containerfile -t "$prometheus_image" Interop/containers >/dev/null
+PROMETHEUS_IMAGE=$prometheus_image compose --profile observability up -d --no-build prometheus 2>&1 | grep -v "^$" || true
+# The gateway's counters started again with its restart in 3: three requests without a provider token to count.
+for _ in 1 2 3; do
+  curl -s --http2 --cacert Certs/ca.pem --resolve "api.sandbox.push.apple.com:2197:127.0.0.1" -o /dev/null -X POST -d '{}' \
+    "https://api.sandbox.push.apple.com:2197/3/device/$(printf '%064x' 1)"
+done
+scraped() {
+  curl -sf 'http://127.0.0.1:9090/api/v1/query?query=sum(apnsim_sends_total)' \
+    | "$python" -c 'import json,sys; r = json.load(sys.stdin)["data"]["result"]; sys.exit(0 if r and float(r[0]["value"][1]) >= 3 else 1)'
+}
+within 120 scraped || { compose --profile observability logs prometheus | tail -20; exit 1; }
+say "Prometheus in the compose stack scraped gateway:8197 with the control token: $(curl -sf 'http://127.0.0.1:9090/api/v1/query?query=sum(apnsim_sends_total)' | grep -oE '"value":\[[^]]*\]')"
+
+say "5. the channel-management ports answer, then compose down"
 for port in 2195 2196; do
   code=$(curl -s --http2 --cacert Certs/ca.pem --resolve "api.sandbox.push.apple.com:$port:127.0.0.1" -o /dev/null -w '%{http_code}' \
     "https://api.sandbox.push.apple.com:$port/1/apps/com.example.app/all-channels")
@@ -86,7 +107,7 @@ for port in 2195 2196; do
   echo "port $port: HTTP/2 answered $code"
 done
 down_began=$(date +%s%N)
-compose down -v -t 10 2>&1 | grep -v "^$" || true
+compose --profile observability down -v -t 10 2>&1 | grep -v "^$" || true
 down_ms=$(( ($(date +%s%N) - down_began) / 1000000 ))
 say "compose down took $down_ms ms"
 (( down_ms < 10000 )) || { echo "compose down took more than 10 s"; exit 1; }

@@ -21,7 +21,10 @@ start_up "$apnsim" "$work" 30 --development-port "$dev_port" --production-port 0
   --device-port "$device_port" --media-port 0 --development-management-port 0 --control-token-file "$token_file"
 token=$(grep -oE "apnsim send --token [0-9a-f]+" "$work/up.log" | head -1 | awk '{print $4}')
 [[ -n "$token" ]] || { cat "$work/up.log"; echo "the banner has no token"; exit 1; }
-for i in 1 2 3; do "$apnsim" send --token "$token" --port "$dev_port" --payload "{\"aps\":{\"alert\":\"metrics $i\"}}" >/dev/null; done
+# The third with mutable-content: the device's extension runs, so extension metrics have a series (the dashboard's).
+for i in 1 2 3; do
+  "$apnsim" send --token "$token" --port "$dev_port" --payload "{\"aps\":{\"alert\":\"metrics $i\"$( ((i == 3)) && echo ',"mutable-content":1')}}" >/dev/null
+done
 unknown=$(printf '%064x' 7)
 "$apnsim" send --token "$unknown" --port "$dev_port" >/dev/null && { echo "a push to an unknown token was accepted"; exit 1; }
 "$apnsim" send --token "$token" --port "$dev_port" --priority 7 >/dev/null && { echo "apns-priority 7 was accepted"; exit 1; }
@@ -49,7 +52,7 @@ promtool check metrics < "$work/metrics.txt"
 echo "metrics: promtool check metrics found nothing to report"
 
 # Prometheus with the repository's scrape configuration, pointed at this run's gateway and token file.
-sed -e "s|gateway:8197|127.0.0.1:$control_port|" -e "s|/etc/prometheus/apnsim-control-token|$token_file|" \
+sed -e "s|gateway:8197|127.0.0.1:$control_port|" -e "s|/prometheus/apnsim-control-token|$token_file|" \
     -e "s|scrape_interval: 5s|scrape_interval: 1s|" deploy/prometheus/prometheus.yml > "$work/prometheus.yml"
 promtool check config "$work/prometheus.yml" >/dev/null
 prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
@@ -61,10 +64,34 @@ for _ in $(seq 300); do
   answer=$(curl -s "$query" || true)
   if echo "$answer" | grep -q '"value":\[[0-9.]*,"5"\]'; then
     echo "metrics: Prometheus scraped apnsim with deploy/prometheus/prometheus.yml; sum(apnsim_sends_total) = 5"
-    exit 0
+    break
   fi
   sleep 0.1
 done
-cat "$work/prometheus.log" | tail -20
-echo "Prometheus's query API did not answer sum(apnsim_sends_total) = 5 within 30 s: $answer"
-exit 1
+if ! echo "$answer" | grep -q '"value":\[[0-9.]*,"5"\]'; then
+  tail -20 "$work/prometheus.log"
+  echo "Prometheus's query API did not answer sum(apnsim_sends_total) = 5 within 30 s: $answer"
+  exit 1
+fi
+
+# Every query of the Grafana dashboard (deploy/grafana/dashboards/apnsim.json), asked of this Prometheus: each must
+# parse, and each series it reads must exist (a misspelt metric answers an empty result, not an error).
+"$python" - "deploy/grafana/dashboards/apnsim.json" "http://127.0.0.1:$prometheus_port" <<'PY'
+import json, re, sys, urllib.parse, urllib.request
+dashboard, prometheus = json.load(open(sys.argv[1])), sys.argv[2]
+failures, count = [], 0
+for panel in dashboard["panels"]:
+    for target in panel["targets"]:
+        expr = target["expr"]
+        count += 1
+        answer = json.load(urllib.request.urlopen(f"{prometheus}/api/v1/query?" + urllib.parse.urlencode({"query": expr})))
+        if answer.get("status") != "success":
+            failures.append(f"{panel['title']}: {expr}: {answer}")
+        for series in set(re.findall(r"\b(apnsim_[a-z_]+)", expr)):
+            found = json.load(urllib.request.urlopen(f"{prometheus}/api/v1/series?" + urllib.parse.urlencode({"match[]": series})))
+            if not found.get("data"):
+                failures.append(f"{panel['title']}: {series} is not a series Prometheus scraped")
+for failure in failures: print("FAILED:", failure)
+print(f"metrics: the Grafana dashboard's {count} queries parse and read series Prometheus scraped")
+sys.exit(1 if failures else 0)
+PY

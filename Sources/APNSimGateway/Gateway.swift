@@ -2,6 +2,7 @@ import APNSimCore
 import APNSimStore
 import Hummingbird
 import Logging
+import Tracing
 import NIOCore
 import NIOExtras
 import NIOPosix
@@ -38,6 +39,8 @@ public final class Gateway: Service, Sendable {
     let actions: GatewayActions
     /// Tells the control API's event streams the gateway is shutting down.
     let stopping = StopSignal()
+    let tracing: PushTracing
+    let metrics: GatewayMetrics
     /// Delivery records: what happened to pushes routed to simulated devices.
     public let deliveries: DeliveryRecorder
     let devices: DeviceDirectory
@@ -55,10 +58,16 @@ public final class Gateway: Service, Sendable {
         // One signal for both records, so the inbox's event stream wakes for a send or a delivery alike.
         let changes = ChangeSignal()
         let metrics = GatewayMetrics()
+        self.metrics = metrics
+        let tracing = PushTracing(tracer: configuration.tracer ?? (InstrumentationSystem.tracer is NoOpTracer ? nil : InstrumentationSystem.tracer))
+        self.tracing = tracing
         self.recorder = try SendRecorder(store: store, limits: configuration.records, clock: configuration.clock, changes: changes,
                                          observe: { metrics.count($0) })
         let deliveries = try DeliveryRecorder(store: store, limits: configuration.records, clock: configuration.clock,
-                                              changes: changes, observe: { metrics.count($0) })
+                                              changes: changes, observe: { batch in
+                                                  metrics.count(batch)
+                                                  tracing.delivered(batch)
+                                              })
         self.deliveries = deliveries
         self.devices = DeviceDirectory(registry: world, persist: { deliveries.record(contentsOf: $0) }, changes: changes)
         // What a previous run left in a store file: registrations (and so their tokens) and held pushes.
@@ -90,7 +99,7 @@ public final class Gateway: Service, Sendable {
             clock: configuration.clock, policy: configuration.connection, tokenSession: configuration.tokenSession,
             faults: faults, connections: connections,
             router: PushRouter(directory: devices, faults: faults, clock: configuration.clock),
-            commits: commits, logger: logger)
+            commits: commits, tracing: tracing, metrics: metrics, logger: logger)
         let certificateCheck = ProviderCertificateCheck(roots: tls.providerRoots, clock: configuration.clock)
 
         var ports: [APNsEnvironment: Int] = [:]

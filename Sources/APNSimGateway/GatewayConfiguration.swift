@@ -1,6 +1,7 @@
 import APNSimCore
 import APNSimStore
 import Foundation
+import Tracing
 
 /// Everything a gateway needs to run. Defaults are the ports users type (DESIGN.md); tests set every port to 0.
 public struct GatewayConfiguration: Sendable {
@@ -47,6 +48,10 @@ public struct GatewayConfiguration: Sendable {
     public var durableAnswers = true
     /// How many sends and deliveries the record keeps, and for how long (the oldest go first).
     public var records = RecordLimits()
+    /// Where each push's trace goes (docs/tracing.md); `nil` uses `InstrumentationSystem`'s tracer when one was
+    /// bootstrapped (as `apnsim` does with the OpenTelemetry trait and `OTEL_*` variables), and traces nothing
+    /// otherwise.
+    public var tracer: (any Tracer)?
 
     /// PEM files: the gateway's certificate chain and key, and the CA that provider client certificates must chain to.
     public var tls: TLSFiles

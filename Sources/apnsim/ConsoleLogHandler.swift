@@ -22,11 +22,14 @@ struct ConsoleLogHandler: LogHandler {
     let stream: Stream
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
+    /// Metadata every record gets from where it is written (the current span's trace ID, docs/tracing.md).
+    var metadataProvider: Logger.MetadataProvider?
 
-    init(label: String, format: Format, stream: Stream) {
+    init(label: String, format: Format, stream: Stream, metadataProvider: Logger.MetadataProvider? = nil) {
         self.label = label
         self.format = format
         self.stream = stream
+        self.metadataProvider = metadataProvider
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -36,7 +39,9 @@ struct ConsoleLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let (level, message, source) = (event.level, event.message, event.source)
-        var all = metadata.merging(event.metadata ?? [:]) { $1 }
+        var all = metadata
+        if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
+        all.merge(event.metadata ?? [:]) { $1 }
         if let error = event.error { all["error"] = "\(error)" }
         let time = Date().formatted(Self.timeStyle)
         let line: String

@@ -14,6 +14,8 @@ struct GatewayCommand: AsyncParsableCommand, LoggingCommand {
     var log: LogOptions { options.log }
 
     func run() async throws {
+        // Before the gateway, which takes the tracer the bootstrap installs (docs/tracing.md).
+        let telemetry = try Telemetry.bootstrap(name: "gateway")
         let gateway = try options.makeGateway()
         let certs = options.certs
         let service = GatewayService(gateway: gateway) { endpoints in
@@ -27,7 +29,8 @@ struct GatewayCommand: AsyncParsableCommand, LoggingCommand {
               CA to trust                         \(certs)/ca.pem
             """)
         }
-        try await ProcessLife.run([service], name: "gateway", logger: options.logger, stopWhenStdinCloses: options.stopWhenStdinCloses)
+        // The exporter first: a service group stops in reverse order, so it sends the last spans after the gateway stops.
+        try await ProcessLife.run([telemetry].compactMap { $0 } + [service], name: "gateway", logger: options.logger, stopWhenStdinCloses: options.stopWhenStdinCloses)
         if let record = options.record {
             try SessionRecorder.write(gateway, worldFile: options.world, mediaURL: nil, to: record)
         }

@@ -28,7 +28,9 @@ struct LogOptions: ParsableArguments {
     func bootstrap() {
         let format = format, stream: ConsoleLogHandler.Stream = toStandardError ? .standardError : .standardOutput
         Console.format = format
-        LoggingSystem.bootstrap { label in ConsoleLogHandler(label: label, format: format, stream: stream) }
+        let provider = Telemetry.logMetadata
+        LoggingSystem.bootstrap({ label, provider in ConsoleLogHandler(label: label, format: format, stream: stream, metadataProvider: provider) },
+                                metadataProvider: provider)
     }
 
     /// The options for a device process `apnsim up` starts: the same level and format.

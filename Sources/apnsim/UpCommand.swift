@@ -31,6 +31,7 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
         guard let executable = Bundle.main.executableURL?.path else {
             throw ValidationError("cannot find the apnsim executable to start devices with")
         }
+        let telemetry = try Telemetry.bootstrap(name: "up")  // before the gateway, which takes its tracer
         let gateway = try options.makeGatewayConfiguration()
         var configuration = Sandbox.Configuration(world: try options.loadWorld(), certs: options.certs)
         configuration.gateway = gateway
@@ -47,7 +48,7 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
             Console.say(Self.banner(endpoints: running.endpoints, gateway: running.gateway, certs: running.certs,
                                     mediaURL: running.mediaURL))
         }
-        try await ProcessLife.run([service], name: "up", logger: options.logger, stopWhenStdinCloses: options.stopWhenStdinCloses)
+        try await ProcessLife.run([telemetry].compactMap { $0 } + [service], name: "up", logger: options.logger, stopWhenStdinCloses: options.stopWhenStdinCloses)
         if let record = options.record {
             try SessionRecorder.write(sandbox.gateway, worldFile: options.world, mediaURL: mediaURL.withLock { $0 }, to: record)
         }

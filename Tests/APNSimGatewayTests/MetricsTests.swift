@@ -90,6 +90,30 @@ struct MetricsTests {
         }
     }
 
+    @Test("Connections refused before HTTP/2 are counted by why: garbage for a TLS hello, HTTP/1.1, a handshake a hang fault holds")
+    func refusedConnections() async throws {
+        try await withGateway { harness in
+            let port = harness.endpoints.providerPorts[.development]!
+            let garbage = try await RawConnection.connect(port: port)
+            try await garbage.send(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            _ = await garbage.bytesUntilClosed()
+            let plain = try await RawConnection.connect(port: port, tls: (harness.pki.caFile, ["http/1.1"]))
+            try await plain.send(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            _ = await plain.bytesUntilClosed()
+            var hang = Fault(kind: .hang)
+            hang.at = .hang(.handshake)
+            try await harness.gateway.inject([hang])
+            let held = try await RawConnection.connect(port: port)
+            try await BadInputTests.stillServes(harness)  // accepted after the held one: the fault has taken it
+            let samples = Self.samples(try #require(try await ControlClient(port: harness.endpoints.controlPort).get("/metrics").json as? String))
+            #expect(Self.value(samples, "apnsim_provider_connections_refused_total", ["reason": "tls_error"]) == 1)
+            #expect(Self.value(samples, "apnsim_provider_connections_refused_total", ["reason": "not_http2"]) == 1)
+            #expect(Self.value(samples, "apnsim_provider_connections_refused_total", ["reason": "hang"]) == 1)
+            #expect(Self.value(samples, "apnsim_provider_connections_refused_total") == 3)
+            await held.close()
+        }
+    }
+
     @Test("With a control token, /metrics asks for it, as the API does")
     func behindToken() async throws {
         try await withGateway({ $0.controlToken = "s3cret" }) { harness in

@@ -50,6 +50,10 @@ final class GatewayMetrics: Sendable {
         describe("apnsim_push_display_latency", "seconds",
                  "From the provider's request accepted to the device's receipt that it displayed the push.")
     }
+    static var refusedConnections: MetricNameDescriptor {
+        describe("apnsim_provider_connections_refused", "total",
+                 "Provider connections ended before HTTP/2 served them, by why: handshake_timeout, tls_error, not_http2, certificate_environment, or held by a hang fault.")
+    }
     static var connections: MetricNameDescriptor {
         describe("apnsim_provider_connections", "",
                  "Provider connections open now.")
@@ -90,6 +94,11 @@ final class GatewayMetrics: Sendable {
                                          "liveactivity", "pushtotalk", "widgets", "controls"]
 
     // MARK: - Counting
+
+    /// A provider connection ended before it could carry a push (rare: counted as it happens).
+    func connectionRefused(_ reason: String) {
+        registry.makeCounter(descriptor: Self.refusedConnections, labels: [("reason", reason)]).increment()
+    }
 
     /// A batch of send records: the provider's requests among them (not the faults and link events the record keeps
     /// beside them), one increment per label set.

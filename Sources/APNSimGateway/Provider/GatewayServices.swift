@@ -20,5 +20,9 @@ struct GatewayServices: Sendable {
     var router: PushRouter
     /// Set when the store is a file: accepted pushes are answered only once committed.
     var commits: CommitPoint?
+    /// One trace per push, when a tracer is set (docs/tracing.md).
+    var tracing: PushTracing
+    /// Connections refused before HTTP/2 are counted here as they happen (the rest is counted from the record).
+    var metrics: GatewayMetrics
     var logger: Logger
 }

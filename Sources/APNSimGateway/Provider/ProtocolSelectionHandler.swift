@@ -29,8 +29,9 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
     func handlerAdded(context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         let logger = connection.services.logger, timeout = connection.services.policy.handshakeTimeout
-        let peer = connection.remoteAddress
+        let peer = connection.remoteAddress, metrics = connection.services.metrics
         handshakeTimer = context.eventLoop.scheduleTask(in: .init(timeout)) {
+            metrics.connectionRefused("handshake_timeout")
             logger.notice("provider connection closed: TLS handshake and HTTP/2 preface not done in time",
                           metadata: ["peer": "\(peer)", "timeout": "\(timeout)"])
             loopBound.value.close(promise: nil)
@@ -72,6 +73,7 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // Garbage instead of a TLS hello, a reset mid-handshake: nothing to answer, just let go.
+        connection.services.metrics.connectionRefused("tls_error")
         connection.services.logger.notice("provider connection closed before HTTP/2 began",
                                           metadata: ["peer": "\(connection.remoteAddress)", "error": "\(error)"])
         context.close(promise: nil)
@@ -104,6 +106,7 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
 
     private func answerNotHTTP2(context: ChannelHandlerContext) {
         sniffed = nil
+        connection.services.metrics.connectionRefused("not_http2")
         let body = #"{"reason":"HTTP2Required","explanation":"apnsim, like APNs, speaks HTTP/2 only: negotiate ALPN h2 (curl --http2, AsyncHTTPClient httpVersion .automatic)"}"#
         let response = "HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: application/json\r\ncontent-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n\(body)"
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)

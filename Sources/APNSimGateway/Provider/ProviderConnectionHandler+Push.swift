@@ -39,7 +39,8 @@ extension ProviderConnectionHandler {
         // A clockSkew fault moves the clock the checks read (provider tokens' iat above all).
         let checkedAt = now.addingTimeInterval(services.faults.skew(now: now))
         let api: PushExchange.API = connection.role == .management ? .channels : head.path.hasPrefix("/4/") ? .broadcast : .device
-        var verdict: Result<RequestPlan, Rejection> = services.world.read { world in
+        let span = services.tracing.tracer == nil ? nil : services.tracing.requestStarted(headers: head.headers, method: head.method, path: head.path)
+        var verdict: Result<RequestPlan, Rejection> = services.tracing.child("apns.validate", of: span) { services.world.read { world in
             let validator = services.validator
             switch api {
             case .device:
@@ -51,7 +52,7 @@ extension ProviderConnectionHandler {
                 return validator.validateChannelHead(head, environment: environment, auth: &auth, world: world, now: checkedAt)
                     .map(RequestPlan.channel)
             }
-        }
+        } }
         var fault: Fault?
         var resetCode: Int?
         var hung = false
@@ -74,7 +75,7 @@ extension ProviderConnectionHandler {
         var grant: ProviderTokenSession.Grant?
         if case .token(let session) = auth { grant = session.currentGrant }
         return PushExchange(head: head, api: api, verdict: verdict, body: context.channel.allocator.buffer(capacity: 0),
-                            receivedAt: now, started: .now(), grant: grant, fault: fault, resetCode: resetCode, hung: hung)
+                            receivedAt: now, started: .now(), grant: grant, fault: fault, resetCode: resetCode, hung: hung, span: span)
     }
 
     func finish(_ exchange: PushExchange, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
@@ -166,7 +167,9 @@ extension ProviderConnectionHandler {
         var headers = HPACKHeaders()
         guard let rejection else {
             if case .success(.push(let plan)) = exchange.verdict {
-                connection.services.router.route(plan, apnsID: apnsID, uniqueID: uniqueID, payload: payload, now: exchange.receivedAt)
+                connection.services.tracing.child("apns.route", of: exchange.span) {
+                    connection.services.router.route(plan, apnsID: apnsID, uniqueID: uniqueID, payload: payload, now: exchange.receivedAt)
+                }
             }
             headers.add(name: ":status", value: "200")
             headers.add(name: "apns-id", value: apnsID, indexing: .nonIndexable)
@@ -206,6 +209,7 @@ extension ProviderConnectionHandler {
             headers[name] = name == "authorization" ? Self.redacted(value) : value
         }
         let tokenText = plan?.token.hex ?? PushValidator.tokenText(inPath: exchange.head.path).map { $0.lowercased() }
+        connection.services.tracing.requestAnswered(exchange.span, apnsID: apnsID, uniqueID: uniqueID, status: status, reason: reason)
         let elapsed = NIODeadline.now() - exchange.started
         connection.services.recorder.record(SendRecord(
             receivedAt: exchange.receivedAt,

@@ -47,6 +47,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         if case .certificate(let certificate) = connection.auth {
             let matches = certificate.environments.contains(connection.environment)
+            if !matches { connection.services.metrics.connectionRefused("certificate_environment") }
             perform(connection.state.connectionStarted(certificateMatchesEnvironment: matches), context: context)
             flushIfNeeded(context: context)
         }

@@ -28,6 +28,7 @@ struct ProviderEndpoint {
                                                         remoteAddress: channel.remoteAddress?.description ?? "?")
                     if let fault = services.faults.handshakeHang(environment: environment, now: services.clock.now()) {
                         connection.recordFault(fault, event: "HANG", explanation: "the TLS handshake is held: the ClientHello is read and never answered")
+                        services.metrics.connectionRefused("hang")
                         try channel.pipeline.syncOperations.addHandler(HeldHandshake())
                         return
                     }

@@ -1,6 +1,7 @@
 import APNSimCore
 import Foundation
 import NIOCore
+import Tracing
 
 /// What a request that passed the header checks is: a push (`/3/device/…`), a broadcast (`/4/broadcasts/apps/…`) or a
 /// channel management request (`/1/apps/…`, on the management ports).
@@ -40,6 +41,8 @@ struct PushExchange {
     var resetCode: Int?
     /// Set by a `hang` at `response`: the stream is never answered, and the push is not processed.
     var hung = false
+    /// The request's span, when tracing is on (``PushTracing``); ended with its record.
+    var span: (any Span)?
 
     /// What the body may grow to before the request is answered early: the push type's payload limit, or the
     /// largest limit when the head was already refused (the answer is the head's rejection either way).

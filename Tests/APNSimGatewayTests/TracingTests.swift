@@ -1,0 +1,60 @@
+import APNSimCore
+import APNSimDevice
+import APNSimGateway
+import APNSimProvider
+import APNSimTestSupport
+import Foundation
+import InMemoryTracing
+import Testing
+import Tracing
+
+/// One trace per push (docs/tracing.md), through swift-distributed-tracing's in-memory tracer: the spans a push
+/// makes, their parents, and the apns-id and delivery ID on them. (The OTLP export of the same spans is checked by
+/// `Interop/tracing_check.sh` against a build with the OpenTelemetry trait.)
+@Suite("Tracing", .endToEnd)
+struct TracingTests {
+    @Test("A push continues the provider's trace: request, validation, routing, delivery, extension and display, each under its parent")
+    func onePush() async throws {
+        let tracer = InMemoryTracer()
+        try await withGateway({ $0.tracer = tracer }) { harness in
+            try await withDevice(harness, apps: [appWithExtension(.scripted)]) { device in
+                let token = try #require(device.tokens["com.example.app"]).hex
+                let apnsID = UUID().uuidString.uppercased()
+                let client = try await harness.connect()
+                // The provider's own span, in the in-memory tracer's propagation headers (OpenTelemetry's is traceparent).
+                let response = try await client.send(.push(
+                    token: token, payload: ExtensionRuntimeTests.script(#"{"action":"modify","title":"Traced"}"#),
+                    headers: harness.headers(jwt: harness.jwt(), extra: [
+                        ("apns-id", apnsID), (InMemoryTracer.traceIDKey, "provider-trace"), (InMemoryTracer.spanIDKey, "provider-span"),
+                    ])))
+                await client.close()
+                #expect(response.status == 200)
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                let delivery = try #require(try await control.deliveries("apnsId=\(apnsID)").first)
+                #expect(delivery["outcome"] as? String == "displayed")
+
+                let spans = tracer.finishedSpans
+                func span(_ name: String) throws -> FinishedInMemorySpan {
+                    try #require(spans.first { $0.operationName == name }, "no \(name) span among \(spans.map(\.operationName))")
+                }
+                let request = try span("POST /3/device/{token}")
+                #expect(request.traceID == "provider-trace" && request.parentSpanID == "provider-span", "the provider's trace is continued")
+                #expect(request.kind == .server)
+                #expect(request.attributes["apns.id"]?.toSpanAttribute() == .string(apnsID))
+                #expect(request.attributes["http.response.status_code"]?.toSpanAttribute() == .int64(200))
+                for name in ["apns.validate", "apns.route"] {
+                    #expect(try span(name).parentSpanID == request.spanID, "\(name) is the request's child")
+                }
+                let deliver = try span("apnsim.deliver")
+                #expect(deliver.parentSpanID == request.spanID && deliver.traceID == "provider-trace")
+                #expect(deliver.attributes["apnsim.delivery.id"]?.toSpanAttribute() == .string(delivery["id"] as? String ?? ""))
+                #expect(deliver.attributes["apns.id"]?.toSpanAttribute() == .string(apnsID))
+                #expect(deliver.attributes["apnsim.outcome"]?.toSpanAttribute() == .string("displayed"))
+                let run = try span("device.extension")
+                #expect(run.parentSpanID == deliver.spanID)
+                #expect(run.attributes["apnsim.extension.outcome"]?.toSpanAttribute() == .string("completed"))
+                #expect(try span("device.display").parentSpanID == deliver.spanID)
+            }
+        }
+    }
+}
