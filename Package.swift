@@ -259,6 +259,7 @@ let package = Package(
                 "APNSimCore", "APNSimGateway", "APNSimInbox", "APNSimStore", "APNSimProvider", "APNSimDevice", "APNSimExtensions",
                 "APNSimTesting", "APNSimTestSupport",
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "apnsim",  // built for the tests that start real device processes
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
