@@ -72,12 +72,12 @@ public struct AttachmentDownloader: Sendable {
         do {
             let response = try await client.execute(request, timeout: TimeAmount(timeout))
             guard (200..<300).contains(response.status.code) else {
-                throw ExtensionError("\(url) answered \(response.status.code) \(response.status.reasonPhrase)")
+                throw ExtensionError("\(url) answered \(response.status.code) \(response.status.reasonPhrase)", httpStatus: Int(response.status.code))
             }
             let body = try await response.body.collect(upTo: Self.bodyLimit)
             return DownloadResponse(url: url, contentType: response.headers.first(name: "content-type"),
                                     contentDisposition: response.headers.first(name: "content-disposition"),
-                                    bytes: Array(body.readableBytesView))
+                                    bytes: Array(body.readableBytesView), status: Int(response.status.code))
         } catch let error as ExtensionError {
             throw error
         } catch let error as NIOTooManyBytesError {
@@ -96,6 +96,8 @@ public struct DownloadResponse: Sendable {
     public var contentType: String?
     public var contentDisposition: String?
     public var bytes: [UInt8]
+    /// The server's HTTP status (2xx: others are errors).
+    public var status = 200
 
     /// The Content-Type without its parameters, lower-cased.
     public var mimeType: String? {

@@ -79,7 +79,18 @@ struct ExtensionContext: Sendable {
         let left = end - .now
         guard left > .zero else { throw ExtensionError("no time left to download \(url)") }
         let name = name ?? deliveryID
-        return try await downloader.attach(url, identifier: name, name: name, timeout: left, fileExtension: fileExtension)
+        let began = ContinuousClock.now
+        let response: DownloadResponse
+        do {
+            response = try await downloader.download(url, timeout: left)
+        } catch {
+            handler.downloaded(MediaDownload(url: url, status: error.httpStatus, bytes: 0, durationMs: (ContinuousClock.now - began).milliseconds,
+                                             error: error.description))
+            throw error
+        }
+        handler.downloaded(MediaDownload(url: url, status: response.status, bytes: response.bytes.count,
+                                         durationMs: (ContinuousClock.now - began).milliseconds))
+        return try downloader.save(response.bytes, as: name, fileExtension: fileExtension(response), identifier: name, url: url)
     }
 
     /// Attaches the file `name` of the app bundle's resources (a copy, as iOS copies bundle files into its store).

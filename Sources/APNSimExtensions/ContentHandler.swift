@@ -30,6 +30,7 @@ final class ContentHandler: Sendable {
         var logLinesLeftOut = 0
         var refused: [NotificationContent.Attachment] = []
         var registered: [NotificationCategory]?
+        var downloads: [MediaDownload] = []
         var held = 0
         var killed = false
     }
@@ -109,6 +110,11 @@ final class ContentHandler: Sendable {
     func registered(_ categories: [NotificationCategory]) { state.withLock { $0.registered = categories } }
 
     var registeredCategories: [NotificationCategory]? { state.withLock { $0.registered } }
+
+    /// The extension downloaded (or failed to download) a file for an attachment.
+    func downloaded(_ download: MediaDownload) { state.withLock { $0.downloads.append(download) } }
+
+    var downloads: [MediaDownload] { state.withLock { $0.downloads } }
 
     /// The lines logged, and a last one saying how many more were left out.
     var logLines: [String] {

@@ -2,5 +2,10 @@
 /// write to it), in a sentence naming what.
 public struct ExtensionError: Error, CustomStringConvertible, Sendable {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// The HTTP status a download's server answered, when the error is that answer (a 404).
+    public var httpStatus: Int?
+    public init(_ description: String, httpStatus: Int? = nil) {
+        self.description = description
+        self.httpStatus = httpStatus
+    }
 }

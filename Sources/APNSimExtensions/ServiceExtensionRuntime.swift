@@ -108,6 +108,8 @@ public struct ServiceExtensionRuntime: Sendable {
         }
         run.diagnostic = picked + run.diagnostic
         run.registeredCategories = handler.registeredCategories
+        let downloads = handler.downloads
+        run.downloads = downloads.isEmpty ? nil : downloads
         // The content is what the device shows; what iOS refused is the extension's to answer for.
         // What iOS refused: files UNNotificationAttachment refused in the extension, then attachments handed over.
         let refusedInExtension = handler.refusedInExtension

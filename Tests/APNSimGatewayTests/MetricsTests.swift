@@ -114,6 +114,31 @@ struct MetricsTests {
         }
     }
 
+    @Test("A built-in extension's downloads are in its run record and counted by status, bytes and duration")
+    func mediaDownloads() async throws {
+        try await withMediaServer { media in
+            try await withGateway { harness in
+                try await withDevice(harness, dataDirectory: temporaryDirectory(), apps: [appWithExtension(.braze)]) { device in
+                    let served = try await sendToExtension(richPush(#""ab":{"att":{"url":"MEDIA/media/sample.jpg","type":"jpg"}}"#),
+                                                           media: media, harness: harness, device: device)
+                    let missing = try await sendToExtension(richPush(#""ab":{"att":{"url":"MEDIA/media/no-such-file.jpg","type":"jpg"}}"#),
+                                                            media: media, harness: harness, device: device)
+                    let size = try Data(contentsOf: repositoryRoot.appendingPathComponent("Scenarios/media/sample.jpg")).count
+                    let first = try #require((served.run["downloads"] as? [[String: Any]])?.first)
+                    #expect(first["status"] as? Int == 200 && first["bytes"] as? Int == size && first["error"] == nil)
+                    let second = try #require((missing.run["downloads"] as? [[String: Any]])?.first)
+                    #expect(second["status"] as? Int == 404 && second["bytes"] as? Int == 0 && (second["error"] as? String)?.contains("404") == true)
+                    let scraped = try await ControlClient(port: harness.endpoints.controlPort).get("/metrics")
+                    let samples = Self.samples(try #require(scraped.json as? String))
+                    #expect(Self.value(samples, "apnsim_media_downloads_total", ["status": "200"]) == 1)
+                    #expect(Self.value(samples, "apnsim_media_downloads_total", ["status": "404"]) == 1)
+                    #expect(Self.value(samples, "apnsim_media_download_bytes_total") == Double(size))
+                    #expect(Self.value(samples, "apnsim_media_download_duration_seconds_count") == 2)
+                }
+            }
+        }
+    }
+
     @Test("With a control token, /metrics asks for it, as the API does")
     func behindToken() async throws {
         try await withGateway({ $0.controlToken = "s3cret" }) { harness in

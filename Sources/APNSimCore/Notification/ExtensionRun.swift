@@ -37,6 +37,10 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
     /// The app's categories as the extension set them (`setNotificationCategories(_:)`, the last call) while it
     /// handled this push; `nil` when it set none. The device keeps them for the app from then on.
     public var registeredCategories: [NotificationCategory]?
+    /// The media the extension downloaded through the device (a built-in extension's attachments), each with its
+    /// HTTP status, size and time; `nil` when it downloaded nothing. An extension process of its own (`executable`,
+    /// `swift`) downloads with its own client, which the device does not see.
+    public var downloads: [MediaDownload]?
 
     public static let logLimit = 50
     public static let logLineLimit = 500
@@ -59,7 +63,7 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case ran, kind, pickedBy, launched, suppressed, outcome, diagnostic, durationMs, violations, log, refusedAttachments,
-             registeredCategories
+             registeredCategories, downloads
     }
 
     /// `log` and `refusedAttachments` are left out when empty, so records of most pushes read as before.
@@ -77,6 +81,7 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
         if !log.isEmpty { try container.encode(log, forKey: .log) }
         if !refusedAttachments.isEmpty { try container.encode(refusedAttachments, forKey: .refusedAttachments) }
         try container.encodeIfPresent(registeredCategories, forKey: .registeredCategories)
+        try container.encodeIfPresent(downloads, forKey: .downloads)
     }
 
     /// Records written before `pickedBy`, `launched`, `suppressed`, `log` and `refusedAttachments` existed read with
@@ -95,5 +100,26 @@ public struct ExtensionRun: Sendable, Hashable, Codable {
                   log: try container.decodeIfPresent([String].self, forKey: .log) ?? [],
                   refusedAttachments: try container.decodeIfPresent([NotificationContent.Attachment].self, forKey: .refusedAttachments) ?? [])
         registeredCategories = try container.decodeIfPresent([NotificationCategory].self, forKey: .registeredCategories)
+        downloads = try container.decodeIfPresent([MediaDownload].self, forKey: .downloads)
+    }
+}
+
+/// One download an extension made for an attachment (`ExtensionRun.downloads`, counted by `GET /metrics`).
+public struct MediaDownload: Sendable, Hashable, Codable {
+    public var url: String
+    /// The HTTP status the server answered; `nil` when none came (refused, unreachable, out of time).
+    public var status: Int?
+    /// Bytes received.
+    public var bytes: Int
+    public var durationMs: Int
+    /// Why it failed, in a sentence; `nil` when the file came.
+    public var error: String?
+
+    public init(url: String, status: Int?, bytes: Int, durationMs: Int, error: String? = nil) {
+        self.url = url
+        self.status = status
+        self.bytes = bytes
+        self.durationMs = durationMs
+        self.error = error
     }
 }

@@ -46,6 +46,18 @@ final class GatewayMetrics: Sendable {
         describe("apnsim_extension_run_duration", "seconds",
                  "How long each service extension run took, from its start to the content shown.")
     }
+    static var mediaDownloads: MetricNameDescriptor {
+        describe("apnsim_media_downloads", "total",
+                 "Files service extensions downloaded for attachments, by the server's HTTP status (none: no answer came).")
+    }
+    static var mediaBytes: MetricNameDescriptor {
+        describe("apnsim_media_download", "bytes_total",
+                 "Bytes service extensions downloaded for attachments.")
+    }
+    static var mediaDuration: MetricNameDescriptor {
+        describe("apnsim_media_download_duration", "seconds",
+                 "How long each attachment download took, from its request to its last byte or its failure.")
+    }
     static var displayLatency: MetricNameDescriptor {
         describe("apnsim_push_display_latency", "seconds",
                  "From the provider's request accepted to the device's receipt that it displayed the push.")
@@ -120,6 +132,8 @@ final class GatewayMetrics: Sendable {
         var outcomes: [String: Int64] = [:]
         var runs: [[String]: Int64] = [:]
         var latencies: [Duration] = []
+        var downloads: [String: Int64] = [:]
+        var downloadedBytes: Int64 = 0
         for event in events {
             switch event {
             case .accepted(let record):
@@ -141,6 +155,12 @@ final class GatewayMetrics: Sendable {
                     runs[[run.kind?.rawValue ?? "", run.outcome.rawValue], default: 0] += 1
                     registry.makeDurationHistogram(descriptor: Self.extensionDuration, buckets: Self.latencyBuckets)
                         .record(.milliseconds(run.durationMs))
+                    for download in run.downloads ?? [] {
+                        downloads[download.status.map(String.init) ?? "none", default: 0] += 1
+                        downloadedBytes += Int64(download.bytes)
+                        registry.makeDurationHistogram(descriptor: Self.mediaDuration, buckets: Self.latencyBuckets)
+                            .record(.milliseconds(download.durationMs))
+                    }
                 }
             case .forgotten(let id, _, _):
                 outcomes["dropped", default: 0] += 1
@@ -152,6 +172,10 @@ final class GatewayMetrics: Sendable {
         for (outcome, count) in outcomes {
             registry.makeCounter(descriptor: Self.deliveries, labels: [("outcome", outcome)]).increment(by: count)
         }
+        for (status, count) in downloads {
+            registry.makeCounter(descriptor: Self.mediaDownloads, labels: [("status", status)]).increment(by: count)
+        }
+        if downloadedBytes > 0 { registry.makeCounter(descriptor: Self.mediaBytes).increment(by: downloadedBytes) }
         for (values, count) in runs {
             registry.makeCounter(descriptor: Self.extensionRuns, labels: [("kind", values[0]), ("outcome", values[1])]).increment(by: count)
         }
