@@ -12,7 +12,7 @@
 #        --store: the gateway keeps its record in a SQLite file, and answers 200 only once a push is committed to it
 #        APNSIM_BIN=PATH Benchmarks/provider.sh   (measure that binary instead of building this tree)
 #        APNSIM_BASELINE_BIN=PATH Benchmarks/provider.sh   (also: this build against that one, in turn, three rounds
-#          each, the same load: what a change costs the provider path. docs/metrics.md and docs/tracing.md measure
+#          each (APNSIM_BENCH_ROUNDS), the same load: what a change costs the provider path. docs/metrics.md and docs/tracing.md measure
 #          metrics and tracing-off against the build before them this way; goals: within 5% and 3%)
 #        APNSIM_BENCH_WORLDS=0   (skip the 100-token and million-token worlds)
 # Needs: h2load (Debian nghttp2-client), nginx (Debian nginx-light), openssl; installs them with apt if missing.
@@ -87,7 +87,7 @@ if [[ -n "${APNSIM_BASELINE_BIN:-}" ]]; then
     kill "$gateway"; wait "$gateway" 2>/dev/null || true
   }
   this_rates=() base_rates=()
-  for round in 1 2 3; do
+  for round in $(seq "${APNSIM_BENCH_ROUNDS:-3}"); do
     echo "round $round: this build, then the baseline"
     this_rates+=("$(rate_of "$apnsim")")
     base_rates+=("$(rate_of "$APNSIM_BASELINE_BIN")")
@@ -100,7 +100,7 @@ mean = lambda xs: sum(xs) / len(xs)
 print()
 print('this build  %10.0f pushes/s  (%s)' % (mean(this), ', '.join('%.0f' % x for x in this)))
 print('baseline    %10.0f pushes/s  (%s)' % (mean(base), ', '.join('%.0f' % x for x in base)))
-print('ratio       %10.3f  (this / baseline, means of three rounds in turn; goals: >= 0.95 metrics on, >= 0.97 tracing off)' % (mean(this) / mean(base)))
+print('ratio       %10.3f  (this / baseline, means of rounds in turn; goals: >= 0.95 metrics on, >= 0.97 tracing off)' % (mean(this) / mean(base)))
 PY
   start_gateway "$dev_port" "$control_port" 0 "${store_flag[@]}"
 fi

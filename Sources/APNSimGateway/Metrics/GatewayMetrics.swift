@@ -115,13 +115,19 @@ final class GatewayMetrics: Sendable {
     /// A batch of send records: the provider's requests among them (not the faults and link events the record keeps
     /// beside them), one increment per label set.
     func count(_ batch: [SendRecord]) {
-        var counts: [[String]: Int64] = [:]
-        for record in batch where !record.path.isEmpty {
-            let pushType = record.pushType.map { Self.pushTypes.contains($0) ? $0 : "other" } ?? ""
-            counts[[String(record.status), record.reason ?? "", pushType, record.environment, record.authMode], default: 0] += 1
+        // A key of the record's own strings: no array, no new string per record (a batch is thousands at full load).
+        struct Key: Hashable {
+            var status: Int, reason: String?, pushType: String?, environment: String, auth: String
         }
-        for (values, count) in counts {
-            let labels = zip(["status", "reason", "push_type", "environment", "auth"], values).map { ($0, $1) }
+        var counts: [Key: Int64] = [:]
+        for record in batch where !record.path.isEmpty {
+            counts[Key(status: record.status, reason: record.reason, pushType: record.pushType, environment: record.environment,
+                       auth: record.authMode), default: 0] += 1
+        }
+        for (key, count) in counts {
+            let pushType = key.pushType.map { Self.pushTypes.contains($0) ? $0 : "other" } ?? ""
+            let labels = [("status", String(key.status)), ("reason", key.reason ?? ""), ("push_type", pushType),
+                          ("environment", key.environment), ("auth", key.auth)]
             registry.makeCounter(descriptor: Self.sends, labels: labels).increment(by: count)
         }
     }

@@ -41,8 +41,9 @@ struct PushExchange {
     var resetCode: Int?
     /// Set by a `hang` at `response`: the stream is never answered, and the push is not processed.
     var hung = false
-    /// The request's span, when tracing is on (``PushTracing``); ended with its record.
-    var span: (any Span)?
+    /// The request's span, when tracing is on (``PushTracing``); ended with its record. Boxed: an existential in
+    /// place would make every exchange five words larger, copied with it whether tracing is on or not.
+    var span: PushTracing.Box?
 
     /// What the body may grow to before the request is answered early: the push type's payload limit, or the
     /// largest limit when the head was already refused (the answer is the head's rejection either way).

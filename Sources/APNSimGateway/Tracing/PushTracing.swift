@@ -49,28 +49,34 @@ final class PushTracing: Sendable {
         self.tracer = tracer
     }
 
+    /// A request's span, kept by reference in its exchange.
+    final class Box: Sendable {
+        let span: any Span
+        init(_ span: any Span) { self.span = span }
+    }
+
     /// The span of one provider request, started when its HEADERS arrive; `nil` when tracing is off.
-    func requestStarted(headers: [(String, String)], method: String, path: String) -> (any Span)? {
+    func requestStarted(headers: [(String, String)], method: String, path: String) -> Box? {
         guard let tracer else { return nil }
         var context = ServiceContext.topLevel
         tracer.extract(headers, into: &context, using: HeaderExtractor())
         let span = tracer.startSpan("POST \(Self.route(path))", context: context, ofKind: .server)
         span.attributes["http.request.method"] = method
         span.attributes["url.path"] = Self.route(path)
-        return span
+        return Box(span)
     }
 
     /// A child of `parent` covering `body` (validation, routing), when tracing is on.
-    func child<T>(_ name: String, of parent: (any Span)?, _ body: () -> T) -> T {
+    func child<T>(_ name: String, of parent: Box?, _ body: () -> T) -> T {
         guard let tracer, let parent else { return body() }
-        let span = tracer.startSpan(name, context: parent.context, ofKind: .internal)
+        let span = tracer.startSpan(name, context: parent.span.context, ofKind: .internal)
         defer { span.end() }
         return body()
     }
 
     /// Ends the request span with its answer; an accepted push's context is kept for its deliveries.
-    func requestAnswered(_ span: (any Span)?, apnsID: String, uniqueID: String?, status: Int, reason: String?) {
-        guard let span else { return }
+    func requestAnswered(_ box: Box?, apnsID: String, uniqueID: String?, status: Int, reason: String?) {
+        guard let span = box?.span else { return }
         span.attributes["apns.id"] = apnsID
         if let uniqueID { span.attributes["apns.unique_id"] = uniqueID }
         span.attributes["http.response.status_code"] = status
