@@ -16,6 +16,13 @@ struct HangFaultTests {
     static func ping(_ byte: UInt8) -> [UInt8] { FlowControlTests.ping(byte) }
     static func pingAcked(_ byte: UInt8) -> @Sendable ([UInt8]) -> Bool { FlowControlTests.isPingAck(byte) }
 
+    /// Returns once a connection is held at its handshake (its HANG record is written when the gateway takes it).
+    static func untilHeld(_ harness: GatewayHarness) async throws {
+        try await ControlClient(port: harness.endpoints.controlPort).waitUntil("a connection is held at its handshake") {
+            (try? harness.sends())?.contains { $0.method == "HANG" && $0.explanation?.contains("TLS handshake is held") == true } == true
+        }
+    }
+
     static func hang(_ point: HangPoint, after: Int? = nil, token: String? = nil) -> Fault {
         var fault = Fault(kind: .hang, token: token)
         fault.at = .hang(point)
@@ -51,9 +58,9 @@ struct HangFaultTests {
             let held = try await RawConnection.connect(port: harness.endpoints.providerPorts[.development]!)
             // Not a TLS ClientHello: a gateway that read it would answer with an alert and close at once.
             try await held.send(Array("not a ClientHello\r\n".utf8) + (0..<256).map { UInt8($0 % 251) })
+            // Connections are set up on the event loops in any order: the next one waits until the fault took this one.
+            try await Self.untilHeld(harness)
             try await BadInputTests.stillServes(harness)  // the fault took one connection; this one is served
-            let sends = try harness.sends()
-            #expect(sends.contains { $0.method == "HANG" && $0.explanation?.contains("TLS handshake is held") == true })
             #expect(held.channel.isActive, "the held connection is still open")
             await held.close()
             #expect(await held.bytesUntilClosed().isEmpty, "nothing was written to the held connection")

@@ -104,7 +104,8 @@ struct MetricsTests {
             hang.at = .hang(.handshake)
             try await harness.gateway.inject([hang])
             let held = try await RawConnection.connect(port: port)
-            try await BadInputTests.stillServes(harness)  // accepted after the held one: the fault has taken it
+            try await HangFaultTests.untilHeld(harness)  // connections are set up in any order: this one first
+            try await BadInputTests.stillServes(harness)
             let samples = Self.samples(try #require(try await ControlClient(port: harness.endpoints.controlPort).get("/metrics").json as? String))
             #expect(Self.value(samples, "apnsim_provider_connections_refused_total", ["reason": "tls_error"]) == 1)
             #expect(Self.value(samples, "apnsim_provider_connections_refused_total", ["reason": "not_http2"]) == 1)
