@@ -11,7 +11,7 @@
 # Usage: Benchmarks/provider.sh [REQUESTS] [--store]   (from anywhere; default 200000 requests per run)
 #        --store: the gateway keeps its record in a SQLite file, and answers 200 only once a push is committed to it
 #        APNSIM_BIN=PATH Benchmarks/provider.sh   (measure that binary instead of building this tree)
-#        APNSIM_BASELINE_BIN=PATH Benchmarks/provider.sh   (also: this build against that one, in turn, three rounds
+#        APNSIM_BASELINE_BIN="[NAME=]PATH …" Benchmarks/provider.sh   (also: this build against each, in turn, three rounds
 #          each (APNSIM_BENCH_ROUNDS), the same load: what a change costs the provider path. docs/metrics.md and docs/tracing.md measure
 #          metrics and tracing-off against the build before them this way; goals: within 5% and 3%)
 #        APNSIM_BENCH_WORLDS=0   (skip the 100-token and million-token worlds)
@@ -86,21 +86,33 @@ if [[ -n "${APNSIM_BASELINE_BIN:-}" ]]; then
     load "https://127.0.0.1:$dev_port/3/device/$token"
     kill "$gateway"; wait "$gateway" 2>/dev/null || true
   }
-  this_rates=() base_rates=()
+  # APNSIM_BASELINE_BIN: one binary, or NAME=PATH pairs separated by spaces, each measured in every round.
+  read -r -a baselines <<< "$APNSIM_BASELINE_BIN"
+  rates_file="$work/rates"
+  : > "$rates_file"
   for round in $(seq "${APNSIM_BENCH_ROUNDS:-3}"); do
-    echo "round $round: this build, then the baseline"
-    this_rates+=("$(rate_of "$apnsim")")
-    base_rates+=("$(rate_of "$APNSIM_BASELINE_BIN")")
+    echo "round $round: this build, then ${#baselines[@]} baseline(s)"
+    echo "this $(rate_of "$apnsim")" >> "$rates_file"
+    for baseline in "${baselines[@]}"; do
+      name=${baseline%%=*}; [[ "$baseline" == *=* ]] || name=baseline
+      echo "$name $(rate_of "${baseline#*=}")" >> "$rates_file"
+    done
   done
-  python3 - "${this_rates[*]}" "${base_rates[*]}" <<'PY'
+  python3 - "$rates_file" <<'PY'
 import sys
-this = [float(x) for x in sys.argv[1].split()]
-base = [float(x) for x in sys.argv[2].split()]
+rates = {}
+for line in open(sys.argv[1]):
+    name, rate = line.split()
+    rates.setdefault(name, []).append(float(rate))
 mean = lambda xs: sum(xs) / len(xs)
+this = rates.pop("this")
 print()
-print('this build  %10.0f pushes/s  (%s)' % (mean(this), ', '.join('%.0f' % x for x in this)))
-print('baseline    %10.0f pushes/s  (%s)' % (mean(base), ', '.join('%.0f' % x for x in base)))
-print('ratio       %10.3f  (this / baseline, means of rounds in turn; goals: >= 0.95 metrics on, >= 0.97 tracing off)' % (mean(this) / mean(base)))
+print('%-16s %10.0f pushes/s  (%s)' % ("this build", mean(this), ', '.join('%.0f' % x for x in this)))
+for name, base in rates.items():
+    print('%-16s %10.0f pushes/s  (%s)' % (name, mean(base), ', '.join('%.0f' % x for x in base)))
+for name, base in rates.items():
+    print('ratio to %-7s %10.3f  (this / %s, means of rounds in turn; goals: >= 0.95 with metrics on, >= 0.97 with tracing off)'
+          % (name, mean(this) / mean(base), name))
 PY
   start_gateway "$dev_port" "$control_port" 0 "${store_flag[@]}"
 fi
