@@ -8,7 +8,7 @@ Usage: aioapns_goaway_check.py HOST DEV_PORT CA P8 DEV_TOKEN CONTROL_URL
 """
 import asyncio
 import json
-import logging
+import aioapns_log
 import ssl
 import sys
 import urllib.request
@@ -21,20 +21,8 @@ connection.APNsDevelopmentClientProtocol.APNS_SERVER = host
 connection.APNsDevelopmentClientProtocol.APNS_PORT = int(port)
 
 
-class Seen(logging.Handler):
-    """aioapns logs the GOAWAY it got; keep what it said."""
-    def __init__(self):
-        super().__init__()
-        self.messages = []
-
-    def emit(self, record):
-        self.messages.append(record.getMessage())
-
-
 async def main():
-    seen = Seen()
-    logging.getLogger("aioapns").addHandler(seen)
-    logging.getLogger("aioapns").setLevel(logging.INFO)
+    seen = aioapns_log.watch()
     fault = urllib.request.Request(f"{control}/v1/faults", method="POST",
                                    data=b'{"kind":"goAway","after":2,"reason":"Shutdown"}')
     print("fault:", urllib.request.urlopen(fault).read().decode())

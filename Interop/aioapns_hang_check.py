@@ -20,6 +20,8 @@ Usage: aioapns_hang_check.py HOST DEV_PORT PROD_PORT CA P8 CONTROL_URL
 import asyncio
 import json
 import logging
+
+import aioapns_log
 import ssl
 import sys
 import time
@@ -39,19 +41,7 @@ connection.APNsProductionClientProtocol.APNS_PORT = int(prod_port)
 failures = []
 
 
-class Seen(logging.Handler):
-    """What aioapns logs: its connection errors and retries."""
-    def __init__(self):
-        super().__init__()
-        self.messages = []
-
-    def emit(self, record):
-        self.messages.append(record.getMessage())
-
-
-seen = Seen()
-logging.getLogger("aioapns").addHandler(seen)
-logging.getLogger("aioapns").setLevel(logging.DEBUG)  # FlowControlError is logged at debug
+seen = aioapns_log.watch(logging.DEBUG)  # FlowControlError is logged at debug
 
 
 def api(method, path, body=None):

@@ -98,7 +98,6 @@ extension ScenarioSession {
             timer?.cancel()
             let gaveUp = (try? await timer?.value) == true
             if giveUpAfter != nil, !client.isActive, gaveUp || client.closeReason?.contains("did not come in time") == true {
-                connections[key] = nil
                 return SendOutcome(response: nil, goAway: nil, unanswered: true, settings: client.namedRemoteSettings)
             }
             guard let goAway = await client.goAway() else {

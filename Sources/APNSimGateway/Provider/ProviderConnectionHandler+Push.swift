@@ -39,7 +39,7 @@ extension ProviderConnectionHandler {
         // A clockSkew fault moves the clock the checks read (provider tokens' iat above all).
         let checkedAt = now.addingTimeInterval(services.faults.skew(now: now))
         let api: PushExchange.API = connection.role == .management ? .channels : head.path.hasPrefix("/4/") ? .broadcast : .device
-        let span = services.tracing.tracer == nil ? nil : services.tracing.requestStarted(headers: head.headers, method: head.method, path: head.path)
+        let span = services.tracing.requestStarted(head)
         var verdict: Result<RequestPlan, Rejection> = services.tracing.child("apns.validate", of: span) { services.world.read { world in
             let validator = services.validator
             switch api {

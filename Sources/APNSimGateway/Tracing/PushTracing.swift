@@ -56,13 +56,14 @@ final class PushTracing: Sendable {
     }
 
     /// The span of one provider request, started when its HEADERS arrive; `nil` when tracing is off.
-    func requestStarted(headers: [(String, String)], method: String, path: String) -> Box? {
+    func requestStarted(_ head: PushRequestHead) -> Box? {
         guard let tracer else { return nil }
         var context = ServiceContext.topLevel
-        tracer.extract(headers, into: &context, using: HeaderExtractor())
-        let span = tracer.startSpan("POST \(Self.route(path))", context: context, ofKind: .server)
-        span.attributes["http.request.method"] = method
-        span.attributes["url.path"] = Self.route(path)
+        tracer.extract(head.headers, into: &context, using: HeaderExtractor())
+        let route = Self.route(head.path)
+        let span = tracer.startSpan("\(head.method) \(route)", context: context, ofKind: .server)
+        span.attributes["http.request.method"] = head.method
+        span.attributes["url.path"] = route
         return Box(span)
     }
 
