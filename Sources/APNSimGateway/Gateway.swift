@@ -59,7 +59,8 @@ public final class Gateway: Service, Sendable {
         let changes = ChangeSignal()
         let metrics = GatewayMetrics()
         self.metrics = metrics
-        let tracing = PushTracing(tracer: configuration.tracer ?? (InstrumentationSystem.tracer is NoOpTracer ? nil : InstrumentationSystem.tracer))
+        let tracing = PushTracing(tracer: configuration.tracer ?? (InstrumentationSystem.tracer is NoOpTracer ? nil : InstrumentationSystem.tracer),
+                                  logger: logger)
         self.tracing = tracing
         self.recorder = try SendRecorder(store: store, limits: configuration.records, clock: configuration.clock, changes: changes,
                                          observe: { metrics.count($0) })

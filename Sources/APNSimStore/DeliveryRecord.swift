@@ -114,8 +114,9 @@ public enum DeliveryEvent: Sendable {
     /// `detail` only if the record has no outcome yet, so an outcome recorded before stays.
     case forgotten(id: String, detail: String, at: Date)
     /// The gateway stored the push instead of sending it: the device is out of reach, or in Low Power Mode for a
-    /// priority-5 push (the Push Notifications Console's "stored" states).
-    case stored(id: String, reason: StoredFor, at: Date)
+    /// priority-5 push (the Push Notifications Console's "stored" states). `replacing` is the stored push it took the
+    /// place of (APNs keeps one per app, so the older is coalesced away), if there was one.
+    case stored(id: String, reason: StoredFor, at: Date, replacing: String? = nil)
     /// A device's app got a token.
     case registered(DeviceRegistration)
     /// The app was removed; its token answers 410 from `at` on.

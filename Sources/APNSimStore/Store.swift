@@ -239,7 +239,7 @@ public final class Store: Sendable {
                     var row = StatementBinding(try db.cachedStatement(sql: "UPDATE deliveries SET deliveredAt = ? WHERE id = ? AND deliveredAt IS NULL"))
                     row.bind(at.timeIntervalSince1970); row.bind(id)
                     try row.run(in: db)
-                case .stored(let id, let reason, let at):
+                case .stored(let id, let reason, let at, _):
                     try db.execute(sql: "UPDATE deliveries SET storedAt = COALESCE(storedAt, ?), storedFor = ? WHERE id = ?",
                                    arguments: [at.timeIntervalSince1970, reason.rawValue, id])
                 case .forgotten(let id, let detail, let at):

@@ -72,6 +72,8 @@ struct ConsoleStateTests {
                 // Every discarded push is a dropped delivery in the metrics, the one completed at acceptance too.
                 let samples = MetricsTests.samples(try #require(try await control.get("/metrics").json as? String))
                 #expect(MetricsTests.value(samples, "apnsim_deliveries_total", ["outcome": "dropped"]) == 3)
+                #expect(MetricsTests.value(samples, "apnsim_stored_pushes_total", ["reason": "offline"]) == 1)
+                #expect(MetricsTests.value(samples, "apnsim_stored_pushes_total", ["reason": "power"]) == 1)
             }
         }
     }

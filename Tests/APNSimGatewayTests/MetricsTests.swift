@@ -140,6 +140,28 @@ struct MetricsTests {
         }
     }
 
+    @Test("Pushes stored for an offline device are counted, and the one a newer push replaced is counted coalesced")
+    func storedAndCoalesced() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let token = try #require(device.tokens["com.example.app"])
+                let control = ControlClient(port: harness.endpoints.controlPort)
+                #expect(try await control.post("/v1/devices/device-1/offline").status == 200)
+                let older = try await ConsoleStateTests.push(harness, token)
+                let newer = try await ConsoleStateTests.push(harness, token)
+                #expect(try await control.post("/v1/devices/device-1/online").status == 200)
+                #expect(try await ConsoleStateTests.state(control, newer) == "deliveredFromStorage")
+                #expect(try await control.deliveries("apnsId=\(older)").first?["outcome"] as? String == "dropped")
+                let samples = Self.samples(try #require(try await control.get("/metrics").json as? String))
+                #expect(Self.value(samples, "apnsim_stored_pushes_total", ["reason": "offline"]) == 2)
+                #expect(Self.value(samples, "apnsim_stored_pushes_total") == 2)
+                #expect(Self.value(samples, "apnsim_pushes_coalesced_total") == 1)
+                #expect(Self.value(samples, "apnsim_deliveries_total", ["outcome": "dropped"]) == 1)
+                #expect(Self.value(samples, "apnsim_pushes_stored") == 0, "nothing is stored once the device is back")
+            }
+        }
+    }
+
     @Test("With a control token, /metrics asks for it, as the API does")
     func behindToken() async throws {
         try await withGateway({ $0.controlToken = "s3cret" }) { harness in

@@ -36,7 +36,8 @@ struct ProviderConnectionHandlerTests {
                 validator: PushValidator(), world: world, recorder: recorder, clock: .manual(clock),
                 policy: policy, tokenSession: .init(), faults: faults, connections: ProviderConnections(),
                 router: PushRouter(directory: DeviceDirectory(registry: world), faults: faults, clock: .manual(clock)),
-                commits: nil, tracing: PushTracing(tracer: nil), metrics: GatewayMetrics(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+                commits: nil, tracing: PushTracing(tracer: nil, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })),
+                metrics: GatewayMetrics(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
             let connection = ProviderConnection(environment: .development, services: services, remoteAddress: "test")
             loop = EmbeddedEventLoop()
             channel = EmbeddedChannel(loop: loop)

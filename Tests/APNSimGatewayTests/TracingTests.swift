@@ -5,6 +5,7 @@ import APNSimProvider
 import APNSimTestSupport
 import Foundation
 import InMemoryTracing
+import Logging
 import Testing
 import Tracing
 
@@ -16,7 +17,15 @@ struct TracingTests {
     @Test("A push continues the provider's trace: request, validation, routing, delivery, extension and display, each under its parent")
     func onePush() async throws {
         let tracer = InMemoryTracer()
-        try await withGateway({ $0.tracer = tracer }) { harness in
+        // The log handler adds the current span's IDs, as swift-otel's metadata provider does in `apnsim`.
+        let logs = RecordingLogHandler.Records()
+        let inSpan = Logger.MetadataProvider {
+            guard let span = ServiceContext.current?.inMemorySpanContext else { return [:] }
+            return ["trace_id": "\(span.traceID)", "span_id": "\(span.spanID)"]
+        }
+        var logger = Logger(label: "apnsim.gateway.test") { _ in RecordingLogHandler(records: logs, metadataProvider: inSpan) }
+        logger.logLevel = .debug
+        try await withGateway({ $0.tracer = tracer }, logger: logger) { harness in
             try await withDevice(harness, apps: [appWithExtension(.scripted)]) { device in
                 let token = try #require(device.tokens["com.example.app"]).hex
                 let apnsID = UUID().uuidString.uppercased()
@@ -54,6 +63,13 @@ struct TracingTests {
                 #expect(run.parentSpanID == deliver.spanID)
                 #expect(run.attributes["apnsim.extension.outcome"]?.toSpanAttribute() == .string("completed"))
                 #expect(try span("device.display").parentSpanID == deliver.spanID)
+
+                // The push's log records are written inside its spans, so they carry its trace.
+                let answered = try #require(logs.all.first { $0.message == "push answered" && $0.metadata["apns-id"] == "\(apnsID)" })
+                #expect(answered.metadata["trace_id"] == "provider-trace" && answered.metadata["span_id"] == "\(request.spanID)")
+                let ended = try #require(logs.all.first { $0.message == "push delivered" })
+                #expect(ended.metadata["trace_id"] == "provider-trace" && ended.metadata["span_id"] == "\(deliver.spanID)")
+                #expect(ended.metadata["outcome"] == "displayed")
             }
         }
     }

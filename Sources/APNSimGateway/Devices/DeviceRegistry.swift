@@ -426,8 +426,8 @@ struct DeviceRegistry: Sendable {
         let heldForPower = session != nil && lowPower && delivery.priority == 5
         let routing = held.route(delivery, to: device, online: session != nil && !heldForPower, expiration: expiration, now: now,
                                  events: &actions.persist)
-        if case .stored = routing {
-            actions.persist.append(.stored(id: delivery.id, reason: heldForPower ? .power : .offline, at: now))
+        if case .stored(let replaced) = routing {
+            actions.persist.append(.stored(id: delivery.id, reason: heldForPower ? .power : .offline, at: now, replacing: replaced))
         }
         switch routing {
         case .sent:

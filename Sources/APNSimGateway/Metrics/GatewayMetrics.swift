@@ -78,6 +78,14 @@ final class GatewayMetrics: Sendable {
         describe("apnsim_pushes_stored", "",
                  "Pushes stored for devices out of reach now (one per app, the newest), as APNs stores them.")
     }
+    static var storedTotal: MetricNameDescriptor {
+        describe("apnsim_stored_pushes", "total",
+                 "Pushes the gateway stored instead of sending, by why: offline (the device out of reach) or power (Low Power Mode, priority 5).")
+    }
+    static var coalesced: MetricNameDescriptor {
+        describe("apnsim_pushes_coalesced", "total",
+                 "Stored pushes replaced by a newer one for the same app or channel before the device came back (APNs keeps one).")
+    }
     static var unacknowledged: MetricNameDescriptor {
         describe("apnsim_pushes_unacknowledged", "",
                  "Pushes sent down a device link and not yet acknowledged.")
@@ -140,6 +148,8 @@ final class GatewayMetrics: Sendable {
         var latencies: [Duration] = []
         var downloads: [String: Int64] = [:]
         var downloadedBytes: Int64 = 0
+        var stored: [StoredFor: Int64] = [:]
+        var coalesced: Int64 = 0
         for event in events {
             switch event {
             case .accepted(let record):
@@ -168,6 +178,9 @@ final class GatewayMetrics: Sendable {
                             .record(.milliseconds(download.durationMs))
                     }
                 }
+            case .stored(_, let reason, _, let replacing):
+                stored[reason, default: 0] += 1
+                if replacing != nil { coalesced += 1 }
             case .forgotten(let id, _, _):
                 outcomes["dropped", default: 0] += 1
                 _ = accepted.withLock { $0.removeValue(forKey: id) }
@@ -181,6 +194,10 @@ final class GatewayMetrics: Sendable {
         for (status, count) in downloads {
             registry.makeCounter(descriptor: Self.mediaDownloads, labels: [("status", status)]).increment(by: count)
         }
+        for (reason, count) in stored {
+            registry.makeCounter(descriptor: Self.storedTotal, labels: [("reason", reason.rawValue)]).increment(by: count)
+        }
+        if coalesced > 0 { registry.makeCounter(descriptor: Self.coalesced).increment(by: coalesced) }
         if downloadedBytes > 0 { registry.makeCounter(descriptor: Self.mediaBytes).increment(by: downloadedBytes) }
         for (values, count) in runs {
             registry.makeCounter(descriptor: Self.extensionRuns, labels: [("kind", values[0]), ("outcome", values[1])]).increment(by: count)

@@ -1,6 +1,7 @@
 import APNSimCore
 import APNSimStore
 import Foundation
+import Logging
 import Synchronization
 import Tracing
 
@@ -13,8 +14,12 @@ import Tracing
 /// asks one `nil` check per push and nothing else. The device's part is made from its delivery record when the
 /// record is written, as spans with the times the record holds: devices run in their own processes, and their
 /// receipts already carry those times.
+///
+/// With tracing on, the gateway writes a `debug` log record for each push answered and each delivery ended, inside
+/// its span's context, so a log handler's metadata provider (swift-otel's, in `apnsim`) adds the trace and span IDs.
 final class PushTracing: Sendable {
     let tracer: (any Tracer)?
+    let logger: Logger
     /// The request span's context of recent pushes, by apns-id, for the delivery spans to hang from: kept for the last
     /// ``remembered`` pushes (a broadcast's apns-id has one delivery per device).
     private let contexts = Mutex(Recent<ServiceContext>())
@@ -45,8 +50,9 @@ final class PushTracing: Sendable {
         }
     }
 
-    init(tracer: (any Tracer)?) {
+    init(tracer: (any Tracer)?, logger: Logger) {
         self.tracer = tracer
+        self.logger = logger
     }
 
     /// A request's span, kept by reference in its exchange.
@@ -85,9 +91,12 @@ final class PushTracing: Sendable {
             span.attributes["apns.reason"] = reason
             span.setStatus(SpanStatus(code: .error, message: reason))
         }
+        let context = span.context
         if status == 200 {
-            let context = span.context
             contexts.withLock { $0.add(apnsID, context) }
+        }
+        ServiceContext.withValue(context) {
+            logger.debug("push answered", metadata: ["apns-id": "\(apnsID)", "status": "\(status)", "reason": "\(reason ?? "")"])
         }
         span.end()
     }
@@ -121,16 +130,24 @@ final class PushTracing: Sendable {
                 if outcome == .displayed {
                     tracer.startSpan("device.display", context: deliver.context, ofKind: .internal, at: Self.instant(at)).end(at: Self.instant(at))
                 }
-                deliver.end(at: Self.instant(at))
+                ended(deliver, id: id, outcome: outcome.rawValue, at: at)
             case .forgotten(let id, let detail, let at):
                 guard let deliver = delivering.withLock({ $0.take(id) }) else { continue }
                 deliver.attributes["apnsim.outcome"] = "dropped"
                 deliver.setStatus(SpanStatus(code: .error, message: detail))
-                deliver.end(at: Self.instant(at))
+                ended(deliver, id: id, outcome: "dropped", at: at)
             default:
                 continue
             }
         }
+    }
+
+    /// Ends a delivery's span at the device's receipt, with its log record inside it.
+    private func ended(_ deliver: any Span, id: String, outcome: String, at: Date) {
+        ServiceContext.withValue(deliver.context) {
+            logger.debug("push delivered", metadata: ["delivery": "\(id)", "outcome": "\(outcome)"])
+        }
+        deliver.end(at: Self.instant(at))
     }
 
     /// The request's path with the token left out (span names and attributes stay bounded).

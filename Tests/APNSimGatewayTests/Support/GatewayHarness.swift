@@ -52,9 +52,9 @@ struct GatewayHarness: Sendable {
 /// Runs `body` against a fresh gateway; `configure` may change the configuration first.
 @discardableResult
 func withGateway<T: Sendable>(_ configure: @Sendable (inout GatewayConfiguration) -> Void = { _ in },
-                              world: World = TestWorld.make(), storePath: String? = nil,
+                              world: World = TestWorld.make(), storePath: String? = nil, logger: Logger? = nil,
                               _ body: @escaping @Sendable (GatewayHarness) async throws -> T) async throws -> T {
-    let (gateway, clock) = try makeTestGateway(configure, world: world, storePath: storePath)
+    let (gateway, clock) = try makeTestGateway(configure, world: world, storePath: storePath, logger: logger)
     return try await gateway.withRunning { endpoints in
         try await body(GatewayHarness(endpoints: endpoints, clock: clock, gateway: gateway))
     }
@@ -63,7 +63,7 @@ func withGateway<T: Sendable>(_ configure: @Sendable (inout GatewayConfiguration
 /// A gateway on ephemeral ports with the test PKI and a manual clock, not yet running; the timeouts that only guard
 /// against a slow peer are the hang guard.
 func makeTestGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void = { _ in }, world: World = TestWorld.make(),
-                     storePath: String? = nil) throws -> (Gateway, ManualClock) {
+                     storePath: String? = nil, logger: Logger? = nil) throws -> (Gateway, ManualClock) {
     let pki = TestPKI.shared
     let clock = ManualClock(Date())
     var configuration = GatewayConfiguration(tls: .init(certificateChain: pki.tls.chain, privateKey: pki.tls.key,
@@ -78,7 +78,7 @@ func makeTestGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void
     // than the product's 10 s, and the gateway closed connections tests were about to use.
     configuration.waitForSlowPeers(upTo: HangGuard.limit)
     configure(&configuration)
-    let logger = testLogger("apnsim.gateway.test")
+    let logger = logger ?? testLogger("apnsim.gateway.test")
     let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store(path: storePath), logger: logger)
     return (gateway, clock)
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// The logger of every gateway, device and media server a test runs: errors only by default, so a green run prints
 /// nothing alarming (many tests expect refusals, which the product logs as warnings with the compiler's "error:" lines
@@ -8,4 +9,35 @@ func testLogger(_ label: String) -> Logger {
     var logger = Logger(label: label)
     logger.logLevel = ProcessInfo.processInfo.environment["APNSIM_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
     return logger
+}
+
+/// A log handler that keeps every record it is given, with what its metadata provider added, for a test to read.
+struct RecordingLogHandler: LogHandler {
+    struct Record: Sendable {
+        var message: String
+        var metadata: Logger.Metadata
+    }
+
+    final class Records: Sendable {
+        private let kept = Mutex<[Record]>([])
+        var all: [Record] { kept.withLock { $0 } }
+        func add(_ record: Record) { kept.withLock { $0.append(record) } }
+    }
+
+    let records: Records
+    var metadata: Logger.Metadata = [:]
+    var metadataProvider: Logger.MetadataProvider?
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var all = metadata
+        if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
+        if let given = event.metadata { all.merge(given) { $1 } }
+        records.add(Record(message: "\(event.message)", metadata: all))
+    }
 }
