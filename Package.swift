@@ -153,6 +153,19 @@ let package = Package(
         ),
         .executableTarget(name: "EmbedFilesTool", swiftSettings: strictSettings),
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
+        .executableTarget(
+            // Benchmarks/provider.sh's reference: SwiftNIO's HTTP/2 over TLS answering 200, nothing else.
+            name: "nio-reference-server",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Benchmarks/NIOReferenceServer",
+            swiftSettings: strictSettings
+        ),
         .target(
             // Apple's UserNotifications as an extension uses it; `apnsim extension build` compiles these same files
             // as `UserNotifications` (and CGRect+Dictionary.swift as `CoreGraphics`) around a team's own extension,

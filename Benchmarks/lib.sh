@@ -1,6 +1,7 @@
 # Shared by the scripts in Benchmarks/: source it after `cd` to the package root.
 # Gives: need TOOL... (installs Debian packages), h2load_once (one request to each URL of a file), h2load_spread (N requests
-# over every URL of a file), release_apnsim (path of the release binary, or $APNSIM_BIN),
+# over every URL of a file), release_apnsim (path of the release binary, or $APNSIM_BIN), release_reference (the bare SwiftNIO
+# server's, or $APNSIM_REFERENCE_BIN), callgrind_valgrind (a valgrind that reads Swift 6's binaries),
 # scratch (a work folder and processes cleaned up on exit), start_gateway, start_nginx, world_token, provider_jwt (a token by
 # Apple's openssl recipe), wait_for WHAT CMD..., rss_mib PID, cpu_seconds PID, stamp.
 
@@ -35,6 +36,31 @@ release_apnsim() { # prints the path of the apnsim to measure: $APNSIM_BIN, or t
   echo "building apnsim (release)…" >&2
   swift build -c release --product apnsim 2>&1 | tail -1 >&2
   echo "$(swift build -c release --show-bin-path)/apnsim"
+}
+
+release_reference() { # prints the path of the bare SwiftNIO reference server (Benchmarks/NIOReferenceServer), built release
+  if [[ -n "${APNSIM_REFERENCE_BIN:-}" ]]; then echo "$APNSIM_REFERENCE_BIN"; return; fi
+  echo "building nio-reference-server (release)…" >&2
+  swift build -c release --product nio-reference-server 2>&1 | tail -1 >&2
+  echo "$(swift build -c release --show-bin-path)/nio-reference-server"
+}
+
+callgrind_valgrind() { # prints the command (one word per line) that runs valgrind 3.20 or newer: Swift 6 writes DWARF 5, which
+  # 3.19 (Debian 12's) cannot read. On Debian 12, Debian 13's valgrind package is unpacked into a cache folder and run
+  # from there (its tools are static; its launcher needs only glibc 2.34); callgrind_control keeps Debian 12's vgdb.
+  local version; version=$(valgrind --version 2>/dev/null | sed 's/valgrind-//')
+  if [[ -n "$version" ]] && printf '3.20\n%s\n' "$version" | sort -V -C; then echo valgrind; return; fi
+  local cache=${XDG_CACHE_HOME:-$HOME/.cache}/apnsim-valgrind
+  if [[ ! -x "$cache/usr/bin/valgrind.bin" ]]; then
+    echo "valgrind $version cannot read Swift 6's DWARF 5: fetching Debian 13's valgrind into $cache…" >&2
+    local index=https://deb.debian.org/debian/dists/trixie/main/binary-amd64/Packages.xz file
+    file=$(curl -sf "$index" | xz -dc | awk '/^Package: valgrind$/ {found = 1} found && !done && /^Filename:/ {print $2; done = 1}')
+    [[ -n "$file" ]] || { echo "no valgrind package in $index" >&2; return 1; }
+    mkdir -p "$cache"
+    curl -sf -o "$cache/valgrind.deb" "https://deb.debian.org/debian/$file"
+    dpkg-deb -x "$cache/valgrind.deb" "$cache"
+  fi
+  printf 'env\nVALGRIND_LIB=%s\n%s\n' "$cache/usr/libexec/valgrind" "$cache/usr/bin/valgrind.bin"
 }
 
 provider_jwt() { # a provider token for SIMKEY0001, signed now with Certs/AuthKey_SIMKEY0001.p8 (DER signature)

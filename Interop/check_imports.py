@@ -45,11 +45,12 @@ for target in package["targets"]:
                     print(f"{os.path.relpath(path, root)}: imports {module}, which target {target['name']} does not declare in Package.swift")
 print(f"{len(package['targets'])} targets' imports checked against Package.swift, {problems} problems")
 
-# The module graph: each library and executable target of apnsim, and the apnsim targets it depends on.
+# The module graph: each library and executable target of apnsim, and the apnsim targets it depends on (not the build
+# tool, nor what Benchmarks/ builds: neither is part of apnsim).
 names = {target["name"] for target in package["targets"]}
 graph = []
 for target in package["targets"]:
-    if target["type"] in ("test", "plugin") or target["name"] == "EmbedFilesTool":
+    if target["type"] in ("test", "plugin") or target["name"] == "EmbedFilesTool" or (target.get("path") or "").startswith("Benchmarks/"):
         continue
     inner = [next(iter(d.values()))[0] for d in target["dependencies"] if next(iter(d.values()))[0] in names]
     graph.append(f"{target['name']} → {', '.join(inner) if inner else 'nothing of apnsim'}")

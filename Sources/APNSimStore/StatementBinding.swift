@@ -5,13 +5,22 @@ import GRDBSQLite
 /// Binds a cached statement's parameters in order through SQLite's C API, then runs it: for the rows written for
 /// every push (sends, deliveries, receipts), where GRDB's `StatementArguments`, which box every value, cost more than
 /// SQLite's own work in `Benchmarks/provider.sh` profiles.
+///
+/// Text and blobs are gathered end to end in one buffer and bound in place while the statement runs
+/// (`SQLITE_STATIC`): bound one by one with `SQLITE_TRANSIENT`, SQLite allocated and copied each of a row's dozen
+/// strings (`Benchmarks/instructions.sh`: 8,000 instructions a push).
 struct StatementBinding {
     private let handle: OpaquePointer
     private var column: Int32 = 0
+    /// The text and blob values, end to end, and where each one is.
+    private var bytes: [UInt8] = []
+    private var pieces: [(column: Int32, start: Int, count: Int, blob: Bool)] = []
 
     init(_ statement: Statement) {
         handle = statement.sqliteStatement
         sqlite3_reset(handle)
+        bytes.reserveCapacity(1024)
+        pieces.reserveCapacity(16)
     }
 
     /// How many parameters are bound so far.
@@ -19,23 +28,21 @@ struct StatementBinding {
 
     mutating func bind(_ text: String?) {
         column += 1
-        guard var text else { sqlite3_bind_null(handle, column); return }
-        text.withUTF8 { bytes in
-            // The length is explicit: text may hold NUL bytes.
-            _ = bytes.withMemoryRebound(to: CChar.self) { chars in
-                sqlite3_bind_text(handle, column, chars.baseAddress ?? Self.empty, Int32(chars.count), Self.transient)
-            }
-        }
+        guard let text else { sqlite3_bind_null(handle, column); return }
+        gather(text, blob: false)
     }
 
     /// As a BLOB, so text with NUL bytes comes back whole (TEXT is read as a C string).
     mutating func bindBlob(_ text: String?) {
         column += 1
-        guard var text else { sqlite3_bind_null(handle, column); return }
-        text.withUTF8 { bytes in
-            let start = UnsafeRawPointer(bytes.baseAddress) ?? UnsafeRawPointer(Self.empty)
-            _ = sqlite3_bind_blob(handle, column, start, Int32(bytes.count), Self.transient)
-        }
+        guard let text else { sqlite3_bind_null(handle, column); return }
+        gather(text, blob: true)
+    }
+
+    private mutating func gather(_ text: String, blob: Bool) {
+        let start = bytes.count
+        bytes.append(contentsOf: text.utf8)
+        pieces.append((column, start, bytes.count - start, blob))
     }
 
     mutating func bind(_ number: Int?) {
@@ -50,10 +57,24 @@ struct StatementBinding {
         sqlite3_bind_double(handle, column, number)
     }
 
-    /// Runs the statement once with what is bound.
+    /// Runs the statement once with what is bound. The text is bound here, where its buffer is valid, and unbound
+    /// before it goes.
     func run(in db: Database) throws {
-        let code = sqlite3_step(handle)
-        sqlite3_reset(handle)
+        let code = bytes.withUnsafeBufferPointer { buffer -> Int32 in
+            let base = UnsafeRawPointer(buffer.baseAddress) ?? UnsafeRawPointer(Self.empty)
+            for piece in pieces {
+                // The length is explicit: text may hold NUL bytes.
+                if piece.blob {
+                    sqlite3_bind_blob(handle, piece.column, base + piece.start, Int32(piece.count), nil)  // nil: SQLITE_STATIC
+                } else {
+                    sqlite3_bind_text(handle, piece.column, (base + piece.start).assumingMemoryBound(to: CChar.self), Int32(piece.count), nil)  // nil: SQLITE_STATIC
+                }
+            }
+            let code = sqlite3_step(handle)
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+            return code
+        }
         guard code == SQLITE_DONE else {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
         }
@@ -61,6 +82,4 @@ struct StatementBinding {
 
     nonisolated(unsafe) private static let empty: UnsafePointer<CChar> = UnsafePointer(strdup("")!)
 
-    /// SQLite's SQLITE_TRANSIENT: copy the bytes before the call returns.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }

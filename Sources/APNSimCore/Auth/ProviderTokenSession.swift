@@ -29,7 +29,9 @@ public struct ProviderTokenSession: Sendable {
     /// The key the connection's first accepted token used; later tokens must use it or a related key.
     public private(set) var boundKeyID: String?
     public private(set) var boundTeamID: String?
-    private var current: (compact: String, issuedAt: Date, acceptedAt: Date, grant: Grant)?
+    /// The token last accepted, and the whole header it came in (`header`: a provider sends the same one request after
+    /// request, and comparing it is all a repeat costs).
+    private var current: (compact: String, header: String, issuedAt: Date, acceptedAt: Date, grant: Grant)?
 
     public init(configuration: Configuration = .init()) {
         self.configuration = configuration
@@ -49,6 +51,11 @@ public struct ProviderTokenSession: Sendable {
     ///   - now: the injected current time.
     public mutating func authorize(_ authorization: String?, environment: APNsEnvironment,
                                    keys: [String: ProviderKey], now: Date) -> Result<Grant, Rejection> {
+        if let authorization, let current, current.header == authorization {
+            // The very header of the token accepted last: its signature was checked then.
+            if let expired = expiry(of: current.issuedAt, now: now) { return .failure(expired) }
+            return .success(current.grant)
+        }
         guard let authorization, !authorization.trimmingSpacesAndTabs.isEmpty else {
             return .failure(Rejection(.missingProviderToken,
                 "no client certificate and no authorization header: send `authorization: bearer <JWT>` signed with your .p8 key"))
@@ -108,7 +115,7 @@ public struct ProviderTokenSession: Sendable {
         }
 
         let grant = Grant(teamID: key.team, keyID: key.id, topics: key.topics)
-        current = (compact, token.issuedAt, now, grant)
+        current = (compact, authorization, token.issuedAt, now, grant)
         if boundKeyID == nil {
             boundKeyID = key.id
             boundTeamID = key.team

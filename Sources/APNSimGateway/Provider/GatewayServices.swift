@@ -3,26 +3,46 @@ import APNSimStore
 import Foundation
 import Logging
 
-/// The shared, thread-safe parts every provider connection uses.
-struct GatewayServices: Sendable {
+/// The shared, thread-safe parts every provider connection uses. A class: a connection reads it a few dozen times a
+/// push, and a struct of thirteen fields was copied, each reference retained and released, at every read.
+final class GatewayServices: Sendable {
     /// The devices, and the broadcast channels and activities subscribed to them (the router's).
     var directory: DeviceDirectory { router.directory }
 
-    var validator: PushValidator
-    var world: WorldRegistry
-    var recorder: SendRecorder
-    var clock: WallClock
-    var policy: GatewayConfiguration.ConnectionPolicy
-    var tokenSession: ProviderTokenSession.Configuration
-    var faults: FaultInjector
+    let validator: PushValidator
+    let world: WorldRegistry
+    let recorder: SendRecorder
+    let clock: WallClock
+    let policy: GatewayConfiguration.ConnectionPolicy
+    let tokenSession: ProviderTokenSession.Configuration
+    let faults: FaultInjector
     /// The open connections, for faults that act on all of them.
-    var connections: ProviderConnections
-    var router: PushRouter
+    let connections: ProviderConnections
+    let router: PushRouter
     /// Set when the store is a file: accepted pushes are answered only once committed.
-    var commits: CommitPoint?
+    let commits: CommitPoint?
     /// One trace per push, when a tracer is set (docs/tracing.md).
-    var tracing: PushTracing
+    let tracing: PushTracing
     /// Connections refused before HTTP/2 are counted here as they happen (the rest is counted from the record).
-    var metrics: GatewayMetrics
-    var logger: Logger
+    let metrics: GatewayMetrics
+    let logger: Logger
+
+    init(validator: PushValidator, world: WorldRegistry, recorder: SendRecorder, clock: WallClock,
+         policy: GatewayConfiguration.ConnectionPolicy, tokenSession: ProviderTokenSession.Configuration, faults: FaultInjector,
+         connections: ProviderConnections, router: PushRouter, commits: CommitPoint?, tracing: PushTracing, metrics: GatewayMetrics,
+         logger: Logger) {
+        self.validator = validator
+        self.world = world
+        self.recorder = recorder
+        self.clock = clock
+        self.policy = policy
+        self.tokenSession = tokenSession
+        self.faults = faults
+        self.connections = connections
+        self.router = router
+        self.commits = commits
+        self.tracing = tracing
+        self.metrics = metrics
+        self.logger = logger
+    }
 }

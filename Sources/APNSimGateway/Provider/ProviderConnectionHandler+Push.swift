@@ -206,7 +206,7 @@ extension ProviderConnectionHandler {
         }
         var headers = [String: String](minimumCapacity: exchange.head.headers.count)
         for (name, value) in exchange.head.headers where headers[name] == nil {
-            headers[name] = name == "authorization" ? Self.redacted(value) : value
+            headers[name] = name == "authorization" ? redacted(value) : value
         }
         let tokenText = plan?.token.hex ?? PushValidator.tokenText(inPath: exchange.head.path).map { $0.lowercased() }
         connection.services.tracing.requestAnswered(exchange.span, apnsID: apnsID, uniqueID: uniqueID, status: status, reason: reason)
@@ -235,9 +235,13 @@ extension ProviderConnectionHandler {
         ))
     }
 
-    /// Keeps a JWT's header and claims (useful when debugging) and drops its signature.
-    private static func redacted(_ authorization: String) -> String {
+    /// Keeps a JWT's header and claims (useful when debugging) and drops its signature; the same header as the last
+    /// one recorded on this connection is not redacted again.
+    private func redacted(_ authorization: String) -> String {
+        if let last = redactedAuthorization, last.header == authorization { return last.redacted }
         guard let lastDot = authorization.utf8.lastIndex(of: UInt8(ascii: ".")) else { return authorization }
-        return authorization[..<lastDot] + ".<signature>"
+        let redacted = String(authorization[..<lastDot]) + ".<signature>"
+        redactedAuthorization = (authorization, redacted)
+        return redacted
     }
 }
