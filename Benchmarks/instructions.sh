@@ -78,7 +78,7 @@ count() { # count N PAYLOAD URLS_FILE WAIT NAME=PID… — counts the processes'
     pid=${process#*=}
     callgrind_control -d "$pid" >/dev/null 2>&1
     callgrind_control -i off "$pid" >/dev/null 2>&1
-    ir=$(cat "$work"/*.callgrind."$pid".* 2>/dev/null | awk '/^totals:/ {s += $2} END {printf "%d\n", s}')
+    ir=$(cat "$work"/*.callgrind."$pid".* 2>/dev/null | awk '/^totals:/ {s += $2} END {printf "%.0f\n", s}')
     [[ -n "${APNSIM_CALLGRIND_KEEP:-}" ]] && { mkdir -p "$APNSIM_CALLGRIND_KEEP"; cp "$work"/*.callgrind."$pid".* "$APNSIM_CALLGRIND_KEEP/"; }
     rm -f "$work"/*.callgrind."$pid".*
     total=$((total + ir))

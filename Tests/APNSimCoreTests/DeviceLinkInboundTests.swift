@@ -77,10 +77,39 @@ struct DeviceLinkInboundTests {
                                refusedAttachments: [.init(identifier: "big", type: "public.mpeg-4", size: 60_000_000, sha256: "d",
                                                           refusal: .init(code: .invalidFileSize, message: "too big"))])
         run.registeredCategories = [NotificationCategory(identifier: "OFFER", actions: [.init(identifier: "open", title: "Open")])]
+        run.downloads = [MediaDownload(url: "http://127.0.0.1/media/sample.jpg", status: 200, bytes: 1_024, durationMs: 3),
+                         MediaDownload(url: "http://x/\"gone\".jpg", status: nil, bytes: 0, durationMs: 41, error: "refused: é")]
+        var presentation = Presentation(bundleID: "com.example.app", thread: "sale", banner: true, list: false)
+        presentation.summary = "2026-11-27T08:00:00Z"
         return .init(id: "P1", outcome: .displayed, content: content, detail: nil, extensionRun: run,
-                     badge: .init(bundleID: "com.example.app", count: 3),
-                     presentation: Presentation(bundleID: "com.example.app", thread: "sale", banner: true, list: false))
+                     badge: .init(bundleID: "com.example.app", count: 3), presentation: presentation)
     }()
+
+    @Test("A receipt's content, presentation and extension run are written by hand as JSONEncoder writes them: the same members and values")
+    func receiptPartsAsCodable() throws {
+        let bare = DeviceLinkMessage.Receipt(id: "P3", outcome: .displayed, content: NotificationContent(),
+                                             extensionRun: ExtensionRun(ran: false, kind: nil, outcome: .notLaunched, diagnostic: "no mutable-content"),
+                                             presentation: Presentation(bundleID: "b", thread: nil, banner: false, list: true))
+        for receipt in [Self.fullReceipt, bare] {
+            let frame = DeviceLinkFraming.frame(.receipt(receipt))
+            let parts: [(key: String, codable: Data)] = [("content", try JSONEncoder().encode(receipt.content)),
+                                                          ("extension", try JSONEncoder().encode(receipt.extensionRun)),
+                                                          ("presentation", try JSONEncoder().encode(receipt.presentation))]
+            try frame.dropFirst(4).withUnsafeBytes { body in
+                let members = try #require(JSONObjectSyntax.members(body))
+                for part in parts {
+                    let written = try #require(members.first { $0.key == part.key }, "\(part.key) is written")
+                    let byHand = UnsafeRawBufferPointer(rebasing: body[written.value])
+                    try part.codable.withUnsafeBytes { codable in
+                        #expect(JSONObjectSyntax.value(byHand) == JSONObjectSyntax.value(codable), "\(part.key): the same values")
+                        // JSONEncoder's order is its dictionary's, not the declaration's: the same keys, each once.
+                        #expect(JSONObjectSyntax.members(byHand)?.map(\.key).sorted() == JSONObjectSyntax.members(codable)?.map(\.key).sorted(),
+                                "\(part.key): the same keys, each once")
+                    }
+                }
+            }
+        }
+    }
 
     /// Receipts of Live Activity pushes, whose activity, change and budget are written by hand, with awkward text and
     /// numbers in every part.

@@ -14,4 +14,21 @@ struct ExtensionRunTests {
         #expect(read == chatty)
         #expect(try JSONDecoder().decode(ExtensionRun.self, from: Data(quietJSON.utf8)).log.isEmpty)
     }
+
+    @Test("The figures the metrics read from a run's JSON text are the run's own, downloads included")
+    func figures() throws {
+        var run = ExtensionRun(ran: true, kind: .braze, outcome: .expired, diagnostic: "attached", durationMs: 1234)
+        run.downloads = [MediaDownload(url: "http://media/a.jpg", status: 200, bytes: 398, durationMs: 9),
+                         MediaDownload(url: "http://media/b.jpg", status: nil, bytes: 0, durationMs: 30, error: "refused")]
+        let figures = try #require(ExtensionRun.Figures(EncodedJSON(run)))
+        #expect(figures.ran && figures.kind == "braze" && figures.outcome == "expired" && figures.durationMs == 1234)
+        #expect(figures.downloads.map(\.status) == [200, nil] && figures.downloads.map(\.bytes) == [398, 0])
+        #expect(figures.downloads.map(\.durationMs) == [9, 30] && figures.downloads.first?.url == "http://media/a.jpg")
+
+        let skipped = try #require(ExtensionRun.Figures(EncodedJSON(ExtensionRun(ran: false, kind: .braze, outcome: .notLaunched,
+                                                                                  diagnostic: "no mutable-content"))))
+        #expect(!skipped.ran && skipped.outcome == "notLaunched" && skipped.downloads.isEmpty)
+        #expect(ExtensionRun.Figures(EncodedJSON(unchecked: #"{"ran":"yes"}"#)) == nil, "a run's text that is not one has no figures")
+        #expect(ExtensionRun.Figures(EncodedJSON(unchecked: "[1]")) == nil)
+    }
 }

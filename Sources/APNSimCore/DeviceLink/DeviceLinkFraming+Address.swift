@@ -44,7 +44,7 @@ extension DeviceLinkFraming.Reader {
     /// The next whole message as the gateway reads a device's (``DeviceLinkInbound``), and the device it names.
     public mutating func nextAddressedInbound() throws(DeviceLinkFraming.FramingError) -> (deviceID: String?, inbound: DeviceLinkInbound)? {
         guard let body = try nextBody() else { return nil }
-        return (try DeviceLinkFraming.deviceID(in: body), try DeviceLinkInbound(frame: body))
+        return try DeviceLinkInbound.addressed(frame: body)
     }
 }
 

@@ -65,23 +65,31 @@ public struct ReceivedReceipt: Sendable, Hashable {
 extension DeviceLinkInbound {
     /// Reads one frame's body; throws with a sentence naming what is wrong when it is no message a device sends.
     public init(frame: ArraySlice<UInt8>) throws(DeviceLinkFraming.FramingError) {
-        let read = frame.withUnsafeBytes { bytes -> Result<DeviceLinkInbound?, DeviceLinkFraming.FramingError> in
-            guard let members = JSONObjectSyntax.members(bytes) else { return .success(nil) }
+        self = try Self.addressed(frame: frame).inbound
+    }
+
+    /// Reads one frame's body and the device it names on a shared link (``DeviceLinkFraming/addressKey``, `nil` when
+    /// it names none), its members scanned once for both; throws as ``init(frame:)`` does, or when the device's name
+    /// is not a string.
+    public static func addressed(frame: ArraySlice<UInt8>) throws(DeviceLinkFraming.FramingError) -> (deviceID: String?, inbound: DeviceLinkInbound) {
+        let read = frame.withUnsafeBytes { bytes -> Result<(String?, DeviceLinkInbound?), DeviceLinkFraming.FramingError> in
+            guard let members = JSONObjectSyntax.members(bytes) else { return .success((nil, nil)) }
             let fields = DeviceLinkFields(bytes: bytes, members: members)
             do throws(DeviceLinkFraming.FramingError) {
+                let deviceID = try fields.string(DeviceLinkFraming.addressKey, of: "device-link")
                 switch fields.text("type") {
-                case "\"ack\"": return .success(.ack(try fields.ack()))
-                case "\"receipt\"": return .success(.receipt(try fields.receipt()))
-                case "\"receipts\"": return .success(.receipts(try fields.receipts()))
-                default: return .success(nil)
+                case "\"ack\"": return .success((deviceID, .ack(try fields.ack())))
+                case "\"receipt\"": return .success((deviceID, .receipt(try fields.receipt())))
+                case "\"receipts\"": return .success((deviceID, .receipts(try fields.receipts())))
+                default: return .success((deviceID, nil))
                 }
             } catch {
                 return .failure(error)
             }
         }
         switch read {
-        case .success(let inbound?): self = inbound
-        case .success(nil): self = .message(try DeviceLinkFraming.decode(frame))
+        case .success((let deviceID, let inbound?)): return (deviceID, inbound)
+        case .success((let deviceID, nil)): return (deviceID, .message(try DeviceLinkFraming.decode(frame)))
         case .failure(let error): throw error
         }
     }

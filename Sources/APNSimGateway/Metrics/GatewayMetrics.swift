@@ -167,11 +167,11 @@ final class GatewayMetrics: Sendable {
                 let started = accepted.withLock { $0.removeValue(forKey: id) }
                 if outcome == .displayed, let started { latencies.append(now - started) }
                 // A push iOS starts no extension for (no mutable-content) is no run.
-                if let run = try? extensionRun?.decoded(), run.ran {
-                    runs[[run.kind?.rawValue ?? "", run.outcome.rawValue], default: 0] += 1
+                if let run = extensionRun.flatMap(ExtensionRun.Figures.init), run.ran {
+                    runs[[run.kind ?? "", run.outcome], default: 0] += 1
                     registry.makeDurationHistogram(descriptor: Self.extensionDuration, buckets: Self.latencyBuckets)
                         .record(.milliseconds(run.durationMs))
-                    for download in run.downloads ?? [] {
+                    for download in run.downloads {
                         downloads[download.status.map(String.init) ?? "none", default: 0] += 1
                         downloadedBytes += Int64(download.bytes)
                         registry.makeDurationHistogram(descriptor: Self.mediaDuration, buckets: Self.latencyBuckets)

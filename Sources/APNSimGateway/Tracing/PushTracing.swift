@@ -119,11 +119,11 @@ final class PushTracing: Sendable {
             case .receipt(let id, let outcome, _, _, let at, let extensionRun, _, _):
                 guard let deliver = delivering.withLock({ $0.take(id) }) else { continue }
                 deliver.attributes["apnsim.outcome"] = outcome.rawValue
-                if let run = try? extensionRun?.decoded(), run.ran {
+                if let run = extensionRun.flatMap(ExtensionRun.Figures.init), run.ran {
                     let started = at.addingTimeInterval(-Double(run.durationMs) / 1000)
                     let span = tracer.startSpan("device.extension", context: deliver.context, ofKind: .internal, at: Self.instant(started))
-                    span.attributes["apnsim.extension.kind"] = run.kind?.rawValue
-                    span.attributes["apnsim.extension.outcome"] = run.outcome.rawValue
+                    span.attributes["apnsim.extension.kind"] = run.kind
+                    span.attributes["apnsim.extension.outcome"] = run.outcome
                     span.attributes["apnsim.extension.duration_ms"] = run.durationMs
                     span.end(at: Self.instant(at))
                 }
