@@ -55,6 +55,25 @@ struct DeviceLinkInboundTests {
         }
     }
 
+    @Test("On a shared link, a push, an ack and a receipt name their device first, and read back with it as they were")
+    func addressedFrames() throws {
+        let delivery = DeviceLinkMessage.Delivery(id: "P1", apnsID: "A-1", token: Self.token, bundleID: "com.example.app", pushType: .alert,
+                                                  priority: 10, collapseID: nil, payload: #"{"aps":{"alert":"hi"}}"#)
+        let device = #"bench "7" é"#
+        let messages: [DeviceLinkMessage] = [.push(delivery), .ack(.init(id: "P1", pending: true)), .receipt(Self.fullReceipt)]
+        for message in messages {
+            let frame = DeviceLinkFraming.frame(message, deviceID: device)
+            #expect(Array(frame.dropFirst(4).prefix(12)) == Array(#"{"deviceID":"#.utf8), "the device's name is the first member")
+            var reader = DeviceLinkFraming.Reader()
+            reader.append(frame)
+            let read = try #require(try reader.nextAddressed())
+            #expect(read.deviceID == device && read.message == message)
+            var gateway = DeviceLinkFraming.Reader()
+            gateway.append(frame)
+            #expect(try gateway.nextAddressedInbound()?.deviceID == device)
+        }
+    }
+
     @Test("An ack written by hand reads through Codable as the same ack", arguments: [
         DeviceLinkMessage.Ack(id: "P1"), .init(id: "P2", pending: true), .init(id: "P3", pending: false), .init(id: #"odd "id" \"#),
     ])

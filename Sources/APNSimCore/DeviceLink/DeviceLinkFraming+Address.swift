@@ -9,6 +9,13 @@ extension DeviceLinkFraming {
     /// names none, whatever `deviceID` says).
     public static func frame(_ message: DeviceLinkMessage, deviceID: String?) -> [UInt8] {
         guard let deviceID, !message.isAboutLink else { return frame(message) }
+        // The messages of every push are written with the device's name as their first member; others are joined.
+        switch message {
+        case .push(let delivery): return framed(written(delivery, address: deviceID))
+        case .ack(let ack): return framed(written(ack, address: deviceID))
+        case .receipt(let receipt): return framed(written(receipt, address: deviceID))
+        default: break
+        }
         let whole = frame(message)
         // One message about one device is one frame (only `carry` and `receipts`, which name no device, take several).
         var address = JSONWriter(capacity: deviceID.utf8.count + 16)

@@ -6,8 +6,10 @@ import Foundation
 /// are written by hand too (DeviceLinkFraming+ReceiptParts.swift).
 extension DeviceLinkFraming {
     /// A `receipt` message; with `device`, an element of a `receipts` instead (no `type`, the device it is from).
-    static func written(_ receipt: DeviceLinkMessage.Receipt, device: String? = nil) -> [UInt8] {
+    /// `address`: the device it is from on a shared link, its first member (``frame(_:deviceID:)``).
+    static func written(_ receipt: DeviceLinkMessage.Receipt, device: String? = nil, address: String? = nil) -> [UInt8] {
         var json = JSONWriter(capacity: 512)
+        json.field("deviceID", address)
         if let device { json.field("device", device) } else { json.field("type", "receipt") }
         json.field("id", receipt.id)
         json.field("outcome", receipt.outcome.rawValue)

@@ -25,8 +25,10 @@ public enum DeviceLinkFraming {
 
     /// A `push`, the message of every push, written by hand (``JSONWriter``) as `Codable` would write it; with
     /// `device`, an element of a `carry` instead (no `type`, the device it is for).
-    static func written(_ delivery: DeviceLinkMessage.Delivery, device: String? = nil) -> [UInt8] {
+    /// `address`: the device it is for on a shared link, its first member (``frame(_:deviceID:)``).
+    static func written(_ delivery: DeviceLinkMessage.Delivery, device: String? = nil, address: String? = nil) -> [UInt8] {
         var json = JSONWriter(capacity: delivery.payload.utf8.count + 256)
+        json.field("deviceID", address)
         if let device { json.field("device", device) } else { json.field("type", "push") }
         json.field("id", delivery.id)
         json.field("token", delivery.token.hex)
@@ -36,8 +38,9 @@ public enum DeviceLinkFraming {
     }
 
     /// An `ack`, which a device sends for every push, written by hand as `Codable` would write it.
-    static func written(_ ack: DeviceLinkMessage.Ack) -> [UInt8] {
+    static func written(_ ack: DeviceLinkMessage.Ack, address: String? = nil) -> [UInt8] {
         var json = JSONWriter(capacity: 80)
+        json.field("deviceID", address)
         json.field("type", "ack")
         json.field("id", ack.id)
         json.field("pending", ack.pending)
