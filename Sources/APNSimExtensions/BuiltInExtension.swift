@@ -90,11 +90,11 @@ struct ExtensionContext: Sendable {
         }
         handler.downloaded(MediaDownload(url: url, status: response.status, bytes: response.bytes.count,
                                          durationMs: (ContinuousClock.now - began).milliseconds))
-        return try downloader.save(response.bytes, as: name, fileExtension: fileExtension(response), identifier: name, url: url)
+        return try await downloader.save(response.bytes, as: name, fileExtension: fileExtension(response), identifier: name, url: url)
     }
 
     /// Attaches the file `name` of the app bundle's resources (a copy, as iOS copies bundle files into its store).
-    func attachBundled(_ name: String) throws(ExtensionError) -> NotificationContent.Attachment {
+    func attachBundled(_ name: String) async throws(ExtensionError) -> NotificationContent.Attachment {
         guard let resources else {
             throw ExtensionError("\(name) is not in the app bundle: the app declares no resources folder")
         }
@@ -102,7 +102,7 @@ struct ExtensionContext: Sendable {
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw ExtensionError("\(name) is not in the app bundle (\(resources.path))")
         }
-        return try downloader.save(Array(data), as: deliveryID, fileExtension: file.pathExtension, identifier: deliveryID,
+        return try await downloader.save(Array(data), as: deliveryID, fileExtension: file.pathExtension, identifier: deliveryID,
                                    url: file.absoluteString)
     }
 

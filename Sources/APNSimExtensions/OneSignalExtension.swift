@@ -60,7 +60,7 @@ struct OneSignalExtension: BuiltInExtension {
                         Self.fileExtension(url: parsed, query: query, mime: response.mimeType)
                     })
                 } else {
-                    files.append(try context.attachBundled(url))
+                    files.append(try await context.attachBundled(url))
                 }
             } catch {
                 skipped.append(error.description)

@@ -14,7 +14,7 @@ struct SalesforceExtension: BuiltInExtension {
             if let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? "") {
                 file = try await context.attach(url, fileExtension: parsed.pathExtension)
             } else {
-                file = try context.attachBundled(url)
+                file = try await context.attachBundled(url)
             }
             guard let refusal = file.refusal else { return .attaching(file, to: content, what: url) }
             var result = withAlt(content, "iOS refused \(url) (\(refusal))")
