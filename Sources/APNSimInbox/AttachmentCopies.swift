@@ -92,7 +92,11 @@ final class AttachmentCopies: Sendable {
             // The first part starts the file afresh (a part file left by a copy that broke off is emptied).
             if copy.offset == 0 {
                 if temporary { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
-                guard FileManager.default.createFile(atPath: part.path, contents: nil) else { throw GatewayError("cannot create the file") }
+                // Not FileManager's createFile, which writes a file beside it, syncs it to the disk and renames it:
+                // this runs on the device link's event loop, and a copy's parts need no sync.
+                let descriptor = open(part.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+                guard descriptor >= 0 else { throw GatewayError("cannot create the file") }
+                close(descriptor)
             }
             let handle = try FileHandle(forWritingTo: part)
             defer { try? handle.close() }
