@@ -1,3 +1,4 @@
+import APNSimCore
 import Crypto
 import Foundation
 
@@ -15,7 +16,7 @@ enum MirrorSources {
             hasher.update(data: Data(file.path.utf8))
             hasher.update(data: Data(file.base64.utf8))
         }
-        let name = "mirror-" + hasher.finalize().prefix(8).map { String(format: "%02x", $0) }.joined()
+        let name = "mirror-" + Hex.lowercase(Array(hasher.finalize()).prefix(8))
         let folder = cache.appendingPathComponent(name)
         let complete = folder.appendingPathComponent(".complete")
         if FileManager.default.fileExists(atPath: complete.path) { return folder }

@@ -390,6 +390,6 @@ public struct SwiftExtensionBuilder: Sendable {
             hash.update(data: (try? Data(contentsOf: file)) ?? Data())
         }
         hash.update(data: Data(extra.utf8))
-        return hash.finalize().prefix(12).map { String(format: "%02x", $0) }.joined()
+        return Hex.lowercase(Array(hash.finalize()).prefix(12))
     }
 }

@@ -1,4 +1,5 @@
 import APNSimCore
+import Foundation
 import Testing
 
 /// iOS's attachment checks: supported types by file extension, per-kind size limits, bytes that match the type.
@@ -38,5 +39,13 @@ struct AttachmentRulesTests {
         #expect(AttachmentRules.sniff(Array("ID3".utf8) + [4, 0]) == "mp3")
         #expect(AttachmentRules.sniff([1, 2, 3]) == nil)
         #expect(AttachmentRules.refusal(fileExtension: "m4a", bytes: [0, 0, 0, 0x18] + Array("ftypmp42".utf8))?.code == .corrupt)
+    }
+
+    @Test("An attachment's SHA-256 is lower-case hex, two digits a byte, as String(format: \"%02x\") writes each")
+    func sha256Hex() {
+        #expect(NotificationContent.Attachment.sha256(of: Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        let every = (0...255).map { UInt8($0) }
+        #expect(Hex.lowercase(every) == every.map { String(format: "%02x", $0) }.joined())
+        #expect(Hex.lowercase([UInt8]()) == "")
     }
 }

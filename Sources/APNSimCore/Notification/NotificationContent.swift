@@ -63,7 +63,7 @@ public struct NotificationContent: Sendable, Hashable, Codable {
 
         /// A SHA-256 digest (one hashed piece by piece, too) in lower-case hex, as ``sha256`` holds it.
         public static func hex(_ digest: SHA256.Digest) -> String {
-            digest.map { String(format: "%02x", $0) }.joined()
+            Hex.lowercase(Array(digest))
         }
 
         public init(identifier: String, type: String?, size: Int, sha256: String, url: String? = nil,
