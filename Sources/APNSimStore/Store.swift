@@ -160,6 +160,13 @@ public final class Store: Sendable {
                 try db.drop(index: "\(table)_uniqueId")
             }
         }
+        migrator.registerMigration("v14-no-received-at-index") { db in
+            // Every push paid for this index twice, on its insert and on its removal past the record limit: 7,000
+            // instructions, 3% of the provider path (Benchmarks/instructions.sh). What it served, `GET /v1/sends?since=`
+            // (read newest first by id, so a recent `since` stops early) and the age limit's delete once a second, scan
+            // the record's 100,000 rows in milliseconds without it.
+            try db.drop(index: "sends_on_receivedAt")
+        }
         return migrator
     }
 
