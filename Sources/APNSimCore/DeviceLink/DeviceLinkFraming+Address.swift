@@ -45,7 +45,7 @@ extension DeviceLinkFraming.Reader {
     /// The next whole message and the device it names on a shared link, `nil` when more bytes are needed.
     public mutating func nextAddressed() throws(DeviceLinkFraming.FramingError) -> (deviceID: String?, message: DeviceLinkMessage)? {
         guard let body = try nextBody() else { return nil }
-        return (try DeviceLinkFraming.deviceID(in: body), try DeviceLinkFraming.decode(body))
+        return try DeviceLinkFraming.decodeAddressed(body)
     }
 
     /// The next whole message as the gateway reads a device's (``DeviceLinkInbound``), and the device it names.

@@ -51,13 +51,19 @@ public enum DeviceLinkFraming {
     /// A frame's body as a ``DeviceLinkMessage``: a `push` or `carry` read by hand (``DeviceLinkFields``), every other message
     /// by `JSONDecoder`; throws with a sentence saying what is wrong.
     static func decode(_ body: ArraySlice<UInt8>) throws(FramingError) -> DeviceLinkMessage {
-        let byHand = body.withUnsafeBytes { bytes -> Result<DeviceLinkMessage, FramingError>? in
+        try decodeAddressed(body).message
+    }
+
+    /// ``decode(_:)``, and the device the body names on a shared link (``addressKey``), from one scan of its members
+    /// when it is read by hand (a `push`, on every push's path).
+    static func decodeAddressed(_ body: ArraySlice<UInt8>) throws(FramingError) -> (deviceID: String?, message: DeviceLinkMessage) {
+        let byHand = body.withUnsafeBytes { bytes -> Result<(String?, DeviceLinkMessage), FramingError>? in
             guard let members = JSONObjectSyntax.members(bytes) else { return nil }
             let fields = DeviceLinkFields(bytes: bytes, members: members)
             do throws(FramingError) {
                 switch fields.text("type") {
-                case "\"push\"": return .success(.push(try fields.push()))
-                case "\"carry\"": return .success(.carry(try fields.carry()))
+                case "\"push\"": return .success((try fields.string(addressKey, of: "device-link"), .push(try fields.push())))
+                case "\"carry\"": return .success((try fields.string(addressKey, of: "device-link"), .carry(try fields.carry())))
                 default: return nil
                 }
             } catch {
@@ -65,8 +71,9 @@ public enum DeviceLinkFraming {
             }
         }
         if let byHand { return try byHand.get() }
+        let deviceID = try deviceID(in: body)
         do {
-            return try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(body))
+            return (deviceID, try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(body)))
         } catch {
             throw FramingError(description: "a frame is not a device-link message: \(error)")
         }
