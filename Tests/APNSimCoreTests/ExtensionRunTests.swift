@@ -30,5 +30,12 @@ struct ExtensionRunTests {
         #expect(!skipped.ran && skipped.outcome == "notLaunched" && skipped.downloads.isEmpty)
         #expect(ExtensionRun.Figures(EncodedJSON(unchecked: #"{"ran":"yes"}"#)) == nil, "a run's text that is not one has no figures")
         #expect(ExtensionRun.Figures(EncodedJSON(unchecked: "[1]")) == nil)
+        #expect(ExtensionRun.Figures(EncodedJSON(unchecked: #"{"ran":true,"outcome":"completed"} {}"#)) == nil, "text after the object")
+        #expect(ExtensionRun.Figures(EncodedJSON(unchecked: #"{"ran":true,"outcome":"completed","log":["a",]}"#)) == nil,
+                "a member passed over is still checked")
+        let twice = try #require(ExtensionRun.Figures(EncodedJSON(unchecked:
+            #"{"ran":true,"outcome":"completed","durationMs":5,"durationMs":7,"downloads":[1,{"bytes":3}],"kind":"sailthru"}"#)))
+        #expect(twice.durationMs == 5 && twice.kind == "sailthru", "a key written twice counts as written first")
+        #expect(twice.downloads.map(\.bytes) == [3] && twice.downloads.first?.status == nil, "what is not a download is passed over")
     }
 }

@@ -1,7 +1,7 @@
 extension ExtensionRun {
     /// What the gateway's metrics and traces read of a run it keeps as the device wrote it (``EncodedJSON``): whether
     /// it ran, its kind and outcome, how long it took, and its downloads. Read from the JSON text's members
-    /// (``JSONObjectSyntax/members(_:)``), not decoded whole: every receipt of a push to an app with an extension
+    /// (``JSONObjectSyntax/Scanner/eachMember(depth:_:)``), not decoded whole: every receipt of a push to an app with an extension
     /// carries a run, and `JSONDecoder` took 42,000 instructions a push to say it had not run
     /// (`Benchmarks/instructions.sh`, the display path).
     public struct Figures: Sendable, Hashable {
@@ -18,27 +18,84 @@ extension ExtensionRun {
             self = figures
         }
 
+        /// One pass over the run's members, making only the few values read: a run's diagnostic and log are passed
+        /// over, not read into strings (`Benchmarks/instructions.sh`, the rich path: 30,000 instructions a receipt
+        /// when each member was made and looked up by name).
         private init?(bytes: UnsafeRawBufferPointer) {
-            guard let members = JSONObjectSyntax.members(bytes) else { return nil }
-            func value(_ key: String) -> JSONValue? {
-                guard let member = members.first(where: { $0.key == key }) else { return nil }
-                return JSONObjectSyntax.value(UnsafeRawBufferPointer(rebasing: bytes[member.value]))
-            }
-            guard case .bool(let ran)? = value("ran"), case .string(let outcome)? = value("outcome") else { return nil }
-            self.ran = ran
-            self.outcome = outcome
-            if case .string(let kind)? = value("kind") { self.kind = kind }
-            if case .number(let milliseconds)? = value("durationMs") { durationMs = Int(milliseconds) } else { durationMs = 0 }
-            downloads = []
-            if case .array(let elements)? = value("downloads") {
-                for case .object(let download) in elements {
-                    let status: Int? = if case .number(let code)? = download["status"] { Int(code) } else { nil }
-                    let bytes: Int = if case .number(let count)? = download["bytes"] { Int(count) } else { 0 }
-                    let duration: Int = if case .number(let taken)? = download["durationMs"] { Int(taken) } else { 0 }
-                    let url: String = if case .string(let address)? = download["url"] { address } else { "" }
-                    downloads.append(MediaDownload(url: url, status: status, bytes: bytes, durationMs: duration))
+            var (ran, outcome, kind, durationMs): (Bool?, String?, String?, Int?) = (nil, nil, nil, nil)
+            var downloadsRead = false
+            var downloads: [MediaDownload] = []
+            var scanner = JSONObjectSyntax.Scanner(bytes: bytes)
+            scanner.skipWhitespace()
+            let read = scanner.eachMember(depth: 1) { key, place in
+                let value = UnsafeRawBufferPointer(rebasing: bytes[place])
+                // A key written twice counts as written first, as when the members were looked up by name.
+                switch Key(key) {
+                case .ran where ran == nil: ran = Self.bool(value)
+                case .outcome where outcome == nil: outcome = Self.string(value)
+                case .kind where kind == nil: kind = Self.string(value)
+                case .durationMs where durationMs == nil: durationMs = Self.int(value)
+                case .downloads where !downloadsRead: (downloads, downloadsRead) = (Self.downloads(value), true)
+                default: break
                 }
             }
+            scanner.skipWhitespace()
+            guard read, scanner.isAtEnd, let ran, let outcome else { return nil }
+            (self.ran, self.outcome, self.kind, self.durationMs, self.downloads) = (ran, outcome, kind, durationMs ?? 0, downloads)
+        }
+
+        /// The members read, by the bytes of their keys.
+        private enum Key {
+            case ran, outcome, kind, durationMs, downloads
+
+            init?(_ key: UnsafeRawBufferPointer) {
+                func named(_ name: StaticString) -> Bool {
+                    key.elementsEqual(UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+                }
+                switch key.count {
+                case 3 where named("ran"): self = .ran
+                case 4 where named("kind"): self = .kind
+                case 7 where named("outcome"): self = .outcome
+                case 9 where named("downloads"): self = .downloads
+                case 10 where named("durationMs"): self = .durationMs
+                default: return nil
+                }
+            }
+        }
+
+        /// The downloads of an array of them; what is not a download object is passed over.
+        private static func downloads(_ bytes: UnsafeRawBufferPointer) -> [MediaDownload] {
+            var downloads: [MediaDownload] = []
+            var scanner = JSONObjectSyntax.Scanner(bytes: bytes)
+            _ = scanner.eachElement(depth: 1) { scanner in
+                guard scanner.peek == UInt8(ascii: "{") else { return scanner.value(depth: 1) }
+                var download = MediaDownload(url: "", status: nil, bytes: 0, durationMs: 0)
+                let read = scanner.eachMember(depth: 2) { key, place in
+                    let value = UnsafeRawBufferPointer(rebasing: bytes[place])
+                    switch String(decoding: key, as: UTF8.self) {
+                    case "status": download.status = int(value)
+                    case "bytes": download.bytes = int(value) ?? 0
+                    case "durationMs": download.durationMs = int(value) ?? 0
+                    case "url": download.url = string(value) ?? ""
+                    default: break
+                    }
+                }
+                if read { downloads.append(download) }
+                return read
+            }
+            return downloads
+        }
+
+        private static func bool(_ value: UnsafeRawBufferPointer) -> Bool? {
+            if case .bool(let flag)? = JSONObjectSyntax.value(value) { flag } else { nil }
+        }
+
+        private static func string(_ value: UnsafeRawBufferPointer) -> String? {
+            if case .string(let text)? = JSONObjectSyntax.value(value) { text } else { nil }
+        }
+
+        private static func int(_ value: UnsafeRawBufferPointer) -> Int? {
+            if case .number(let number)? = JSONObjectSyntax.value(value) { Int(number) } else { nil }
         }
     }
 }

@@ -87,3 +87,44 @@ extension JSONObjectSyntax.Scanner {
         }
     }
 }
+
+extension JSONObjectSyntax.Scanner {
+    /// Reads the object that starts here by the rules of ``members(depth:)``, handing `body` each member's key as
+    /// written between its quotes and its value's place, and making neither: for reading a few figures of a text
+    /// whose other members are only passed over. `false` when it is not such an object.
+    mutating func eachMember(depth: Int, _ body: (_ key: UnsafeRawBufferPointer, _ value: Range<Int>) -> Void) -> Bool {
+        guard depth <= JSONObjectSyntax.maximumDepth, expect(UInt8(ascii: "{")) else { return false }
+        skipWhitespace()
+        if expect(UInt8(ascii: "}")) { return true }
+        while true {
+            skipWhitespace()
+            let keyStart = at + 1
+            guard string() else { return false }
+            let key = UnsafeRawBufferPointer(rebasing: bytes[keyStart..<(at - 1)])
+            skipWhitespace()
+            guard expect(UInt8(ascii: ":")) else { return false }
+            skipWhitespace()
+            let start = at
+            guard value(depth: depth) else { return false }
+            body(key, start..<at)
+            skipWhitespace()
+            if expect(UInt8(ascii: "}")) { return true }
+            guard expect(UInt8(ascii: ",")) else { return false }
+        }
+    }
+
+    /// Reads the array that starts here by the rules of ``value(depth:)``, handing `element` a scanner at each
+    /// element; it must read the element whole (`false`: the array is not one).
+    mutating func eachElement(depth: Int, _ element: (inout Self) -> Bool) -> Bool {
+        guard depth <= JSONObjectSyntax.maximumDepth, expect(UInt8(ascii: "[")) else { return false }
+        skipWhitespace()
+        if expect(UInt8(ascii: "]")) { return true }
+        while true {
+            skipWhitespace()
+            guard element(&self) else { return false }
+            skipWhitespace()
+            if expect(UInt8(ascii: "]")) { return true }
+            guard expect(UInt8(ascii: ",")) else { return false }
+        }
+    }
+}

@@ -24,8 +24,66 @@ final class GatewayMetrics: Sendable {
     /// Pushes whose display is awaited, at most; past it, the oldest start is forgotten (a device offline for long).
     static let awaitedLimit = 200_000
 
+    /// The counters and histograms the record's batches add to, each found in ``registry`` once.
+    private let sendCounters: MetricCache<SendKey, Prometheus.Counter>
+    private let outcomeCounters: MetricCache<String, Prometheus.Counter>
+    private let runCounters: MetricCache<RunKey, Prometheus.Counter>
+    private let downloadCounters: MetricCache<String, Prometheus.Counter>
+    private let storedCounters: MetricCache<String, Prometheus.Counter>
+    private let plainCounters: MetricCache<Plain, Prometheus.Counter>
+    private let histograms: MetricCache<Timing, Prometheus.DurationHistogram>
+
     init() {
         factory = PrometheusMetricsFactory(registry: registry)
+        let registry = registry
+        sendCounters = MetricCache { key in
+            let pushType = key.pushType.map { Self.pushTypes.contains($0) ? $0 : "other" } ?? ""
+            return registry.makeCounter(descriptor: Self.sends, labels: [("status", String(key.status)), ("reason", key.reason ?? ""),
+                                                                         ("push_type", pushType), ("environment", key.environment),
+                                                                         ("auth", key.auth)])
+        }
+        outcomeCounters = MetricCache { registry.makeCounter(descriptor: Self.deliveries, labels: [("outcome", $0)]) }
+        runCounters = MetricCache { registry.makeCounter(descriptor: Self.extensionRuns, labels: [("kind", $0.kind), ("outcome", $0.outcome)]) }
+        downloadCounters = MetricCache { registry.makeCounter(descriptor: Self.mediaDownloads, labels: [("status", $0)]) }
+        storedCounters = MetricCache { registry.makeCounter(descriptor: Self.storedTotal, labels: [("reason", $0)]) }
+        plainCounters = MetricCache { registry.makeCounter(descriptor: $0.descriptor) }
+        histograms = MetricCache { registry.makeDurationHistogram(descriptor: $0.descriptor, buckets: Self.latencyBuckets) }
+    }
+
+    /// A send counter's labels, of the record's own strings: no array, no new string per record (a batch is thousands at
+    /// full load).
+    struct SendKey: Hashable, Sendable {
+        var status: Int, reason: String?, pushType: String?, environment: String, auth: String
+    }
+
+    /// An extension run counter's labels.
+    struct RunKey: Hashable, Sendable {
+        var kind: String, outcome: String
+    }
+
+    /// The counters without labels.
+    enum Plain: Hashable, Sendable {
+        case coalesced, mediaBytes
+
+        var descriptor: MetricNameDescriptor {
+            switch self {
+            case .coalesced: GatewayMetrics.coalesced
+            case .mediaBytes: GatewayMetrics.mediaBytes
+            }
+        }
+    }
+
+    /// The duration histograms.
+    enum Timing: Hashable, Sendable {
+        case displayLatency, extensionDuration, mediaDuration
+
+        var descriptor: MetricNameDescriptor {
+            switch self {
+            case .displayLatency: GatewayMetrics.displayLatency
+            case .extensionDuration: GatewayMetrics.extensionDuration
+            case .mediaDuration: GatewayMetrics.mediaDuration
+            }
+        }
     }
 
     // MARK: - Names (Prometheus's naming conventions: https://prometheus.io/docs/practices/naming/)
@@ -123,29 +181,22 @@ final class GatewayMetrics: Sendable {
     /// A batch of send records: the provider's requests among them (not the faults and link events the record keeps
     /// beside them), one increment per label set.
     func count(_ batch: [SendRecord]) {
-        // A key of the record's own strings: no array, no new string per record (a batch is thousands at full load).
-        struct Key: Hashable {
-            var status: Int, reason: String?, pushType: String?, environment: String, auth: String
-        }
-        var counts: [Key: Int64] = [:]
+        var counts: [SendKey: Int64] = [:]
         for record in batch where !record.path.isEmpty {
-            counts[Key(status: record.status, reason: record.reason, pushType: record.pushType, environment: record.environment,
-                       auth: record.authMode), default: 0] += 1
+            counts[SendKey(status: record.status, reason: record.reason, pushType: record.pushType, environment: record.environment,
+                           auth: record.authMode), default: 0] += 1
         }
-        for (key, count) in counts {
-            let pushType = key.pushType.map { Self.pushTypes.contains($0) ? $0 : "other" } ?? ""
-            let labels = [("status", String(key.status)), ("reason", key.reason ?? ""), ("push_type", pushType),
-                          ("environment", key.environment), ("auth", key.auth)]
-            registry.makeCounter(descriptor: Self.sends, labels: labels).increment(by: count)
-        }
+        for (key, count) in counts { sendCounters[key].increment(by: count) }
     }
 
     /// A batch of delivery events: outcomes, extension runs and, for a displayed push, its latency.
     func count(_ events: [DeliveryEvent]) {
         let now = ContinuousClock.now
         var outcomes: [String: Int64] = [:]
-        var runs: [[String]: Int64] = [:]
+        var runs: [RunKey: Int64] = [:]
         var latencies: [Duration] = []
+        var runDurations: [Duration] = []
+        var downloadDurations: [Duration] = []
         var downloads: [String: Int64] = [:]
         var downloadedBytes: Int64 = 0
         var stored: [StoredFor: Int64] = [:]
@@ -168,14 +219,12 @@ final class GatewayMetrics: Sendable {
                 if outcome == .displayed, let started { latencies.append(now - started) }
                 // A push iOS starts no extension for (no mutable-content) is no run.
                 if let run = extensionRun.flatMap(ExtensionRun.Figures.init), run.ran {
-                    runs[[run.kind ?? "", run.outcome], default: 0] += 1
-                    registry.makeDurationHistogram(descriptor: Self.extensionDuration, buckets: Self.latencyBuckets)
-                        .record(.milliseconds(run.durationMs))
+                    runs[RunKey(kind: run.kind ?? "", outcome: run.outcome), default: 0] += 1
+                    runDurations.append(.milliseconds(run.durationMs))
                     for download in run.downloads {
                         downloads[download.status.map(String.init) ?? "none", default: 0] += 1
                         downloadedBytes += Int64(download.bytes)
-                        registry.makeDurationHistogram(descriptor: Self.mediaDuration, buckets: Self.latencyBuckets)
-                            .record(.milliseconds(download.durationMs))
+                        downloadDurations.append(.milliseconds(download.durationMs))
                     }
                 }
             case .stored(_, let reason, _, let replacing):
@@ -188,23 +237,16 @@ final class GatewayMetrics: Sendable {
                 break
             }
         }
-        for (outcome, count) in outcomes {
-            registry.makeCounter(descriptor: Self.deliveries, labels: [("outcome", outcome)]).increment(by: count)
-        }
-        for (status, count) in downloads {
-            registry.makeCounter(descriptor: Self.mediaDownloads, labels: [("status", status)]).increment(by: count)
-        }
-        for (reason, count) in stored {
-            registry.makeCounter(descriptor: Self.storedTotal, labels: [("reason", reason.rawValue)]).increment(by: count)
-        }
-        if coalesced > 0 { registry.makeCounter(descriptor: Self.coalesced).increment(by: coalesced) }
-        if downloadedBytes > 0 { registry.makeCounter(descriptor: Self.mediaBytes).increment(by: downloadedBytes) }
-        for (values, count) in runs {
-            registry.makeCounter(descriptor: Self.extensionRuns, labels: [("kind", values[0]), ("outcome", values[1])]).increment(by: count)
-        }
-        if !latencies.isEmpty {
-            let histogram = registry.makeDurationHistogram(descriptor: Self.displayLatency, buckets: Self.latencyBuckets)
-            for latency in latencies { histogram.record(latency) }
+        for (outcome, count) in outcomes { outcomeCounters[outcome].increment(by: count) }
+        for (status, count) in downloads { downloadCounters[status].increment(by: count) }
+        for (reason, count) in stored { storedCounters[reason.rawValue].increment(by: count) }
+        if coalesced > 0 { plainCounters[.coalesced].increment(by: coalesced) }
+        if downloadedBytes > 0 { plainCounters[.mediaBytes].increment(by: downloadedBytes) }
+        for (run, count) in runs { runCounters[run].increment(by: count) }
+        for (timing, durations) in [(Timing.displayLatency, latencies), (.extensionDuration, runDurations), (.mediaDuration, downloadDurations)]
+        where !durations.isEmpty {
+            let histogram = histograms[timing]
+            for duration in durations { histogram.record(duration) }
         }
     }
 
