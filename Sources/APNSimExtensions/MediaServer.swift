@@ -28,6 +28,7 @@ public struct MediaServer: Service {
     public var onReady: @Sendable (Int) async -> Void = { _ in }
     let logger: Logger
     private let counts = RequestCounts()
+    private let files = MediaFiles()
 
     public init(directory: URL, host: String = "127.0.0.1", port: Int = 8199, logger: Logger = Logger(label: "apnsim.media")) {
         self.directory = directory
@@ -110,9 +111,10 @@ public struct MediaServer: Service {
     private func lookUp(_ name: String) -> (String, [UInt8])? {
         guard !name.contains("/"), !name.hasPrefix(".") else { return nil }
         let candidates = (name as NSString).pathExtension.isEmpty ? ["jpg", "png", "gif", "mp4", "m4a"].map { "\(name).\($0)" } : [name]
+        let folder = directory.path
         for candidate in candidates {
-            if let data = FileManager.default.contents(atPath: directory.appendingPathComponent(candidate).path) {
-                return (candidate, Array(data))
+            if let bytes = files.contents(atPath: folder.hasSuffix("/") ? folder + candidate : folder + "/" + candidate) {
+                return (candidate, bytes)
             }
         }
         return nil

@@ -4,10 +4,11 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Runs the media server on an ephemeral port, serving `Scenarios/media`, until `body` returns.
-func withMediaServer<T: Sendable>(_ body: @escaping @Sendable (_ baseURL: String) async throws -> T) async throws -> T {
+/// Runs the media server on an ephemeral port, serving `directory` (`Scenarios/media`), until `body` returns.
+func withMediaServer<T: Sendable>(directory: URL = repositoryRoot.appendingPathComponent("Scenarios/media"),
+                                  _ body: @escaping @Sendable (_ baseURL: String) async throws -> T) async throws -> T {
     let logger = testLogger("apnsim.media.test")
-    var server = MediaServer(directory: repositoryRoot.appendingPathComponent("Scenarios/media"), port: 0, logger: logger)
+    var server = MediaServer(directory: directory, port: 0, logger: logger)
     let (ports, sink) = AsyncStream.makeStream(of: Int.self)
     server.onReady = { sink.yield($0); sink.finish() }
     let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
