@@ -92,9 +92,10 @@ count() { # count N PAYLOAD URLS_FILE WAIT NAME=PID… — counts the processes'
 
 start_world() { # the gateway under callgrind, on the sandbox world; sets $gateway_pid. The record keeps 1,000 sends and
   # deliveries, and the warm-up fills it: each push counted then also costs the oldest record's removal, as in a load
-  # test that has passed the default 100,000 (where a removal costs about the same).
+  # test that has passed the default 100,000 (where a removal costs about the same). Under callgrind, on a busy machine, a
+  # TLS handshake can take longer than the gateway's 10 s: h2load's connections get a minute.
   under_callgrind gateway "$apnsim" gateway --development-port "$dev_port" --production-port 0 --control-port "$control_port" \
-    --device-port "$device_port" --max-sends 1000 --max-deliveries 1000
+    --device-port "$device_port" --max-sends 1000 --max-deliveries 1000 --handshake-timeout 60
   gateway_pid=$last_pid
   wait_for "the gateway under callgrind" 300 curl -sf "http://127.0.0.1:$control_port/v1/health"
 }

@@ -30,15 +30,20 @@ public struct AttachmentDownloader: Sendable {
     /// may take as long as URLSession's request timeout (60 s) to open, so the extension's budget, the deadline of
     /// each download, is what ends a slow one, as on iOS; async-http-client's own 10 s ended downloads on a busy machine
     /// that the budget still had room for.
+    ///
+    /// Downloads are not traced (docs/tracing.md: a download is inside its extension's span, not a span of its own):
+    /// with the tracer the process bootstraps, even a no-op one, async-http-client works out each request's span
+    /// attributes from its URL, 35,000 instructions a download (`Benchmarks/instructions.sh`, the rich path).
     public static let sharedClient: HTTPClient = {
         var pool = HTTPClient.Configuration.ConnectionPool()
         pool.retryConnectionEstablishment = false
         pool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
-        let configuration = HTTPClient.Configuration(
+        var configuration = HTTPClient.Configuration(
             redirectConfiguration: .follow(max: 5, allowCycles: false),
             timeout: .init(connect: .seconds(60)),
             connectionPool: pool,
             decompression: .enabled(limit: .ratio(100)))
+        configuration.tracing.tracer = nil
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 

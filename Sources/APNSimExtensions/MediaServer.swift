@@ -10,7 +10,8 @@ import Synchronization
 /// The media server rich pushes point at (`http://127.0.0.1:8199`): `GET /media/NAME` serves the fixture file NAME
 /// from its folder (`Scenarios/media`), `POST /media/echo` answers with the body it was sent (a forward URL's test
 /// double), and `GET /stats` says how many requests each path got (a campaign to many devices makes a spike of
-/// downloads). A service: it stops on graceful shutdown.
+/// downloads). A file is read once and kept while it stays as it was (``MediaFiles``). A service: it stops on graceful
+/// shutdown.
 ///
 /// The query scripts what goes wrong, for testing an extension's failure paths: `delay=SECONDS` (up to 60) before
 /// answering, `status=CODE` instead of 200, `type=MIME` as the Content-Type, `filename=NAME` (Content-Disposition:
@@ -56,6 +57,7 @@ public struct MediaServer: Service {
 
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
+        let folder = directory.path
         router.get("media/:name") { request, context in
             counts.add(request.uri.path)
             let name = try context.parameters.require("name")
@@ -69,8 +71,8 @@ public struct MediaServer: Service {
             if let redirect = query["redirect"].map(String.init) {
                 return try Self.redirect(request, remaining: redirect)
             }
-            guard let (file, bytes) = lookUp(name) else {
-                return Self.text(.notFound, "no media file \(name) in \(directory.path)")
+            guard let (file, bytes) = lookUp(name, in: folder) else {
+                return Self.text(.notFound, "no media file \(name) in \(folder)")
             }
             var response = try Self.body(bytes, query: query)
             response.headers[.contentType] = Self.contentType(of: file)
@@ -108,10 +110,9 @@ public struct MediaServer: Service {
     }
 
     /// The fixture `name` names, and its bytes. Only plain file names of the folder: no path may leave it.
-    private func lookUp(_ name: String) -> (String, [UInt8])? {
+    private func lookUp(_ name: String, in folder: String) -> (String, [UInt8])? {
         guard !name.contains("/"), !name.hasPrefix(".") else { return nil }
-        let candidates = (name as NSString).pathExtension.isEmpty ? ["jpg", "png", "gif", "mp4", "m4a"].map { "\(name).\($0)" } : [name]
-        let folder = directory.path
+        let candidates = Self.fileExtension(of: name).isEmpty ? ["jpg", "png", "gif", "mp4", "m4a"].map { "\(name).\($0)" } : [name]
         for candidate in candidates {
             if let bytes = files.contents(atPath: folder.hasSuffix("/") ? folder + candidate : folder + "/" + candidate) {
                 return (candidate, bytes)
@@ -168,7 +169,14 @@ public struct MediaServer: Service {
     }
 
     static func contentType(of name: String) -> String {
-        AttachmentRules.fileType(forExtension: (name as NSString).pathExtension)?.mime ?? "application/octet-stream"
+        AttachmentRules.fileType(forExtension: String(fileExtension(of: name)))?.mime ?? "application/octet-stream"
+    }
+
+    /// The extension of a name the server serves (no `/`, no leading `.`), as `NSString.pathExtension` reads it: what
+    /// follows the last `.`. Read for every request: Foundation's took 10,000 instructions, and `URL.path` 18,000.
+    static func fileExtension(of name: String) -> Substring {
+        guard let dot = name.lastIndex(of: ".") else { return "" }
+        return name[name.index(after: dot)...]
     }
 }
 
