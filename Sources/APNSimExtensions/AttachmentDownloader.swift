@@ -21,6 +21,9 @@ public struct AttachmentDownloader: Sendable {
     let client: HTTPClient
     /// Where attachments are saved; a temporary folder when the device keeps no data.
     let directory: URL
+    /// ``directory``'s path, worked out once: joining a name to the URL and reading its path back took Foundation
+    /// 40,000 instructions a rich push (`Benchmarks/instructions.sh`, the rich path).
+    let folder: String
 
     /// The client every extension in the process shares, set up as an extension's URLSession behaves: up to 5
     /// redirects (no loops), gzip and deflate decoded (up to 100 times the compressed size), and a refused or
@@ -50,6 +53,7 @@ public struct AttachmentDownloader: Sendable {
     public init(client: HTTPClient = AttachmentDownloader.sharedClient, directory: URL) {
         self.client = client
         self.directory = directory
+        self.folder = directory.path
     }
 
     /// Downloads `url`, saves it as `name.EXTENSION` and checks it; `fileExtension` picks the extension from the
@@ -64,21 +68,30 @@ public struct AttachmentDownloader: Sendable {
     /// Saves `bytes` as `name.fileExtension` and checks them as iOS would an attachment of that name.
     public func save(_ bytes: [UInt8], as name: String, fileExtension: String, identifier: String,
                      url: String) async throws(ExtensionError) -> NotificationContent.Attachment {
-        let file = directory.appendingPathComponent(fileExtension.isEmpty ? name : "\(name).\(fileExtension)")
-        let directory = directory
+        let fileName = fileExtension.isEmpty ? name : "\(name).\(fileExtension)"
+        // A plain name is joined as `URL.appendingPathComponent` joins it; anything else goes through the URL.
+        let file = fileName.isEmpty || fileName.contains("/") || folder.hasSuffix("/") ? directory.appendingPathComponent(fileName).path
+            : folder + "/" + fileName
+        let folder = folder
         do {
             try await Self.fileIO.runIfActive {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                try Self.write(bytes, to: file)
+                do {
+                    try Self.write(bytes, to: file)
+                } catch {
+                    // The folder is made when a write fails, not checked before each one (a `stat` a push); then it
+                    // goes as it always did: the folder made, the file written, or the error of whichever failed.
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                    try Self.write(bytes, to: file)
+                }
             }
         } catch {
-            throw ExtensionError("cannot save the attachment at \(file.path): \(error)")
+            throw ExtensionError("cannot save the attachment at \(file): \(error)")
         }
         return NotificationContent.Attachment(identifier: identifier,
                                               type: AttachmentRules.fileType(forExtension: fileExtension)?.uti,
                                               size: bytes.count, sha256: NotificationContent.Attachment.sha256(of: bytes), url: url,
                                               refusal: AttachmentRules.refusal(fileExtension: fileExtension, bytes: bytes),
-                                              file: file.path)
+                                              file: file)
     }
 
     /// Where attachments are written: their blocking system calls kept off Swift's concurrency threads (as many as
@@ -95,8 +108,8 @@ public struct AttachmentDownloader: Sendable {
     /// (`fsync`), which held one of the process's few concurrency threads for each attachment: a hundred devices'
     /// extensions took turns on the disk, and a rich push's rate stayed near a thousand a second however many devices
     /// ran (`Benchmarks/e2e.sh`). A simulated device's attachment need not outlive a crash of its machine.
-    static func write(_ bytes: [UInt8], to file: URL) throws {
-        let descriptor = try FileDescriptor.open(FilePath(file.path), .writeOnly, options: [.create, .truncate],
+    static func write(_ bytes: [UInt8], to file: String) throws {
+        let descriptor = try FileDescriptor.open(FilePath(file), .writeOnly, options: [.create, .truncate],
                                                  permissions: [.ownerReadWrite, .groupRead, .otherRead])
         try descriptor.closeAfter { _ = try descriptor.writeAll(bytes) }
     }
