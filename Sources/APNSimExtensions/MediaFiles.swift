@@ -1,10 +1,9 @@
 import Foundation
 import Synchronization
-#if canImport(Glibc)
-import CoreFoundation  // where Swift on Linux finds `stat`'s members
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
+#if canImport(System)
+import System
+#else
+import SystemPackage
 #endif
 
 /// The media server's files, read once and served from memory while they stay as they were: each request looks at the
@@ -14,9 +13,9 @@ import Darwin
 /// the rich path).
 final class MediaFiles: Sendable {
     private struct Entry {
-        var size: Int
-        var modified: timespec
-        var inode: UInt64
+        var size: Int64
+        var modified: (seconds: Int, nanoseconds: Int)
+        var inode: Inode
         var bytes: [UInt8]
     }
 
@@ -24,20 +23,18 @@ final class MediaFiles: Sendable {
 
     /// The bytes of the file at `path`, or `nil` when there is none to read (as `FileManager.contents(atPath:)`).
     func contents(atPath path: String) -> [UInt8]? {
-        var status = stat()
         // Only regular files are kept; anything else is read as before, each time.
-        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+        guard let status = try? Stat(FilePath(path)), status.type == .regular else {
             return FileManager.default.contents(atPath: path).map { Array($0) }
         }
-        let (size, modified, inode) = (Int(status.st_size), status.st_mtim, UInt64(status.st_ino))
-        if let kept = entries.withLock({ $0[path] }), kept.size == size, kept.inode == inode,
-           kept.modified.tv_sec == modified.tv_sec, kept.modified.tv_nsec == modified.tv_nsec {
+        let (size, modified, inode) = (status.size, (Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec)), status.inode)
+        if let kept = entries.withLock({ $0[path] }), kept.size == size, kept.inode == inode, kept.modified == modified {
             return kept.bytes
         }
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         let bytes = Array(data)
         // Kept only when the read is the size the look found (the file was not changing under it).
-        if bytes.count == size {
+        if Int64(bytes.count) == size {
             entries.withLock { $0[path] = Entry(size: size, modified: modified, inode: inode, bytes: bytes) }
         }
         return bytes
