@@ -4,9 +4,10 @@
 # the script waits until every push has a displayed record and prints pushes per second from first accepted to
 # last displayed, and the accepted-to-displayed latency p50 and p99 from the delivery records. As a reference in
 # the same run, the same load to a token with no device behind it (provider path only), and the ratio. Then rich
-# pushes, and last the latency at a steady 4,000 pushes a second (APNSIM_E2E_RATE) for ten seconds.
+# pushes, against their parts alone (the media server serving the image; its bytes written to new files and renamed),
+# and last the latency at a steady 4,000 pushes a second (APNSIM_E2E_RATE) for ten seconds.
 #
-# Usage: Benchmarks/e2e.sh [PUSHES]      (from anywhere; default 20000)
+# Usage: Benchmarks/e2e.sh [PUSHES [RICH]]      (from anywhere; defaults 20000 and 2000)
 # Needs: h2load (Debian nghttp2-client), openssl, python3; installs h2load with apt if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,6 +83,31 @@ wait_for "$pushes"
 [[ -n "${APNSIM_E2E_PROFILE:-}" ]] && { ps -o pid,args,time -p "${pids[@]}"; }
 curl -sf "$control/deliveries?limit=$((pushes * 2))" > "$work/deliveries.json"
 
+# The rich push's parts alone, in the same run: the media server serving the same file to h2load (HTTP/1.1, 10
+# connections kept open), and the same bytes written to new files and each renamed, in the file system of the devices'
+# data folder. Nothing is deleted before the rich load: on an ext4 without a journal (this machine's disk), a file made
+# within half a minute of many deletions costs the kernel most of a millisecond (`recently_deleted`, docs/speed.md).
+echo "parts alone: $rich downloads of the same image; $rich files of its bytes written and renamed"
+h2load --h1 -n "$rich" -c 10 "http://127.0.0.1:$media_port/media/sample.jpg" > "$work/media-alone.out"
+grep -q "status codes: $rich 2xx" "$work/media-alone.out" || { cat "$work/media-alone.out"; exit 1; }
+media_alone=$(awk '/^finished in/{gsub(",","",$4); print $4}' "$work/media-alone.out")
+files_alone=$(python3 - "$work/files-alone" "$rich" Scenarios/media/sample.jpg <<'PY'
+import os, sys, time
+folder, count, source = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+data = open(source, "rb").read()
+os.makedirs(folder)
+start = time.perf_counter()
+for number in range(count):
+    path = f"{folder}/{number}.download"
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.write(descriptor, data)
+    os.close(descriptor)
+    os.rename(path, f"{folder}/{number}.jpg")
+print(f"{count / (time.perf_counter() - start):.0f}")
+PY
+)
+served_before=$(curl -sf "http://127.0.0.1:$media_port/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("/media/sample.jpg", 0))')
+
 echo "rich push: $rich pushes over $devices devices, an image downloaded and attached for each"
 curl -sf -X POST "$control/reset" >/dev/null
 if [[ -n "${APNSIM_E2E_PERF_DEVICES:-}" ]]; then perf record -F 499 -g -p "${pids[2]}" -o "$APNSIM_E2E_PERF_DEVICES" -- sleep 4 >/dev/null 2>&1 & fi
@@ -89,7 +115,7 @@ load "$rich" "$work/rich.json" "${urls[@]}" >/dev/null
 wait_for "$rich"
 [[ -n "${APNSIM_E2E_PROFILE:-}" ]] && { ps -o pid,args,time -p "${pids[@]}"; }
 curl -sf "$control/deliveries?limit=$((rich * 2))" > "$work/rich-deliveries.json"
-served=$(curl -sf "http://127.0.0.1:$media_port/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("/media/sample.jpg", 0))')
+served=$(curl -sf "http://127.0.0.1:$media_port/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("/media/sample.jpg", 0) - '"$served_before"')')
 
 # Latency under a steady load rather than a burst: APNSIM_E2E_RATE pushes a second (4,000) for ten seconds, paced by
 # h2load (--rps for each of its 10 connections), the accepted-to-displayed times of every one.
@@ -104,7 +130,7 @@ wait_for "$paced"
 curl -sf "$control/deliveries?limit=$((paced * 2))" > "$work/paced-deliveries.json"
 
 python3 - "$work/deliveries.json" "$pushes" "$reference" "$work/rich-deliveries.json" "$rich" "$served" \
-  "$work/paced-deliveries.json" "$paced" "$rate" <<'PY'
+  "$work/paced-deliveries.json" "$paced" "$rate" "$media_alone" "$files_alone" <<'PY'
 import json, sys
 from datetime import datetime
 t = lambda s: datetime.fromisoformat(s).timestamp()
@@ -134,6 +160,10 @@ print(f"rich push       {rich:10.0f} pushes/s  ({sys.argv[5]} pushes, each with 
       f"the media server served {sys.argv[6]})")
 print(f"rich / plain    {rich / plain:10.2f}")
 print(f"rich latency    p50 {rich50:.1f} ms, p99 {rich99:.1f} ms  (accepted -> displayed with the attachment)")
+media_alone, files_alone = float(sys.argv[10]), float(sys.argv[11])
+print(f"parts alone     media server {media_alone:.0f} downloads/s (h2load, HTTP/1.1, 10 connections); "
+      f"{files_alone:.0f} files/s written and renamed (one thread, the devices' file system)")
+print(f"rich / slowest  {rich / min(media_alone, files_alone):10.2f}  (the rich rate against the slower of its parts alone)")
 paced = json.load(open(sys.argv[7]))
 shown = sorted((t(r["displayedAt"]) - t(r["acceptedAt"])) * 1000 for r in paced if r.get("outcome") == "displayed")
 assert len(shown) == int(sys.argv[8]), f"{len(shown)} of {sys.argv[8]} paced pushes were displayed"
