@@ -43,25 +43,11 @@ extension SendRecord {
         var row = StatementBinding(statement)
         row.bind(receivedAt.timeIntervalSince1970)
         row.bind(environment); row.bind(authMode); row.bind(method); row.bind(path); row.bind(token); row.bind(topic)
-        row.bind(pushType); row.bind(apnsID); row.bind(Self.jsonObject(headers))
+        row.bind(pushType); row.bind(apnsID); row.bind(jsonObject: headers)
         row.bindBlob(payload)
         row.bind(payloadBytes); row.bind(status); row.bind(reason)
         row.bind(explanation); row.bind(durationMicros); row.bind(teamID); row.bind(keyID); row.bind(fault); row.bind(uniqueId)
         assert(row.count == Self.insertColumns.count)
         try row.run(in: db)
-    }
-
-    /// `headers` as the JSON object text GRDB's Codable decoding reads back into `[String: String]`.
-    static func jsonObject(_ fields: [String: String]) -> String {
-        var json: [UInt8] = [UInt8(ascii: "{")]
-        json.reserveCapacity(fields.reduce(2) { $0 + $1.key.utf8.count + $1.value.utf8.count + 6 })
-        for (name, value) in fields {
-            if json.count > 1 { json.append(UInt8(ascii: ",")) }
-            JSONWriter.appendString(name, to: &json)
-            json.append(UInt8(ascii: ":"))
-            JSONWriter.appendString(value, to: &json)
-        }
-        json.append(UInt8(ascii: "}"))
-        return String(decoding: json, as: UTF8.self)
     }
 }

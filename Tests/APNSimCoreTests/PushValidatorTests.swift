@@ -52,6 +52,20 @@ struct PushValidatorTests {
         #expect(plan.apnsID == nil)
     }
 
+    @Test("A repeated header is named by its second appearance; pseudo-headers are HTTP/2's to police")
+    func duplicateHeaders() {
+        func duplicate(_ names: [String]) -> String? {
+            PushRequestHead(headers: names.map { ($0, "x") }).firstDuplicateHeader
+        }
+        #expect(duplicate([]) == nil)
+        #expect(duplicate(["apns-topic"]) == nil)
+        #expect(duplicate([":method", ":path", "apns-topic", "apns-id", "apns-priority"]) == nil)
+        #expect(duplicate([":path", ":path", "apns-topic"]) == nil)
+        #expect(duplicate(["apns-topic", "apns-id", "apns-id", "apns-topic"]) == "apns-id")
+        #expect(duplicate(["apns-topic", ":path", "apns-priority", "apns-topic"]) == "apns-topic")
+        #expect(duplicate(["apns-id", "apns-ie", "apns-id"]) == "apns-id", "names of one length are compared whole")
+    }
+
     @Test("Without apns-push-type the type follows the topic suffix")
     func inference() throws {
         let plan = try Self.validate(Self.head([("apns-push-type", nil), ("apns-topic", "com.example.app.voip")])).get()

@@ -23,6 +23,11 @@ struct WorldAndTokenTests {
         #expect(PushType.inferred(fromTopic: "com.a.push-type.liveactivity") == .liveactivity)
         #expect(PushType.inferred(fromTopic: "com.a.voip-ptt") == .pushtotalk)
         #expect(PushType.inferred(fromTopic: "com.a") == .alert)
+        #expect(PushType.inferred(fromTopic: "com.a.app") == .alert, "ends as .voip does, and is no VoIP topic")
+        #expect(PushType.inferred(fromTopic: "") == .alert)
+        for type in PushType.all where !type.topicSuffix.isEmpty {
+            #expect(PushType.inferred(fromTopic: "com.a" + type.topicSuffix) == type)
+        }
         #expect(PushType.liveactivity.bundleID(fromTopic: "com.a.push-type.liveactivity") == "com.a")
     }
 

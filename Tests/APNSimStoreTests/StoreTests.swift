@@ -50,6 +50,7 @@ struct StoreTests {
         try recorder.flush()
         var empty = Self.record(at: 1_800_000_001)
         empty.payload = ""
+        empty.headers = [:]
         recorder.record(empty)
         try recorder.flush()
         let sends = try store.sends(matching: .init())
@@ -57,6 +58,7 @@ struct StoreTests {
         original.id = stored.id
         #expect(stored == original)
         #expect(sends.first?.payload == "", "an empty body is kept as empty, not as absent")
+        #expect(sends.first?.headers == [:], "no headers (a fault's record) read back as none")
     }
 
     @Test("A store file keeps its sends when it is opened again")
