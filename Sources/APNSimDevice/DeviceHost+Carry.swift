@@ -33,8 +33,8 @@ extension DeviceHost {
                 continue
             }
             // An extension starts: its pending ack goes on the device's own link (this one's, for the carrier).
-            let messages = (try? host.apply { $0.actions(answering: item.body, with: answer) }) ?? []
-            if host === carrier { answers += messages } else { host.send(messages, on: link) }
+            let outgoing = (try? host.apply { $0.actions(answering: item.body, with: answer) }) ?? Outgoing()
+            if host === carrier { answers += outgoing.messages } else { host.send(outgoing, on: link) }
         }
         return answers + (receipts.isEmpty ? [] : [.receipts(.init(receipts: receipts))])
     }

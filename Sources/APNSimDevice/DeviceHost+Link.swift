@@ -56,7 +56,7 @@ extension DeviceHost {
 
     /// The device's answer to one message from the gateway on `route`; throwing ends the device's session (its own link,
     /// or its part of a shared one).
-    func receive(_ message: DeviceLinkMessage, on route: DeviceRoute) throws -> [DeviceLinkMessage] {
+    func receive(_ message: DeviceLinkMessage, on route: DeviceRoute) throws -> Outgoing {
         let now = configuration.clock.now()
         switch message {
         case .welcome:
@@ -72,7 +72,7 @@ extension DeviceHost {
             MultiThreadedEventLoopGroup.singleton.next().execute {
                 self.send(self.carried(carry), on: route)
             }
-            return []
+            return Outgoing()
         default:
             let answers = try apply { state throws(DeviceError) in try state.handle(message, now: now) }
             if case .restart = message { throw DeviceRestarted() }

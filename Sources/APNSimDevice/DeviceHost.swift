@@ -128,7 +128,7 @@ public final class DeviceHost: Sendable {
     /// the caller to write (on the link the event came on, in one write with the other answers to the same read).
     /// With `linking`, the link is up from this event on: answers finished after it go on that link.
     func apply(linking: DeviceRoute? = nil,
-               _ event: (inout DeviceState) throws(DeviceError) -> DeviceState.Actions) throws(DeviceError) -> [DeviceLinkMessage] {
+               _ event: (inout DeviceState) throws(DeviceError) -> DeviceState.Actions) throws(DeviceError) -> Outgoing {
         let (actions, waiters, saved) = try held.withLock { held throws(DeviceError) in
             if let linking { held.link = linking }
             let actions = try event(&held.state)
@@ -152,7 +152,7 @@ public final class DeviceHost: Sendable {
     }
 
     /// Starts the jobs `actions` asks for, logs its refusals, and returns its messages, the attachments' copies first.
-    private func perform(_ actions: DeviceState.Actions) -> [DeviceLinkMessage] {
+    private func perform(_ actions: DeviceState.Actions) -> Outgoing {
         for job in actions.jobs { start(job) }
         if actions.restart { jobs.add { await self.shutDownExtensions() } }
         if let wake = actions.summaryWake {
@@ -169,7 +169,7 @@ public final class DeviceHost: Sendable {
         for case .installRefused(let refused) in actions.send {
             logger.warning("app not installed", metadata: ["bundle": "\(refused.bundleID)", "reason": "\(refused.message)"])
         }
-        return actions.attachments.flatMap(Self.copyMessages) + actions.send
+        return Outgoing(messages: actions.attachments.flatMap(Self.copyMessages) + actions.send, written: actions.written)
     }
 
     private func start(_ job: DeviceState.Job) {
@@ -254,12 +254,18 @@ public final class DeviceHost: Sendable {
 
     /// Sends `messages` on `link`, or keeps them for the next link when it is down or the write fails.
     func send(_ messages: [DeviceLinkMessage], on link: DeviceRoute?) {
-        guard !messages.isEmpty else { return }
+        send(Outgoing(messages: messages), on: link)
+    }
+
+    /// Sends `outgoing` on `link`, or keeps its messages for the next link when it is down or the write fails.
+    func send(_ outgoing: Outgoing, on link: DeviceRoute?) {
+        guard !outgoing.isEmpty else { return }
+        let messages = outgoing.messages
         guard let link, link.channel.isActive else {
             held.withLock { $0.state.unsent(messages) }
             return
         }
-        link.channel.writeAndFlush(ByteBuffer(bytes: link.frames(messages))).whenFailure { _ in
+        link.channel.writeAndFlush(ByteBuffer(bytes: link.frames(outgoing))).whenFailure { _ in
             self.held.withLock { $0.state.unsent(messages) }
         }
     }

@@ -18,7 +18,24 @@ struct DeviceRoute: Sendable, Equatable {
         messages.flatMap { DeviceLinkFraming.frame($0, deviceID: deviceID) }
     }
 
+    /// `outgoing`'s messages as the frames this route writes them, each receipt written already framed from its bytes.
+    func frames(_ outgoing: Outgoing) -> [UInt8] {
+        guard !outgoing.written.isEmpty else { return frames(outgoing.messages) }
+        return outgoing.messages.flatMap { message -> [UInt8] in
+            if case .receipt(let receipt) = message, let written = outgoing.written[receipt.id] { return written.frame(deviceID: deviceID) }
+            return DeviceLinkFraming.frame(message, deviceID: deviceID)
+        }
+    }
+
     static func == (lhs: DeviceRoute, rhs: DeviceRoute) -> Bool {
         lhs.channel === rhs.channel && lhs.deviceID == rhs.deviceID
     }
+}
+
+/// A device's messages for the gateway, and the receipts among them it has written already (``DeviceState/Actions/written``).
+struct Outgoing: Sendable {
+    var messages: [DeviceLinkMessage] = []
+    var written: [String: DeviceLinkMessage.Receipt.Compact] = [:]
+
+    var isEmpty: Bool { messages.isEmpty }
 }

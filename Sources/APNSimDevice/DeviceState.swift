@@ -20,6 +20,9 @@ struct DeviceState: Sendable {
     struct Actions: Sendable {
         /// Messages for the gateway, in order, after the copies of ``attachments``.
         var send: [DeviceLinkMessage] = []
+        /// Receipts in ``send`` already written (the device keeps each answer as its JSON, ``ReceiptMemo``), by ID:
+        /// framed from these bytes, not written again.
+        var written: [String: DeviceLinkMessage.Receipt.Compact] = [:]
         /// Attachments the device shows whose bytes go to the gateway before ``send`` (read from their files by the
         /// host: the inbox then shows the device's own copy).
         var attachments: [NotificationContent.Attachment] = []
@@ -36,6 +39,7 @@ struct DeviceState: Sendable {
 
         mutating func append(_ other: Actions) {
             send += other.send
+            written.merge(other.written) { mine, _ in mine }
             attachments += other.attachments
             jobs += other.jobs
             registered = registered || other.registered
@@ -303,7 +307,7 @@ struct DeviceState: Sendable {
     func actions(answering delivery: DeviceLinkMessage.Delivery, with answer: PushAnswer) -> Actions {
         switch answer {
         case .receipts(let receipts):
-            return Actions(send: receipts.map { .receipt($0) })
+            return Actions(send: receipts.map { .receipt($0) }, written: center.written(receipts, answering: delivery.id))
         case .launch(let app, let payload):
             return Actions(send: [.ack(.init(id: delivery.id, pending: true))], jobs: [.run(app, payload, delivery)])
         case .stillInExtension:
@@ -332,6 +336,7 @@ struct DeviceState: Sendable {
         let shown = receipts.first { $0.id == delivery.id && $0.outcome == .displayed }?.content?.attachments ?? []
         var actions = Actions(save: run?.registeredCategories != nil)
         sendWhenLinked(receipts.map { .receipt($0) }, attachments: shown, into: &actions)
+        if isLinked { actions.written = center.written(receipts, answering: delivery.id) }
         return actions
     }
 

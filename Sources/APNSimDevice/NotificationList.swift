@@ -102,6 +102,14 @@ public struct NotificationList: Sendable {
     /// The receipt already sent for `deliveryID`, if any: a push sent again gets it and nothing else happens.
     public func receipt(for deliveryID: String) -> DeviceLinkMessage.Receipt? { answered.receipt(for: deliveryID) }
 
+    /// Of `receipts`, the answer to `deliveryID` (the first, as ``receive(_:payload:now:processed:categories:app:presented:)``
+    /// returns them) as the device keeps it, written, by its ID: framed from those bytes, it is not written again.
+    public func written(_ receipts: [DeviceLinkMessage.Receipt], answering deliveryID: String) -> [String: DeviceLinkMessage.Receipt.Compact] {
+        guard let first = receipts.first, let compact = answered.compact(for: deliveryID),
+              !receipts.dropFirst().contains(where: { $0.id == first.id }) else { return [:] }
+        return [first.id: compact]
+    }
+
     /// Whether `deliveryID` was answered before the receipts kept whole (``receipt(for:)`` has none for it).
     public func answeredAndForgotten(_ deliveryID: String) -> Bool { answered.forgot(deliveryID) }
 

@@ -26,6 +26,9 @@ struct ReceiptMemo: Sendable {
     /// The receipt sent for `deliveryID`, while it is kept whole.
     func receipt(for deliveryID: String) -> DeviceLinkMessage.Receipt? { whole[deliveryID]?.receipt }
 
+    /// The receipt sent for `deliveryID` as it is kept, written, while it is kept whole.
+    func compact(for deliveryID: String) -> DeviceLinkMessage.Receipt.Compact? { whole[deliveryID] }
+
     /// Whether a receipt was sent for `deliveryID` and is no longer kept whole.
     func forgot(_ deliveryID: String) -> Bool {
         !forgotten.isEmpty && whole[deliveryID] == nil && forgotten.contains(deliveryID.hashValue)

@@ -166,6 +166,18 @@ struct DeviceLinkInboundTests {
         for receipt in receipts {
             #expect(try Self.decoded(DeviceLinkFraming.frame(.receipt(receipt))) == .receipt(receipt))
             #expect(DeviceLinkMessage.Receipt.Compact(receipt).receipt == receipt, "kept compact, it reads back the same")
+            for deviceID in [nil, "fan-1"] + Self.awkward {
+                // Read back, not compared byte for byte: the parts still written by JSONEncoder (a refusal, registered
+                // categories) come out in its dictionaries' order, which differs from one writing to the next.
+                var reader = DeviceLinkFraming.Reader()
+                reader.append(DeviceLinkMessage.Receipt.Compact(receipt).frame(deviceID: deviceID))
+                let read = try #require(try reader.nextAddressed(), "one whole frame")
+                #expect(read.deviceID == deviceID && read.message == .receipt(receipt),
+                        "framed from its compact bytes, it reads as the receipt naming \(deviceID ?? "no device")")
+                #expect(try reader.nextAddressed() == nil, "and nothing after it")
+            }
+            let written = DeviceLinkFraming.frame(.receipt(receipt), deviceID: "fan-1")
+            #expect(DeviceLinkMessage.Receipt.Compact(receipt).frame(deviceID: "fan-1").count == written.count, "as long as the frame written whole")
         }
         let carried = receipts.enumerated().map { DeviceLinkMessage.CarriedReceipt(device: "fan-\($0.offset)", body: $0.element) }
         let frames = DeviceLinkFraming.frame(.receipts(.init(receipts: carried)))

@@ -102,8 +102,10 @@ struct DeviceStateTests {
         let first = try state.handle(.push(Self.push()), now: Self.now)
         guard case .receipt(let receipt)? = first.send.first else { Issue.record("no receipt: \(first.send)"); return }
         #expect(receipt.outcome == .displayed)
+        #expect(first.written[receipt.id]?.receipt == receipt, "sent as it is kept, written once")
         let again = try state.handle(.push(Self.push()), now: Self.now)
         #expect(again.send == first.send)
+        #expect(again.written[receipt.id]?.receipt == receipt)
         #expect(state.center.displayed.count == 1)
     }
 
@@ -124,6 +126,7 @@ struct DeviceStateTests {
         guard case .receipt(let receipt)? = finished.send.first else { Issue.record("no receipt: \(finished.send)"); return }
         #expect(receipt.content?.title == "Changed")
         #expect(receipt.extensionRun?.outcome == .completed)
+        #expect(finished.written[receipt.id]?.receipt == receipt, "sent as it is kept, written once")
         let after = try state.handle(.push(push), now: Self.now)
         #expect(after.send == finished.send && after.jobs.isEmpty, "answered: the same receipt")
     }
@@ -136,7 +139,7 @@ struct DeviceStateTests {
         state.unlinked()
         let finished = state.extensionFinished(app, delivery: push, payload: payload, content: payload.content,
                                                run: ExtensionRun(ran: true, kind: .braze, outcome: .completed, diagnostic: ""), now: Self.now)
-        #expect(finished.send.isEmpty)
+        #expect(finished.send.isEmpty && finished.written.isEmpty)
         #expect(state.outbox.count == 1)
         let welcomed = try state.handle(.welcome(.init(heartbeatInterval: 15)), now: Self.now)
         #expect(welcomed.send.map(\.type) == ["register", "receipt"])
