@@ -1,4 +1,4 @@
-import APNSimCore
+@testable import APNSimCore
 import Foundation
 import Testing
 
@@ -37,5 +37,19 @@ struct ExtensionRunTests {
             #"{"ran":true,"outcome":"completed","durationMs":5,"durationMs":7,"downloads":[1,{"bytes":3}],"kind":"sailthru"}"#)))
         #expect(twice.durationMs == 5 && twice.kind == "sailthru", "a key written twice counts as written first")
         #expect(twice.downloads.map(\.bytes) == [3] && twice.downloads.first?.status == nil, "what is not a download is passed over")
+    }
+
+    @Test("Only a run that ran has figures for the metrics and traces, however the device wrote the one that did not")
+    func figuresOfRunsThatRan() throws {
+        var run = ExtensionRun(ran: true, kind: .braze, outcome: .completed, diagnostic: "attached", durationMs: 12)
+        #expect(ExtensionRun.Figures.ofRunThatRan(EncodedJSON(run))?.durationMs == 12)
+        run.ran = false
+        let written = EncodedJSON<ExtensionRun>(unchecked: String(decoding: DeviceLinkFraming.written(run), as: UTF8.self))
+        #expect(written.text.hasPrefix(#"{"ran":false,"#), "as a device writes it")
+        #expect(ExtensionRun.Figures.ofRunThatRan(written) == nil)
+        #expect(ExtensionRun.Figures.ofRunThatRan(EncodedJSON(unchecked: #"{"outcome":"notLaunched","ran":false}"#)) == nil, "written otherwise, read")
+        #expect(ExtensionRun.Figures.ofRunThatRan(EncodedJSON(unchecked: #"{ "ran" : false , "outcome":"notLaunched"}"#)) == nil)
+        #expect(ExtensionRun.Figures.ofRunThatRan(EncodedJSON(unchecked: #"{"outcome":"completed","ran":true}"#))?.outcome == "completed")
+        #expect(ExtensionRun.Figures.ofRunThatRan(EncodedJSON(unchecked: #"{"ran":true"#)) == nil, "not a run's JSON")
     }
 }

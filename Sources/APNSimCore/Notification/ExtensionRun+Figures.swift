@@ -11,6 +11,16 @@ extension ExtensionRun {
         public var durationMs: Int
         public var downloads: [MediaDownload]
 
+        /// The figures of a run that ran, `nil` for one that did not or for what is not a run's JSON object: what the
+        /// gateway's metrics and traces read. A run that did not starts `{"ran":false,` as a device writes it, and is
+        /// known by that without reading the rest: every receipt of a plain push to an app with an extension carries one
+        /// (7,000 instructions a push, `Benchmarks/instructions.sh`, the display path). Written otherwise, it is read.
+        public static func ofRunThatRan(_ json: EncodedJSON<ExtensionRun>) -> Figures? {
+            if json.text.utf8.starts(with: #"{"ran":false,"#.utf8) { return nil }
+            guard let figures = Figures(json), figures.ran else { return nil }
+            return figures
+        }
+
         /// The figures of `json`, or `nil` when it is not a run's JSON object.
         public init?(_ json: EncodedJSON<ExtensionRun>) {
             var text = json.text

@@ -218,7 +218,7 @@ final class GatewayMetrics: Sendable {
                 let started = accepted.withLock { $0.removeValue(forKey: id) }
                 if outcome == .displayed, let started { latencies.append(now - started) }
                 // A push iOS starts no extension for (no mutable-content) is no run.
-                if let run = extensionRun.flatMap(ExtensionRun.Figures.init), run.ran {
+                if let run = extensionRun.flatMap(ExtensionRun.Figures.ofRunThatRan) {
                     runs[RunKey(kind: run.kind ?? "", outcome: run.outcome), default: 0] += 1
                     runDurations.append(.milliseconds(run.durationMs))
                     for download in run.downloads {

@@ -119,7 +119,7 @@ final class PushTracing: Sendable {
             case .receipt(let id, let outcome, _, _, let at, let extensionRun, _, _):
                 guard let deliver = delivering.withLock({ $0.take(id) }) else { continue }
                 deliver.attributes["apnsim.outcome"] = outcome.rawValue
-                if let run = extensionRun.flatMap(ExtensionRun.Figures.init), run.ran {
+                if let run = extensionRun.flatMap(ExtensionRun.Figures.ofRunThatRan) {
                     let started = at.addingTimeInterval(-Double(run.durationMs) / 1000)
                     let span = tracer.startSpan("device.extension", context: deliver.context, ofKind: .internal, at: Self.instant(started))
                     span.attributes["apnsim.extension.kind"] = run.kind
