@@ -37,6 +37,10 @@ struct ExtensionRunTests {
             #"{"ran":true,"outcome":"completed","durationMs":5,"durationMs":7,"downloads":[1,{"bytes":3}],"kind":"sailthru"}"#)))
         #expect(twice.durationMs == 5 && twice.kind == "sailthru", "a key written twice counts as written first")
         #expect(twice.downloads.map(\.bytes) == [3] && twice.downloads.first?.status == nil, "what is not a download is passed over")
+        let download = try #require(ExtensionRun.Figures(EncodedJSON(unchecked:
+            #"{"ran":true,"outcome":"completed","downloads":[{"bytes":1,"bytes":2,"url":"u","status":404,"kind":"x","durationMs":6}]}"#)))
+        #expect(download.downloads == [MediaDownload(url: "u", status: 404, bytes: 2, durationMs: 6)],
+                "a download's key written twice counts as written last; a run's keys in a download are passed over")
     }
 
     @Test("Only a run that ran has figures for the metrics and traces, however the device wrote the one that did not")

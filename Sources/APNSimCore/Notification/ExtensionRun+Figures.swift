@@ -54,9 +54,10 @@ extension ExtensionRun {
             (self.ran, self.outcome, self.kind, self.durationMs, self.downloads) = (ran, outcome, kind, durationMs ?? 0, downloads)
         }
 
-        /// The members read, by the bytes of their keys.
+        /// The members read, a run's and its downloads', by the bytes of their keys.
         private enum Key {
             case ran, outcome, kind, durationMs, downloads
+            case url, status, bytes
 
             init?(_ key: UnsafeRawBufferPointer) {
                 func named(_ name: StaticString) -> Bool {
@@ -64,7 +65,10 @@ extension ExtensionRun {
                 }
                 switch key.count {
                 case 3 where named("ran"): self = .ran
+                case 3 where named("url"): self = .url
                 case 4 where named("kind"): self = .kind
+                case 5 where named("bytes"): self = .bytes
+                case 6 where named("status"): self = .status
                 case 7 where named("outcome"): self = .outcome
                 case 9 where named("downloads"): self = .downloads
                 case 10 where named("durationMs"): self = .durationMs
@@ -82,11 +86,12 @@ extension ExtensionRun {
                 var download = MediaDownload(url: "", status: nil, bytes: 0, durationMs: 0)
                 let read = scanner.eachMember(depth: 2) { key, place in
                     let value = UnsafeRawBufferPointer(rebasing: bytes[place])
-                    switch String(decoding: key, as: UTF8.self) {
-                    case "status": download.status = int(value)
-                    case "bytes": download.bytes = int(value) ?? 0
-                    case "durationMs": download.durationMs = int(value) ?? 0
-                    case "url": download.url = string(value) ?? ""
+                    // A key written twice counts as written last here, as it always has.
+                    switch Key(key) {
+                    case .status: download.status = int(value)
+                    case .bytes: download.bytes = int(value) ?? 0
+                    case .durationMs: download.durationMs = int(value) ?? 0
+                    case .url: download.url = string(value) ?? ""
                     default: break
                     }
                 }
