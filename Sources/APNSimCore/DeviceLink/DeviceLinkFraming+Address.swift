@@ -16,15 +16,21 @@ extension DeviceLinkFraming {
         case .receipt(let receipt): return framed(written(receipt, address: deviceID))
         default: break
         }
-        let whole = frame(message)
         // One message about one device is one frame (only `carry` and `receipts`, which name no device, take several).
-        var address = JSONWriter(capacity: deviceID.utf8.count + 16)
+        return framed(object: frame(message).dropFirst(4), naming: deviceID)
+    }
+
+    /// The JSON object `body` as one frame with `deviceID` joined as its first member: how a message written without
+    /// its device (or kept so, ``DeviceLinkMessage/Receipt/Compact``) goes on a shared link.
+    static func framed(object body: some Collection<UInt8>, naming deviceID: String) -> [UInt8] {
+        var address = JSONWriter(capacity: deviceID.utf8.count + body.count + 16)
         address.field("deviceID", deviceID)
-        let member = address.finish().dropFirst().dropLast()  // `"deviceID":"…"` without its braces
-        let body = whole.dropFirst(4)
+        var joined = address.finish()
+        joined.removeLast()  // `{"deviceID":"…"` without its closing brace
         let rest = body.dropFirst()  // after the `{`
-        let joined: [UInt8] = [UInt8(ascii: "{")] + member + (rest.first == UInt8(ascii: "}") ? [] : [UInt8(ascii: ",")]) + rest
-        return Self.framed(joined)
+        if rest.first != UInt8(ascii: "}") { joined.append(UInt8(ascii: ",")) }
+        joined.append(contentsOf: rest)
+        return framed(joined)
     }
 
     /// The device a frame's body names (`deviceID`), `nil` when it names none; throws when the member is not a string.

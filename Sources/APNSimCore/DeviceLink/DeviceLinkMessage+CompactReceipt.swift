@@ -31,22 +31,8 @@ extension DeviceLinkMessage.Receipt {
         /// link, made from the bytes kept: a device sends the answer it has just kept without writing it a second
         /// time (20,000 instructions a push, `Benchmarks/instructions.sh`, the display path).
         public func frame(deviceID: String?) -> [UInt8] {
-            var frame: [UInt8] = [0, 0, 0, 0]  // the length, set last
-            frame.reserveCapacity(json.count + (deviceID?.utf8.count ?? 0) + 20)
-            if let deviceID {
-                // The name goes first, as `written(_:address:)` puts it: `{"deviceID":"…",` then the rest of the object.
-                frame.append(UInt8(ascii: "{"))
-                JSONWriter.appendString(DeviceLinkFraming.addressKey, to: &frame)
-                frame.append(UInt8(ascii: ":"))
-                JSONWriter.appendString(deviceID, to: &frame)
-                frame.append(UInt8(ascii: ","))
-                frame.append(contentsOf: json.dropFirst())
-            } else {
-                frame.append(contentsOf: json)
-            }
-            let length = UInt32(frame.count - 4)
-            (frame[0], frame[1], frame[2], frame[3]) = (UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF))
-            return frame
+            guard let deviceID else { return DeviceLinkFraming.framed(json) }
+            return DeviceLinkFraming.framed(object: json, naming: deviceID)
         }
     }
 }

@@ -27,17 +27,9 @@ public struct PushRequestHead: Sendable {
     /// A request has a dozen headers at most, so comparing pairs costs less than hashing into a set; a pseudo-header
     /// is known by its first byte (`hasPrefix` is a call into the runtime: 3,200 instructions a push went on this).
     public var firstDuplicateHeader: String? {
-        var index = 1
-        while index < headers.count {
+        for index in headers.indices where headers[index].name.utf8.first != UInt8(ascii: ":") {
             let name = headers[index].name
-            if name.utf8.first != UInt8(ascii: ":") {
-                var earlier = 0
-                while earlier < index {
-                    if Self.same(headers[earlier].name, name) { return name }
-                    earlier += 1
-                }
-            }
-            index += 1
+            for earlier in headers[..<index] where Self.same(earlier.name, name) { return name }
         }
         return nil
     }
