@@ -27,15 +27,33 @@ final class MediaFiles: Sendable {
         guard let status = try? Stat(FilePath(path)), status.type == .regular else {
             return FileManager.default.contents(atPath: path).map { Array($0) }
         }
-        let (size, modified, inode) = (status.size, (Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec)), status.inode)
-        if let kept = entries.withLock({ $0[path] }), kept.size == size, kept.inode == inode, kept.modified == modified {
-            return kept.bytes
-        }
+        return kept(path, as: status) ?? read(path, as: status)
+    }
+
+    /// The bytes of the file at `path` when they are kept and the file is still as it was; `nil` otherwise, without
+    /// reading it (the media server's event loop asks: a read of a large file there would hold up its other
+    /// connections).
+    func keptContents(atPath path: String) -> [UInt8]? {
+        guard let status = try? Stat(FilePath(path)), status.type == .regular else { return nil }
+        return kept(path, as: status)
+    }
+
+    private func kept(_ path: String, as status: Stat) -> [UInt8]? {
+        guard let kept = entries.withLock({ $0[path] }), kept.size == status.size, kept.inode == status.inode,
+              kept.modified == Self.modified(status) else { return nil }
+        return kept.bytes
+    }
+
+    private static func modified(_ status: Stat) -> (seconds: Int, nanoseconds: Int) {
+        (Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec))
+    }
+
+    private func read(_ path: String, as status: Stat) -> [UInt8]? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         let bytes = Array(data)
         // Kept only when the read is the size the look found (the file was not changing under it).
-        if Int64(bytes.count) == size {
-            entries.withLock { $0[path] = Entry(size: size, modified: modified, inode: inode, bytes: bytes) }
+        if Int64(bytes.count) == status.size {
+            entries.withLock { $0[path] = Entry(size: status.size, modified: Self.modified(status), inode: status.inode, bytes: bytes) }
         }
         return bytes
     }

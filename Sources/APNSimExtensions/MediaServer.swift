@@ -10,8 +10,9 @@ import Synchronization
 /// The media server rich pushes point at (`http://127.0.0.1:8199`): `GET /media/NAME` serves the fixture file NAME
 /// from its folder (`Scenarios/media`), `POST /media/echo` answers with the body it was sent (a forward URL's test
 /// double), and `GET /stats` says how many requests each path got (a campaign to many devices makes a spike of
-/// downloads). A file is read once and kept while it stays as it was (``MediaFiles``). A service: it stops on graceful
-/// shutdown.
+/// downloads). A file is read once and kept while it stays as it was (``MediaFiles``); a plain `GET /media/NAME` of a
+/// kept file is answered on the connection's event loop, as the router would answer it (``MediaFastPath``). A service:
+/// it stops on graceful shutdown.
 ///
 /// The query scripts what goes wrong, for testing an extension's failure paths: `delay=SECONDS` (up to 60) before
 /// answering, `status=CODE` instead of 200, `type=MIME` as the Content-Type, `filename=NAME` (Content-Disposition:
@@ -28,7 +29,7 @@ public struct MediaServer: Service {
     /// Called with the bound port once the server listens (useful with port 0).
     public var onReady: @Sendable (Int) async -> Void = { _ in }
     let logger: Logger
-    private let counts = RequestCounts()
+    private let counts = MediaRequestCounts()
     private let files = MediaFiles()
 
     public init(directory: URL, host: String = "127.0.0.1", port: Int = 8199, logger: Logger = Logger(label: "apnsim.media")) {
@@ -38,11 +39,17 @@ public struct MediaServer: Service {
         self.logger = logger
     }
 
+    static let serverName = "apnsim-media"
+
     public func run() async throws {
         let onReady = onReady
+        let (folder, files, counts) = (directory.path, files, counts)
         let app = Application(
             router: makeRouter(),
-            configuration: .init(address: .hostname(host, port: port), serverName: "apnsim-media"),
+            server: .http1(configuration: .init(additionalChannelHandlers: [
+                MediaFastPath(folder: folder, files: files, counts: counts, serverName: Self.serverName),
+            ])),
+            configuration: .init(address: .hostname(host, port: port), serverName: Self.serverName),
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
             logger: logger
         )
@@ -184,7 +191,7 @@ public struct MediaServer: Service {
 private struct TruncatedBody: Error {}
 
 /// Requests served, by path.
-private final class RequestCounts: Sendable {
+final class MediaRequestCounts: Sendable {
     private let counts = Mutex<[String: Int]>([:])
     func add(_ path: String) { counts.withLock { $0[path, default: 0] += 1 } }
     var snapshot: [String: Int] { counts.withLock { $0 } }
