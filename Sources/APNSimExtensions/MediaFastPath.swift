@@ -32,10 +32,9 @@ final class MediaFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// Requests passed on to the router whose answers have not ended: while there are any, later requests go the
     /// same way, so a pipelining client gets its answers in order.
     private var routed = 0
-    /// The request being answered here: its path and bytes, written when its end has been read.
+    /// The request being answered here: its path and bytes, written when its end has been read; `nil` while the
+    /// request being read goes to the router.
     private var answering: (path: String, name: String, bytes: [UInt8])?
-    /// Whether the request being read goes to the router.
-    private var passing = false
 
     init(folder: String, files: MediaFiles, counts: MediaRequestCounts, serverName: String) {
         self.folder = folder
@@ -50,16 +49,15 @@ final class MediaFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let head):
             if routed == 0, let (name, bytes) = servable(head) {
                 answering = (head.path ?? "", name, bytes)
-                passing = false
                 return
             }
+            answering = nil
             routed += 1
-            passing = true
             context.fireChannelRead(data)
         case .body:
-            if passing { context.fireChannelRead(data) }  // a body sent with a GET answered here is read and dropped
+            if answering == nil { context.fireChannelRead(data) }  // a body sent with a GET answered here is dropped
         case .end:
-            guard !passing, let (path, name, bytes) = answering else {
+            guard let (path, name, bytes) = answering else {
                 context.fireChannelRead(data)
                 return
             }
@@ -91,7 +89,7 @@ final class MediaFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         guard name.first != UInt8(ascii: "."), name.contains(UInt8(ascii: ".")),
               name.allSatisfy(Self.isPlainNameByte) else { return nil }
         let fileName = String(Substring(name))
-        guard let bytes = files.keptContents(atPath: folder.hasSuffix("/") ? folder + fileName : folder + "/" + fileName) else { return nil }
+        guard let bytes = files.keptContents(atPath: MediaServer.path(of: fileName, in: folder)) else { return nil }
         return (fileName, bytes)
     }
 

@@ -121,11 +121,16 @@ public struct MediaServer: Service {
         guard !name.contains("/"), !name.hasPrefix(".") else { return nil }
         let candidates = Self.fileExtension(of: name).isEmpty ? ["jpg", "png", "gif", "mp4", "m4a"].map { "\(name).\($0)" } : [name]
         for candidate in candidates {
-            if let bytes = files.contents(atPath: folder.hasSuffix("/") ? folder + candidate : folder + "/" + candidate) {
+            if let bytes = files.contents(atPath: Self.path(of: candidate, in: folder)) {
                 return (candidate, bytes)
             }
         }
         return nil
+    }
+
+    /// The file `name` of `folder` (a plain name: no path of its own), joined without Foundation's URL.
+    static func path(of name: String, in folder: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 
     /// A 302 to the same URL with one redirect fewer (`redirect=N`), or to itself (`redirect=loop`).
