@@ -114,26 +114,133 @@ public struct AttachmentDownloader: Sendable {
         try descriptor.closeAfter { _ = try descriptor.writeAll(bytes) }
     }
 
+    /// Downloads `url` within `timeout`: a plain `http://` URL on ``PlainHTTPConnections``, following redirects by
+    /// async-http-client's rules; any other (`https://`) through ``client``.
     func download(_ url: String, timeout: Duration) async throws(ExtensionError) -> DownloadResponse {
-        let request = HTTPClientRequest(url: url)
         do {
-            let response = try await client.execute(request, timeout: TimeAmount(timeout))
-            guard (200..<300).contains(response.status.code) else {
-                throw ExtensionError("\(url) answered \(response.status.code) \(response.status.reasonPhrase)", httpStatus: Int(response.status.code))
-            }
-            let body = try await response.body.collect(upTo: Self.bodyLimit)
-            return DownloadResponse(url: url, contentType: response.headers.first(name: "content-type"),
-                                    contentDisposition: response.headers.first(name: "content-disposition"),
-                                    bytes: Array(body.readableBytesView), status: Int(response.status.code))
+            guard let target = PlainHTTPTarget(url) else { return try await downloadThroughClient(url, timeout: timeout) }
+            return try await downloadPlain(url, target: target, deadline: .now() + TimeAmount(timeout))
         } catch let error as ExtensionError {
             throw error
         } catch let error as NIOTooManyBytesError {
             throw ExtensionError("\(url) sent more than \(Self.bodyLimit - 1) bytes (\(error))")
         } catch let error as HTTPClientError where error == .redirectCycleDetected || error == .redirectLimitReached {
             throw ExtensionError("cannot download \(url): its redirects loop or go on past 5 (\(error))")
+        } catch let error as NIOConnectionError {
+            // As async-http-client names a refused connection: the error of the attempt, not the list of attempts.
+            throw ExtensionError("cannot download \(url): \(error.connectionErrors.first.map { "\($0.error)" } ?? "\(error)")")
         } catch {
             throw ExtensionError("cannot download \(url): \(error)")
         }
+    }
+
+    private func downloadPlain(_ url: String, target first: PlainHTTPTarget, deadline: NIODeadline) async throws -> DownloadResponse {
+        var target = first
+        // async-http-client's redirect rules (its `RedirectState`, set up in ``sharedClient``): the URLs visited, the
+        // first as given; a sixth redirect, or one to a URL visited already, is an error.
+        var visited = [url]
+        while true {
+            let answer = try await PlainHTTPConnections.shared.get(target.path, of: target.host, limit: Self.bodyLimit, deadline: deadline)
+            if let next = PlainHTTPTarget.redirect(answer.head, from: target.url) {
+                guard visited.count <= 5 else { throw HTTPClientError.redirectLimitReached }
+                guard !visited.contains(next) else { throw HTTPClientError.redirectCycleDetected }
+                visited.append(next)
+                guard let plain = PlainHTTPTarget(next) else {
+                    // To `https://`: the rest of the way through the client.
+                    let left = deadline - .now()
+                    return try await downloadThroughClient(next, timeout: .nanoseconds(max(left.nanoseconds, 0)), naming: url)
+                }
+                target = plain
+                continue
+            }
+            guard answer.isSuccess else {
+                throw ExtensionError("\(url) answered \(answer.head.status.code) \(answer.head.status.reasonPhrase)",
+                                     httpStatus: Int(answer.head.status.code))
+            }
+            return DownloadResponse(url: url, contentType: answer.head.headers.first(name: "content-type"),
+                                    contentDisposition: answer.head.headers.first(name: "content-disposition"),
+                                    bytes: Array(answer.body.readableBytesView), status: Int(answer.head.status.code))
+        }
+    }
+
+    /// Downloads `url` through async-http-client; errors name `naming` (the URL the extension asked for).
+    private func downloadThroughClient(_ url: String, timeout: Duration, naming: String? = nil) async throws -> DownloadResponse {
+        let named = naming ?? url
+        let response = try await client.execute(HTTPClientRequest(url: url), timeout: TimeAmount(timeout))
+        guard (200..<300).contains(response.status.code) else {
+            throw ExtensionError("\(named) answered \(response.status.code) \(response.status.reasonPhrase)", httpStatus: Int(response.status.code))
+        }
+        let body = try await response.body.collect(upTo: Self.bodyLimit)
+        return DownloadResponse(url: named, contentType: response.headers.first(name: "content-type"),
+                                contentDisposition: response.headers.first(name: "content-disposition"),
+                                bytes: Array(body.readableBytesView), status: Int(response.status.code))
+    }
+}
+
+/// A plain `http://` URL as a download asks for it: the host and port to connect to, and the request's target (the
+/// path and query, as written). `nil` for any other URL, and for one with user info (the client's to handle).
+struct PlainHTTPTarget: Equatable {
+    var url: String
+    var host: PlainHTTPConnections.Host
+    var path: String
+
+    init?(_ url: String) {
+        let bytes = Array(url.utf8)
+        let scheme = Array("http://".utf8)
+        guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ ($0 | 0x20) == $1 || $0 == $1 }) else { return nil }
+        let rest = bytes[scheme.count...]
+        let authorityEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        guard !authority.isEmpty, !authority.contains(UInt8(ascii: "@")) else { return nil }
+        var name = authority[...]
+        var port = 80
+        if authority.first == UInt8(ascii: "[") {
+            // An IPv6 literal: [::1] or [::1]:8080.
+            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            name = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.first == UInt8(ascii: ":"), let parsed = Int(String(decoding: after.dropFirst(), as: UTF8.self)) else { return nil }
+                port = parsed
+            }
+        } else if let colon = authority.lastIndex(of: UInt8(ascii: ":")) {
+            name = authority[..<colon]
+            let digits = authority[authority.index(after: colon)...]
+            if !digits.isEmpty {
+                guard let parsed = Int(String(decoding: digits, as: UTF8.self)) else { return nil }
+                port = parsed
+            }
+        }
+        guard !name.isEmpty, (1...65_535).contains(port), name.allSatisfy(Self.isHostByte) else { return nil }
+        let targetEnd = rest[authorityEnd...].firstIndex(of: UInt8(ascii: "#")) ?? rest.endIndex
+        let target = rest[authorityEnd..<targetEnd]
+        // Anything a request line cannot carry as it is (a space, a byte past ASCII) is the client's to refuse or escape.
+        guard target.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+        self.url = url
+        self.host = .init(name: String(decoding: name, as: UTF8.self).lowercased(), port: port)
+        self.path = target.first == UInt8(ascii: "/") ? String(decoding: target, as: UTF8.self) : "/" + String(decoding: target, as: UTF8.self)
+    }
+
+    /// A host name's letters, digits, dots and hyphens, or an IPv6 literal's hex digits, colons and dots.
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"): true
+        default: false
+        }
+    }
+
+    /// Where `head` redirects a request for `url`, as async-http-client reads a redirect: a 301, 302, 303, 304, 305,
+    /// 307 or 308 with a `Location`, resolved against `url`, to `http` or `https`.
+    static func redirect(_ head: HTTPResponseHead, from url: String) -> String? {
+        switch head.status {
+        case .movedPermanently, .found, .seeOther, .notModified, .useProxy, .temporaryRedirect, .permanentRedirect: break
+        default: return nil
+        }
+        guard let location = head.headers.first(name: "location"), let base = URL(string: url),
+              let next = URL(string: location, relativeTo: base), let scheme = next.scheme?.lowercased(),
+              scheme == "http" || scheme == "https" else { return nil }
+        return next.absoluteURL.absoluteString
     }
 }
 
