@@ -124,9 +124,10 @@ final class PlainHTTPConnections: Sendable {
 
     private func connect(to host: Host, deadline: NIODeadline) async throws -> any Channel {
         let timeout = max(deadline - .now(), .zero)
+        // No socket options of its own: ClientBootstrap sets TCP_NODELAY already. (`.socketOption(.tcp_nodelay)` is
+        // SOL_SOCKET's option 1, SO_DEBUG, which a container refuses: Interop/compose_check.sh caught it.)
         return try await ClientBootstrap(group: group)
             .connectTimeout(timeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
