@@ -1,4 +1,5 @@
 @testable import APNSimExtensions
+import APNSimTestSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -59,7 +60,7 @@ struct PlainHTTPDownloadTests {
         #expect(PlainHTTPTarget.redirect(head(.multipleChoices, "/x"), from: from) == nil)
     }
 
-    @Test("Connections are kept for the next download, and one the server closed on it is replaced")
+    @Test("Connections are kept for the next download, and one the server closed on it is replaced", .hangGuard)
     func keptConnections() async throws {
         let server = try await KeepAliveServer.start()
         defer { server.stop() }
@@ -75,6 +76,10 @@ struct PlainHTTPDownloadTests {
         // timeout ran out as the request came: the download goes once more, on a new connection.
         server.closeUnansweredAt(request: 3)
         #expect(try await get() == "200 answer 4 on connection 2")
+        // Bytes nobody asked for on the kept connection, between downloads: it is closed, and the next goes on a new one.
+        let closed = try await withHangGuard { try await server.sendUnasked(on: 2) }
+        try #require(closed != nil, "the client did not close a kept connection its server sent unasked bytes on")
+        #expect(try await get() == "200 answer 5 on connection 3")
     }
 }
 
@@ -90,6 +95,8 @@ private final class KeepAliveServer: Sendable {
             var requests = 0
             var connections = 0
             var closeAt: Int?
+            /// Each connection's channel, by its number, to write on it below the HTTP codec.
+            var channels: [Int: any Channel] = [:]
         }
         let state = Mutex(State())
     }
@@ -107,6 +114,7 @@ private final class KeepAliveServer: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let connection = counts.state.withLock { state in
                         state.connections += 1
+                        state.channels[state.connections] = channel
                         return state.connections
                     }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
@@ -119,6 +127,17 @@ private final class KeepAliveServer: Sendable {
     }
 
     func closeUnansweredAt(request: Int) { counts.state.withLock { $0.closeAt = request } }
+
+    /// Writes a line that is no HTTP answer on connection `number`, and returns once the client has closed it.
+    func sendUnasked(on number: Int) async throws {
+        let channel = try #require(counts.state.withLock { $0.channels[number] })
+        // Written from the response encoder's place in the pipeline, so that it goes to the socket as it is.
+        try await channel.eventLoop.submit {
+            let encoder = try channel.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+            encoder.writeAndFlush(NIOAny(ByteBuffer(string: "NOT HTTP AT ALL\r\n\r\n")), promise: nil)
+        }.get()
+        try await channel.closeFuture.get()
+    }
 
     func stop() { channel.close(promise: nil) }
 
