@@ -271,6 +271,11 @@ final class PlainHTTPConnections: Sendable {
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            guard pending != nil else {
+                // Between downloads (a server sending what nobody asked for): the connection is no good for the next.
+                context.close(promise: nil)
+                return
+            }
             fail(error, on: context.channel)
         }
     }

@@ -136,7 +136,12 @@ private final class KeepAliveServer: Sendable {
             let encoder = try channel.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
             encoder.writeAndFlush(NIOAny(ByteBuffer(string: "NOT HTTP AT ALL\r\n\r\n")), promise: nil)
         }.get()
-        try await channel.closeFuture.get()
+        // The server closes it itself when the wait is given up, so that a hang guard can end the wait.
+        try await withTaskCancellationHandler {
+            try await channel.closeFuture.get()
+        } onCancel: {
+            channel.close(promise: nil)
+        }
     }
 
     func stop() { channel.close(promise: nil) }
