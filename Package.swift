@@ -304,7 +304,8 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSimDeviceTests",
-            dependencies: ["APNSimCore", "APNSimDevice"],
+            dependencies: ["APNSimCore", "APNSimDevice", .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strictSettings
         ),
         .testTarget(

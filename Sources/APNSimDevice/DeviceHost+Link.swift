@@ -48,10 +48,10 @@ extension DeviceHost {
     private func runLink(sslContext: NIOSSLContext) async throws {
         let hello = DeviceLinkMessage.hello(.init(device: configuration.device, host: configuration.group?.id))
         try await DeviceLinkConnection.run(configuration, sslContext: sslContext, opening: DeviceLinkFraming.frame(hello), logger: logger,
-                                           devices: configuration.device.id, respond: { channel in
-            let route = DeviceRoute(channel: channel)
+                                           devices: configuration.device.id, respond: { outbox in
+            let route = DeviceRoute(outbox: outbox)
             return { [self] _, message in route.frames(try receive(message, on: route)) }
-        }, ended: { unlink(DeviceRoute(channel: $0)) })
+        }, ended: { unlink(DeviceRoute(outbox: $0)) })
     }
 
     /// The device's answer to one message from the gateway on `route`; throwing ends the device's session (its own link,

@@ -265,7 +265,7 @@ public final class DeviceHost: Sendable {
             held.withLock { $0.state.unsent(messages) }
             return
         }
-        link.channel.writeAndFlush(ByteBuffer(bytes: link.frames(outgoing))).whenFailure { _ in
+        link.outbox.write(link.frames(outgoing)) {
             self.held.withLock { $0.state.unsent(messages) }
         }
     }

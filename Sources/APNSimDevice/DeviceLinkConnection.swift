@@ -34,10 +34,10 @@ enum DeviceLinkConnection {
     }
 
     /// One link, until the gateway closes it (returns), it breaks (throws), or the task is cancelled. `respond` answers
-    /// the messages on the channel it is given; `ended` is told the channel once the link is over.
+    /// the messages on the link whose outbox it is given; `ended` is told that outbox once the link is over.
     static func run(_ configuration: DeviceHostConfiguration, sslContext: NIOSSLContext, opening: [UInt8], logger: Logger,
-                    devices: String, respond: @escaping @Sendable (any Channel) -> DeviceLinkClientHandler.Respond,
-                    ended: (any Channel) -> Void) async throws {
+                    devices: String, respond: @escaping @Sendable (DeviceLinkOutbox) -> DeviceLinkClientHandler.Respond,
+                    ended: (DeviceLinkOutbox) -> Void) async throws {
         let host = configuration.gatewayHost
         // The gateway certificate names localhost and 127.0.0.1; an IP address is checked against the latter.
         let serverName = host.contains(where: \.isLetter) ? host : nil
@@ -48,21 +48,22 @@ enum DeviceLinkConnection {
         let attempt = ConnectAttempt()
         logger.debug("device link connecting", metadata: ["device": "\(devices)", "gateway": "\(host):\(configuration.devicePort)"])
         try await withTaskCancellationHandler {
-            let (channel, over) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            let (outbox, over) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.init(configuration.connectTimeout))
                 // The TCP level's option, not the socket level's (there, number 1 is SO_DEBUG; Listener.swift).
                 .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .connect(host: host, port: configuration.devicePort) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try attempt.started(channel)
+                        let outbox = DeviceLinkOutbox(channel: channel)
                         let link = DeviceLinkClientHandler(opening: opening, heartbeatInterval: heartbeatInterval,
-                                                           eventLoop: channel.eventLoop, respond: respond(channel))
+                                                           eventLoop: channel.eventLoop, respond: respond(outbox))
                         try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
                         try channel.pipeline.syncOperations.addHandler(link)
-                        return (channel, link.ended)
+                        return (outbox, link.ended)
                     }
                 }
-            defer { ended(channel) }
+            defer { ended(outbox) }
             try await over.get()
         } onCancel: {
             attempt.cancel()

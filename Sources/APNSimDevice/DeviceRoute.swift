@@ -4,14 +4,17 @@ import NIOCore
 /// The way to the gateway of one device's session: its own link, or a link its process's devices share, where each
 /// message about it names it (docs/device-link.md, "Shared links").
 struct DeviceRoute: Sendable, Equatable {
-    let channel: any Channel
+    /// The link's outbox, which every message written from outside the link's reads goes through.
+    let outbox: DeviceLinkOutbox
     /// The device's ID on a shared link; `nil` on its own.
     var deviceID: String?
 
-    init(channel: any Channel, deviceID: String? = nil) {
-        self.channel = channel
+    init(outbox: DeviceLinkOutbox, deviceID: String? = nil) {
+        self.outbox = outbox
         self.deviceID = deviceID
     }
+
+    var channel: any Channel { outbox.channel }
 
     /// `messages` as the frames this route writes them.
     func frames(_ messages: [DeviceLinkMessage]) -> [UInt8] {
@@ -28,7 +31,7 @@ struct DeviceRoute: Sendable, Equatable {
     }
 
     static func == (lhs: DeviceRoute, rhs: DeviceRoute) -> Bool {
-        lhs.channel === rhs.channel && lhs.deviceID == rhs.deviceID
+        lhs.outbox === rhs.outbox && lhs.deviceID == rhs.deviceID
     }
 }
 

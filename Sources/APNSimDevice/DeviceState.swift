@@ -282,7 +282,7 @@ struct DeviceState: Sendable {
     /// `payload`: the delivery's payload, when the caller has read it (once for a broadcast's carried pushes).
     mutating func answer(_ delivery: DeviceLinkMessage.Delivery, payload: PushPayload? = nil, now: Date) -> PushAnswer {
         if center.answeredAndForgotten(delivery.id) { return .forgotten }
-        let decision = serviceExtension(for: delivery)
+        let decision = serviceExtension(for: delivery, payload: payload)
         // A push answered before gets the same receipt (without an extension, the list itself sees to that).
         if decision.involvesExtension, let receipt = center.receipt(for: delivery.id) { return .receipts([receipt]) }
         switch decision {
@@ -354,10 +354,12 @@ struct DeviceState: Sendable {
     }
 
     /// Whether iOS would start the app's extension for an alert push (``ServiceExtensionManifest/reasonNotLaunched``).
-    private func serviceExtension(for delivery: DeviceLinkMessage.Delivery) -> ExtensionDecision {
+    /// `payload`: the delivery's payload when the caller has read it (a carried push's, read once for a broadcast's
+    /// pushes), not read a second time here.
+    private func serviceExtension(for delivery: DeviceLinkMessage.Delivery, payload read: PushPayload?) -> ExtensionDecision {
         guard delivery.pushType == .alert,
               let app = apps.first(where: { $0.bundleID == delivery.bundleID }), let manifest = app.serviceExtension,
-              let payload = try? PushPayload(json: Array(delivery.payload.utf8)) else { return .none }
+              let payload = read ?? (try? PushPayload(json: Array(delivery.payload.utf8))) else { return .none }
         let deviceSettings = ServiceExtensionManifest.DeviceSettings(alertsEnabled: !settings.alertsOff.contains(app.bundleID),
                                                                      categoriesApply: settings.extensionCategoriesApply)
         if let why = manifest.reasonNotLaunched(payload: payload, deviceOS: settings.device.os, settings: deviceSettings) {

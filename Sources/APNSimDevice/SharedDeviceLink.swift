@@ -66,9 +66,9 @@ final class SharedDeviceLink: Sendable {
     private func runLink(sslContext: NIOSSLContext) async throws {
         let opening = DeviceLinkFraming.frame(.link(.init(host: group.id))) + inOrder.flatMap { hello($0) }
         try await DeviceLinkConnection.run(configuration, sslContext: sslContext, opening: opening, logger: logger, devices: devicesNamed,
-                                           respond: { channel in { [self] deviceID, message in try receive(message, deviceID: deviceID, on: channel) } },
-                                           ended: { channel in
-            for device in inOrder { device.unlink(DeviceRoute(channel: channel, deviceID: device.configuration.device.id)) }
+                                           respond: { outbox in { [self] deviceID, message in try receive(message, deviceID: deviceID, on: outbox) } },
+                                           ended: { outbox in
+            for device in inOrder { device.unlink(DeviceRoute(outbox: outbox, deviceID: device.configuration.device.id)) }
         })
     }
 
@@ -77,7 +77,7 @@ final class SharedDeviceLink: Sendable {
     }
 
     /// The answer to one message on the link, as frames; throwing ends the link.
-    private func receive(_ message: DeviceLinkMessage, deviceID: String?, on channel: any Channel) throws -> [UInt8] {
+    private func receive(_ message: DeviceLinkMessage, deviceID: String?, on outbox: DeviceLinkOutbox) throws -> [UInt8] {
         guard let deviceID else {
             switch message {
             case .carry(let carry):
@@ -85,7 +85,7 @@ final class SharedDeviceLink: Sendable {
                 let (group, logger) = (group, logger)
                 MultiThreadedEventLoopGroup.singleton.next().execute {
                     let answers = DeviceHost.carried(carry, carrier: nil, group: group, logger: logger)
-                    if !answers.isEmpty { channel.writeAndFlush(ByteBuffer(bytes: DeviceRoute(channel: channel).frames(answers)), promise: nil) }
+                    if !answers.isEmpty { outbox.write(DeviceRoute(outbox: outbox).frames(answers)) }
                 }
                 return []
             case .heartbeat(let beat):
@@ -98,12 +98,12 @@ final class SharedDeviceLink: Sendable {
             logger.warning("a message on a shared link for a device not on it", metadata: ["device": "\(deviceID)", "type": "\(message.type)"])
             return []
         }
-        let route = DeviceRoute(channel: channel, deviceID: deviceID)
+        let route = DeviceRoute(outbox: outbox, deviceID: deviceID)
         if case .error(let error) = message {
             // The gateway ended the device's session alone; it says hello again after a pause.
             device.unlink(route)
             logger.info("device session ended by the gateway", metadata: ["device": "\(deviceID)", "reason": "\(error.reason)"])
-            helloAgain(device, on: channel, after: nextBackoff(deviceID))
+            helloAgain(device, on: outbox.channel, after: nextBackoff(deviceID))
             return []
         }
         if case .welcome = message { backoffs.withLockedValue { $0[deviceID] = nil } }
@@ -113,7 +113,7 @@ final class SharedDeviceLink: Sendable {
             // The device ends its own session (a restart, a drop before acknowledging), and says hello again.
             device.unlink(route)
             let restarted = error is DeviceRestarted
-            helloAgain(device, on: channel, after: restarted ? .zero : nextBackoff(deviceID))
+            helloAgain(device, on: outbox.channel, after: restarted ? .zero : nextBackoff(deviceID))
             return route.frames([.error(.init(reason: restarted ? "Restarted" : "Dropped", explanation: "\(error)"))])
         }
     }
