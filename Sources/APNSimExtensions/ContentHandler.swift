@@ -1,9 +1,13 @@
 import APNSimCore
 import Synchronization
 
-/// The content handler iOS passes `didReceive`, and everything else that can end an extension's turn, as one stream
-/// of events the runtime reads in order. The first call of the handler counts; later calls are recorded as
+/// The content handler iOS passes `didReceive`, and everything else that can end an extension's turn, as one queue
+/// of events the runtime reads in order (``next()``). The first call of the handler counts; later calls are recorded as
 /// violations (Apple does not say what a second call does; apnsim shows the first, as vendor SDKs guard for).
+///
+/// The queue is its own rather than an `AsyncStream`: the standard library's stream is generic code that looks up its
+/// element's type metadata at run time on every `yield`, `next` and `finish`, about 25,000 instructions of a rich
+/// push's turn (`Benchmarks/instructions.sh`, the rich path; docs/speed.md).
 final class ContentHandler: Sendable {
     enum Event: Sendable {
         /// The content handler was called (the first time).
@@ -18,10 +22,16 @@ final class ContentHandler: Sendable {
         case graceOver
     }
 
-    let events: AsyncStream<Event>
-    private let continuation: AsyncStream<Event>.Continuation
+    private let queue = Mutex(Queue())
     private let state: Mutex<State>
     private let memoryLimit: Int
+
+    private struct Queue {
+        var events: [Event] = []
+        /// The runtime, waiting in ``next()`` for an event.
+        var reader: UnsafeContinuation<Event?, Never>?
+        var finished = false
+    }
 
     private struct State {
         var calls = 0
@@ -37,7 +47,6 @@ final class ContentHandler: Sendable {
 
     /// - Parameter memoryLimit: bytes the extension may hold before iOS kills it.
     init(memoryLimit: Int) {
-        (events, continuation) = AsyncStream.makeStream()
         state = Mutex(State())
         self.memoryLimit = memoryLimit
     }
@@ -51,10 +60,39 @@ final class ContentHandler: Sendable {
             }
             return state.calls == 1
         }
-        if first { continuation.yield(.handed(result)) }
+        if first { send(.handed(result)) }
     }
 
-    func send(_ event: Event) { continuation.yield(event) }
+    /// Queues `event` for the runtime; after ``finish()`` nothing is queued.
+    func send(_ event: Event) {
+        let reader = queue.withLock { queue -> UnsafeContinuation<Event?, Never>? in
+            guard !queue.finished else { return nil }
+            guard let reader = queue.reader else {
+                queue.events.append(event)
+                return nil
+            }
+            queue.reader = nil
+            return reader
+        }
+        reader?.resume(returning: event)
+    }
+
+    /// The next event, in the order sent; `nil` once the turn is finished or its task cancelled.
+    func next() async -> Event? {
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { (reader: UnsafeContinuation<Event?, Never>) in
+                let ready = queue.withLock { queue -> Event?? in
+                    if !queue.events.isEmpty { return .some(queue.events.removeFirst()) }
+                    if queue.finished { return .some(nil) }
+                    queue.reader = reader
+                    return nil
+                }
+                if let ready { reader.resume(returning: ready) }
+            }
+        } onCancel: {
+            finish()
+        }
+    }
 
     /// The extension holds `bytes` more (a built-in extension's own accounting).
     func hold(_ bytes: Int) {
@@ -123,5 +161,14 @@ final class ContentHandler: Sendable {
         }
     }
 
-    func finish() { continuation.finish() }
+    /// Ends the queue: a waiting ``next()`` returns `nil`, and so does every one after it.
+    func finish() {
+        let reader = queue.withLock { queue -> UnsafeContinuation<Event?, Never>? in
+            queue.finished = true
+            queue.events.removeAll()
+            defer { queue.reader = nil }
+            return queue.reader
+        }
+        reader?.resume(returning: nil)
+    }
 }

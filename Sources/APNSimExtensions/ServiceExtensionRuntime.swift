@@ -158,7 +158,7 @@ public struct ServiceExtensionRuntime: Sendable {
         }
         var settled: Turn?
         var expired = false
-        for await event in handler.events {
+        while let event = await handler.next() {
             switch event {
             case .handed(let result):
                 settled = Turn(outcome: expired ? .expired : .completed, result: result)
