@@ -5,9 +5,6 @@ import Synchronization
 /// of events the runtime reads in order (``next()``). The first call of the handler counts; later calls are recorded as
 /// violations (Apple does not say what a second call does; apnsim shows the first, as vendor SDKs guard for).
 ///
-/// The queue is its own rather than an `AsyncStream`: the standard library's stream is generic code that looks up its
-/// element's type metadata at run time on every `yield`, `next` and `finish`, about 25,000 instructions of a rich
-/// push's turn (`Benchmarks/instructions.sh`, the rich path; docs/speed.md).
 final class ContentHandler: Sendable {
     enum Event: Sendable {
         /// The content handler was called (the first time).
@@ -22,16 +19,9 @@ final class ContentHandler: Sendable {
         case graceOver
     }
 
-    private let queue = Mutex(Queue())
+    private let events = EventQueue<Event>()
     private let state: Mutex<State>
     private let memoryLimit: Int
-
-    private struct Queue {
-        var events: [Event] = []
-        /// The runtime, waiting in ``next()`` for an event.
-        var reader: UnsafeContinuation<Event?, Never>?
-        var finished = false
-    }
 
     private struct State {
         var calls = 0
@@ -64,35 +54,10 @@ final class ContentHandler: Sendable {
     }
 
     /// Queues `event` for the runtime; after ``finish()`` nothing is queued.
-    func send(_ event: Event) {
-        let reader = queue.withLock { queue -> UnsafeContinuation<Event?, Never>? in
-            guard !queue.finished else { return nil }
-            guard let reader = queue.reader else {
-                queue.events.append(event)
-                return nil
-            }
-            queue.reader = nil
-            return reader
-        }
-        reader?.resume(returning: event)
-    }
+    func send(_ event: Event) { events.send(event) }
 
     /// The next event, in the order sent; `nil` once the turn is finished or its task cancelled.
-    func next() async -> Event? {
-        await withTaskCancellationHandler {
-            await withUnsafeContinuation { (reader: UnsafeContinuation<Event?, Never>) in
-                let ready = queue.withLock { queue -> Event?? in
-                    if !queue.events.isEmpty { return .some(queue.events.removeFirst()) }
-                    if queue.finished { return .some(nil) }
-                    queue.reader = reader
-                    return nil
-                }
-                if let ready { reader.resume(returning: ready) }
-            }
-        } onCancel: {
-            finish()
-        }
-    }
+    func next() async -> Event? { await events.next() }
 
     /// The extension holds `bytes` more (a built-in extension's own accounting).
     func hold(_ bytes: Int) {
@@ -161,14 +126,6 @@ final class ContentHandler: Sendable {
         }
     }
 
-    /// Ends the queue: a waiting ``next()`` returns `nil`, and so does every one after it.
-    func finish() {
-        let reader = queue.withLock { queue -> UnsafeContinuation<Event?, Never>? in
-            queue.finished = true
-            queue.events.removeAll()
-            defer { queue.reader = nil }
-            return queue.reader
-        }
-        reader?.resume(returning: nil)
-    }
+    /// Ends the turn's events: a waiting ``next()`` returns `nil`, and so does every one after it.
+    func finish() { events.finish(dropping: true) }
 }
