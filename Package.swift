@@ -261,6 +261,7 @@ let package = Package(
         .testTarget(
             name: "APNSimCoreTests",
             dependencies: [
+                "APNSimTestSupport",
                 "APNSimCore", "APNSimProvider",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

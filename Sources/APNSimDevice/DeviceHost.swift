@@ -261,10 +261,11 @@ public final class DeviceHost: Sendable {
     func send(_ outgoing: Outgoing, on link: DeviceRoute?) {
         guard !outgoing.isEmpty else { return }
         let messages = outgoing.messages
-        guard let link, link.channel.isActive else {
+        guard let link else {
             held.withLock { $0.state.unsent(messages) }
             return
         }
+        // A closed link is the outbox's to find: it hands the messages back.
         link.outbox.write(link.frames(outgoing)) {
             self.held.withLock { $0.state.unsent(messages) }
         }

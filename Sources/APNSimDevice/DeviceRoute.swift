@@ -14,8 +14,6 @@ struct DeviceRoute: Sendable, Equatable {
         self.deviceID = deviceID
     }
 
-    var channel: any Channel { outbox.channel }
-
     /// `messages` as the frames this route writes them.
     func frames(_ messages: [DeviceLinkMessage]) -> [UInt8] {
         messages.flatMap { DeviceLinkFraming.frame($0, deviceID: deviceID) }

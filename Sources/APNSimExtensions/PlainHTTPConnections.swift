@@ -91,12 +91,7 @@ final class PlainHTTPConnections: Sendable {
             case .use(let channel):
                 return (channel, true)
             case .open:
-                do {
-                    return (try await connect(to: host, deadline: deadline), false)
-                } catch {
-                    release(nil, of: host, keep: false)
-                    throw error
-                }
+                return (try await connect(counted: host, deadline: deadline), false)
             case .wait:
                 await withCheckedContinuation { waiter in
                     let resumeNow = pools.withLock { pools -> Bool in
@@ -111,9 +106,14 @@ final class PlainHTTPConnections: Sendable {
         }
     }
 
-    /// A new connection in place of one counted open already.
+    /// A new connection in place of one released already.
     private func opened(to host: Host, deadline: NIODeadline) async throws -> any Channel {
         pools.withLock { $0[host, default: Pool()].open += 1 }
+        return try await connect(counted: host, deadline: deadline)
+    }
+
+    /// A new connection to `host`, counted open already: if it cannot be made, the count goes back down.
+    private func connect(counted host: Host, deadline: NIODeadline) async throws -> any Channel {
         do {
             return try await connect(to: host, deadline: deadline)
         } catch {
