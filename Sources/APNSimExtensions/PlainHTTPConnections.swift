@@ -25,7 +25,7 @@ final class PlainHTTPConnections: Sendable {
 
         /// The `Host` header for it: the port only when it is not 80, an IPv6 address in brackets.
         var header: String {
-            let name = name.contains(":") ? "[\(name)]" : name
+            let name = name.utf8.contains(UInt8(ascii: ":")) ? "[\(name)]" : name
             return port == 80 ? name : "\(name):\(port)"
         }
     }

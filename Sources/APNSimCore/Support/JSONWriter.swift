@@ -26,7 +26,8 @@ public struct JSONWriter: Sendable {
         fields += 1
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }  // names are plain ASCII: nothing to escape
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))  // two appends, not one of an array literal, which is made on the heap each time
+        bytes.append(UInt8(ascii: ":"))
     }
 
     public mutating func field(_ name: StaticString, _ value: String?) {
