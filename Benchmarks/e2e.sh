@@ -5,7 +5,8 @@
 # last displayed, and the accepted-to-displayed latency p50 and p99 from the delivery records. As a reference in
 # the same run, the same load to a token with no device behind it (provider path only), and the ratio. Then rich
 # pushes, against their parts alone (the media server serving the image; its bytes written to new files and renamed),
-# and last the latency at a steady 4,000 pushes a second (APNSIM_E2E_RATE) for ten seconds.
+# with the machine's CPU time per plain push, rich push, download and file, and the ceiling those parts alone put on
+# rich / plain; last the latency at a steady 4,000 pushes a second (APNSIM_E2E_RATE) for ten seconds.
 #
 # Usage: Benchmarks/e2e.sh [PUSHES [RICH]]      (from anywhere; defaults 20000 and 2000)
 # Needs: h2load (Debian nghttp2-client), openssl, python3; installs h2load with apt if missing.
@@ -20,6 +21,7 @@ control_port=${APNSIM_E2E_CONTROL_PORT:-29197}
 device_port=${APNSIM_E2E_DEVICE_PORT:-25223}
 work=$(mktemp -d)
 pids=()
+busy_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }  # every core's busy time, in ticks
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 command -v h2load >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nghttp2-client >/dev/null; }
@@ -70,16 +72,19 @@ curl -sf -X POST "$control/reset" >/dev/null
 echo "send to display: $pushes pushes over $devices devices"
 mapfile -t urls < "$work/urls"
 if [[ -n "${APNSIM_E2E_PERF:-}" ]]; then perf record -F 499 -g -p "${pids[0]}" -o "$APNSIM_E2E_PERF" -- sleep 4 >/dev/null 2>&1 & fi
+busy_before=$(busy_ticks)
 load "$pushes" "$work/payload.json" "${urls[@]}" >/dev/null
 [[ -n "${APNSIM_E2E_PROFILE:-}" ]] && { ps -o pid,comm,time -p "${pids[@]}"; }
 wait_for() { # wait_for N: until N deliveries are complete
   for _ in $(seq 1200); do
-    done_count=$(curl -sf "$control/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["completedDeliveries"])')
+    # sed, not python: a python start costs the machine 20 ms, which the machine time below would count
+    done_count=$(curl -sf "$control/health" | sed -n 's/.*"completedDeliveries":\([0-9]*\).*/\1/p')
     [[ "$done_count" -ge "$1" ]] && return
     sleep 0.1
   done
 }
 wait_for "$pushes"
+busy_plain=$(( $(busy_ticks) - busy_before ))
 [[ -n "${APNSIM_E2E_PROFILE:-}" ]] && { ps -o pid,args,time -p "${pids[@]}"; }
 curl -sf "$control/deliveries?limit=$((pushes * 2))" > "$work/deliveries.json"
 
@@ -88,7 +93,9 @@ curl -sf "$control/deliveries?limit=$((pushes * 2))" > "$work/deliveries.json"
 # data folder. Nothing is deleted before the rich load: on an ext4 without a journal (this machine's disk), a file made
 # within half a minute of many deletions costs the kernel most of a millisecond (`recently_deleted`, docs/speed.md).
 echo "parts alone: $rich downloads of the same image; $rich files of its bytes written and renamed"
+busy_before=$(busy_ticks)
 h2load --h1 -n "$rich" -c 10 "http://127.0.0.1:$media_port/media/sample.jpg" > "$work/media-alone.out"
+busy_media=$(( $(busy_ticks) - busy_before ))
 grep -q "status codes: $rich 2xx" "$work/media-alone.out" || { cat "$work/media-alone.out"; exit 1; }
 media_alone=$(awk '/^finished in/{gsub(",","",$4); print $4}' "$work/media-alone.out")
 files_alone=$(python3 - "$work/files-alone" "$rich" Scenarios/media/sample.jpg <<'PY'
@@ -96,23 +103,26 @@ import os, sys, time
 folder, count, source = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 data = open(source, "rb").read()
 os.makedirs(folder)
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 for number in range(count):
     path = f"{folder}/{number}.download"
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.write(descriptor, data)
     os.close(descriptor)
     os.rename(path, f"{folder}/{number}.jpg")
-print(f"{count / (time.perf_counter() - start):.0f}")
+print(f"{count / (time.perf_counter() - start):.0f} {(time.process_time() - cpu) / count * 1e6:.1f}")  # files/s, CPU us each
 PY
 )
+read -r files_alone file_us <<< "$files_alone"
 served_before=$(curl -sf "http://127.0.0.1:$media_port/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("/media/sample.jpg", 0))')
 
 echo "rich push: $rich pushes over $devices devices, an image downloaded and attached for each"
 curl -sf -X POST "$control/reset" >/dev/null
 if [[ -n "${APNSIM_E2E_PERF_DEVICES:-}" ]]; then perf record -F 499 -g -p "${pids[2]}" -o "$APNSIM_E2E_PERF_DEVICES" -- sleep 4 >/dev/null 2>&1 & fi
+busy_before=$(busy_ticks)
 load "$rich" "$work/rich.json" "${urls[@]}" >/dev/null
 wait_for "$rich"
+busy_rich=$(( $(busy_ticks) - busy_before ))
 [[ -n "${APNSIM_E2E_PROFILE:-}" ]] && { ps -o pid,args,time -p "${pids[@]}"; }
 curl -sf "$control/deliveries?limit=$((rich * 2))" > "$work/rich-deliveries.json"
 served=$(curl -sf "http://127.0.0.1:$media_port/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("/media/sample.jpg", 0) - '"$served_before"')')
@@ -130,7 +140,8 @@ wait_for "$paced"
 curl -sf "$control/deliveries?limit=$((paced * 2))" > "$work/paced-deliveries.json"
 
 python3 - "$work/deliveries.json" "$pushes" "$reference" "$work/rich-deliveries.json" "$rich" "$served" \
-  "$work/paced-deliveries.json" "$paced" "$rate" "$media_alone" "$files_alone" <<'PY'
+  "$work/paced-deliveries.json" "$paced" "$rate" "$media_alone" "$files_alone" \
+  "$busy_plain $busy_media $busy_rich $(getconf CLK_TCK) $file_us" <<'PY'
 import json, sys
 from datetime import datetime
 t = lambda s: datetime.fromisoformat(s).timestamp()
@@ -164,6 +175,20 @@ media_alone, files_alone = float(sys.argv[10]), float(sys.argv[11])
 print(f"parts alone     media server {media_alone:.0f} downloads/s (h2load, HTTP/1.1, 10 connections); "
       f"{files_alone:.0f} files/s written and renamed (one thread, the devices' file system)")
 print(f"rich / slowest  {rich / min(media_alone, files_alone):10.2f}  (the rich rate against the slower of its parts alone)")
+# Machine time: the CPU time every process on the machine spent during each load, per push (or per download, per file).
+# A rich push is a plain push plus a download plus a file written; if it cost the machine no more than those, and kept
+# the cores as busy as the plain load did, rich / plain would be plain / (plain + download + file): the ceiling its parts
+# alone set on this machine, whatever apnsim does.
+busy_plain, busy_media, busy_rich, ticks, files_us = (float(x) for x in sys.argv[12].split())
+each = lambda busy, count: busy / ticks / count * 1e6
+plain_us, media_us, rich_us = each(busy_plain, int(sys.argv[2])), each(busy_media, int(sys.argv[5])), each(busy_rich, int(sys.argv[5]))
+print(f"machine time    a plain push {plain_us:.0f} us, a rich push {rich_us:.0f} us; alone, a download {media_us:.0f} us "
+      f"and a file {files_us:.0f} us  (CPU time of every process, /proc/stat; the file's, the writer's own)")
+print(f"rich ceiling    {plain_us / (plain_us + media_us + files_us):10.2f}  (plain / (plain + download + file): rich / plain "
+      f"if a rich push cost only its parts; machine time now gives {plain_us / rich_us:.2f})")
+if plain_us / rich_us > plain_us / (plain_us + media_us + files_us):
+    print("                (above the ceiling: the files alone cost more than the devices' own; on ext4 without a journal, "
+          "a folder among recent deletions does, docs/speed.md)")
 paced = json.load(open(sys.argv[7]))
 shown = sorted((t(r["displayedAt"]) - t(r["acceptedAt"])) * 1000 for r in paced if r.get("outcome") == "displayed")
 assert len(shown) == int(sys.argv[8]), f"{len(shown)} of {sys.argv[8]} paced pushes were displayed"
