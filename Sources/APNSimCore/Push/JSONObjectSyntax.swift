@@ -153,7 +153,9 @@ public enum JSONObjectSyntax {
 
         mutating func string() -> Bool {
             guard expect(UInt8(ascii: "\"")) else { return false }
-            while let byte = peek {
+            while true {
+                at = JSONBytes.plainEnd(of: bytes, from: at, asciiOnly: true)
+                guard let byte = peek else { return false }
                 switch byte {
                 case UInt8(ascii: "\""):
                     at += 1
@@ -169,7 +171,6 @@ public enum JSONObjectSyntax {
                     at += 1
                 }
             }
-            return false
         }
 
         private mutating func escape() -> Bool {

@@ -73,7 +73,7 @@ public struct JSONWriter: Sendable {
         defer { json.append(UInt8(ascii: "\"")) }
         var text = text
         let plain = text.withUTF8 { bytes -> Bool in
-            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            guard JSONBytes.plainEnd(of: UnsafeRawBufferPointer(bytes), from: 0, asciiOnly: false) == bytes.count else { return false }
             json.append(contentsOf: bytes)  // the usual case: nothing to escape, one copy
             return true
         }
