@@ -138,6 +138,9 @@ public struct NotificationList: Sendable {
         return receipts
     }
 
+    /// What iOS shows a notification with when its app is not in the foreground; made once, not for every push.
+    private static let inTheBackground: Set<PresentationOption> = [.banner, .list]
+
     private mutating func path(of delivery: DeviceLinkMessage.Delivery, payload read: PushPayload?, now: Date,
                                processed: (content: NotificationContent, run: ExtensionRun)?,
                                categories: [NotificationCategory], app: AppManifest?, presented: DelegateRun?) -> [DeviceLinkMessage.Receipt] {
@@ -206,7 +209,7 @@ public struct NotificationList: Sendable {
                           detail: "the app is in the foreground and " + (presented.map { $0.diagnostic + ", so nothing is shown" }
                                                                           ?? "its willPresent handler returned no banner or list option"))]
         }
-        let options = willPresent ?? [.banner, .list]
+        let options = willPresent ?? Self.inTheBackground
         let interruption = Interruption.decide(level: content.interruptionLevel, bundleID: delivery.bundleID,
                                                entitlements: app?.entitlements ?? [], focus: focus)
         var presentation = Presentation(bundleID: delivery.bundleID, thread: content.threadID.flatMap { $0.isEmpty ? nil : $0 },
@@ -236,9 +239,12 @@ public struct NotificationList: Sendable {
                                presentation: presentation, arrived: now, summaryDue: summaryDue))
         shownPerApp[delivery.bundleID, default: 0] += 1
         forgetOldest(of: delivery.bundleID)
-        let detail = [presented.map { "the app is in the foreground and " + $0.diagnostic }, waits ?? interruption.quietly].compactMap { $0 }
-        receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content, detail: detail.isEmpty ? nil : detail.joined(separator: "; "),
-                              presentation: presentation), at: 0)
+        let detail = switch (presented.map { "the app is in the foreground and " + $0.diagnostic }, waits ?? interruption.quietly) {
+        case (let foreground?, let held?): foreground + "; " + held
+        case (let one?, nil), (nil, let one?): one
+        case (nil, nil): String?.none
+        }
+        receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content, detail: detail, presentation: presentation), at: 0)
         return receipts
     }
 }
