@@ -15,7 +15,7 @@ extension DeviceLinkFraming {
         json.field("outcome", receipt.outcome.rawValue)
         json.field("content", object: receipt.content.map(written))
         json.field("detail", receipt.detail)
-        json.field("extension", object: receipt.extensionRun.map(written))
+        json.field("extension", object: receipt.extensionRun.map(writtenOnce))
         json.field("badge", object: receipt.badge.map(written))
         json.field("presentation", object: receipt.presentation.map(written))
         json.field("activity", object: receipt.activity.map(written))

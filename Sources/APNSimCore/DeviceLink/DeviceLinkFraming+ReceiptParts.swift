@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What nearly every receipt carries, a notification's content, its presentation and the extension's run, written by
 /// hand (``JSONWriter``) as `Codable` writes it: the same keys (in the declaration's order, where `JSONEncoder` writes
@@ -32,6 +33,21 @@ extension DeviceLinkFraming {
         json.field("url", attachment.url)
         json.field("refusal", object: encodedParts(attachment.refusal))
         return json.finish()
+    }
+
+    /// The last run written that never launched, and its text. Such a run is the same for every push to an app whose
+    /// extension a push does not start (no `mutable-content`, most pushes of a load test): compared, not written again,
+    /// it costs a receipt 300 instructions instead of 8,300 (`Benchmarks/instructions.sh`, the display path). Runs that
+    /// ran differ from push to push and are written each time.
+    private static let unlaunched = Mutex<(run: ExtensionRun, json: [UInt8])?>(nil)
+
+    /// `written(_:)` of `run`; the text of one that never launched is kept for the next one like it.
+    static func writtenOnce(_ run: ExtensionRun) -> [UInt8] {
+        guard run.outcome == .notLaunched else { return written(run) }
+        if let kept = unlaunched.withLock({ $0 }), kept.run == run { return kept.json }
+        let json = written(run)
+        unlaunched.withLock { $0 = (run, json) }
+        return json
     }
 
     /// As ``ExtensionRun``'s own `encode(to:)` writes it.
