@@ -26,7 +26,8 @@ public struct JSONWriter: Sendable {
         fields += 1
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }  // names are plain ASCII: nothing to escape
-        bytes.append(UInt8(ascii: "\""))  // two appends, not one of an array literal, which is made on the heap each time
+        // Two appends of a byte, not `append(contentsOf:)` of a two-byte array: its generic copy is a hundred instructions.
+        bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
     }
 
