@@ -19,8 +19,10 @@ final class GatewayMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     /// swift-metrics' factory over ``registry``.
     let factory: PrometheusMetricsFactory
-    /// When each push not yet displayed was accepted, by delivery ID: the start of its latency.
-    private let accepted = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// When each push not yet displayed was accepted, by delivery ID: the start of its latency. The latency is the
+    /// record's own interval (accepted, receipt arrived), not the time between the batches that brought the two here,
+    /// which added the recorder's gathering to it, or hid it when both came in one batch.
+    private let accepted = Mutex<[String: Date]>([:])
     /// Pushes whose display is awaited, at most; past it, the oldest start is forgotten (a device offline for long).
     static let awaitedLimit = 200_000
 
@@ -191,7 +193,6 @@ final class GatewayMetrics: Sendable {
 
     /// A batch of delivery events: outcomes, extension runs and, for a displayed push, its latency.
     func count(_ events: [DeliveryEvent]) {
-        let now = ContinuousClock.now
         var outcomes: [String: Int64] = [:]
         var runs: [RunKey: Int64] = [:]
         var latencies: [Duration] = []
@@ -211,12 +212,12 @@ final class GatewayMetrics: Sendable {
                 }
                 accepted.withLock { starts in
                     if starts.count >= Self.awaitedLimit { starts.removeAll(keepingCapacity: true) }
-                    starts[record.id] = now
+                    starts[record.id] = record.acceptedAt
                 }
-            case .receipt(let id, let outcome, _, _, _, let extensionRun, _, _):
+            case .receipt(let id, let outcome, _, _, let at, let extensionRun, _, _):
                 outcomes[outcome.rawValue, default: 0] += 1
                 let started = accepted.withLock { $0.removeValue(forKey: id) }
-                if outcome == .displayed, let started { latencies.append(now - started) }
+                if outcome == .displayed, let started { latencies.append(.seconds(max(at.timeIntervalSince(started), 0))) }
                 // A push iOS starts no extension for (no mutable-content) is no run.
                 if let run = extensionRun.flatMap(ExtensionRun.Figures.ofRunThatRan) {
                     runs[RunKey(kind: run.kind ?? "", outcome: run.outcome), default: 0] += 1
