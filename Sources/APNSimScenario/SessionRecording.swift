@@ -56,7 +56,7 @@ public struct SessionRecording: Sendable {
             step["token"] = .string(token)
         }
         step["environment"] = .string(send.environment)
-        let headers = send.headers
+        let headers = send.headers.dictionary
         step["topic"] = .string(headers["apns-topic"] ?? "none")
         step["pushType"] = .string(headers["apns-push-type"] ?? "none")
         if let priority = headers["apns-priority"].flatMap(Int.init) { step["priority"] = .number(Double(priority)) }

@@ -25,7 +25,7 @@ extension SendRecord {
         topic = row["topic"] as String?
         pushType = row["pushType"] as String?
         apnsID = row["apnsID"] as String
-        headers = try JSONDecoder().decode([String: String].self, from: Data((row["headers"] as String).utf8))
+        headers = RequestHeaders(text: row["headers"] as String)
         payload = (row["payload"] as Data?).map { String(decoding: $0, as: UTF8.self) }
         payloadBytes = row["payloadBytes"] as Int
         status = row["status"] as Int
@@ -43,7 +43,7 @@ extension SendRecord {
         var row = StatementBinding(statement)
         row.bind(receivedAt.timeIntervalSince1970)
         row.bind(environment); row.bind(authMode); row.bind(method); row.bind(path); row.bind(token); row.bind(topic)
-        row.bind(pushType); row.bind(apnsID); row.bind(jsonObject: headers)
+        row.bind(pushType); row.bind(apnsID); row.bind(utf8: headers.json)
         row.bindBlob(payload)
         row.bind(payloadBytes); row.bind(status); row.bind(reason)
         row.bind(explanation); row.bind(durationMicros); row.bind(teamID); row.bind(keyID); row.bind(fault); row.bind(uniqueId)

@@ -20,7 +20,7 @@ public struct SendRecord: Codable, Sendable, Hashable, FetchableRecord, TableRec
     /// The `apns-id` of the response: echoed as sent, or generated.
     public var apnsID: String
     /// Request headers (pseudo-headers included) as a JSON object of name → value; repeated names keep the first.
-    public var headers: [String: String]
+    public var headers: RequestHeaders
     /// The body as UTF-8 text, at most the payload limit (an oversized body is cut there).
     public var payload: String?
     /// How many body bytes arrived before the gateway answered.
@@ -42,7 +42,7 @@ public struct SendRecord: Codable, Sendable, Hashable, FetchableRecord, TableRec
     public var uniqueId: String?
 
     public init(id: Int64? = nil, receivedAt: Date, environment: String, authMode: String, method: String, path: String,
-                token: String?, topic: String?, pushType: String?, apnsID: String, headers: [String: String],
+                token: String?, topic: String?, pushType: String?, apnsID: String, headers: RequestHeaders,
                 payload: String?, payloadBytes: Int, status: Int, reason: String?, explanation: String?,
                 durationMicros: Int, teamID: String? = nil, keyID: String? = nil, fault: String? = nil, uniqueId: String? = nil) {
         self.id = id

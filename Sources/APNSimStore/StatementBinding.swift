@@ -40,21 +40,12 @@ struct StatementBinding {
         gather(text, blob: true)
     }
 
-    /// `fields` as the text of a JSON object of strings, the one GRDB's Codable decoding reads back into
-    /// `[String: String]`, written straight into the row's buffer: made as a `String` first, the headers of every send
-    /// were written, checked as UTF-8 and copied again (`Benchmarks/instructions.sh`, the provider path).
-    mutating func bind(jsonObject fields: [String: String]) {
+    /// UTF-8 bytes as TEXT.
+    mutating func bind(utf8 text: [UInt8]) {
         column += 1
         let start = bytes.count
-        bytes.append(UInt8(ascii: "{"))
-        for (name, value) in fields {
-            if bytes.count > start + 1 { bytes.append(UInt8(ascii: ",")) }
-            JSONWriter.appendString(name, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            JSONWriter.appendString(value, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "}"))
-        pieces.append((column, start, bytes.count - start, false))
+        bytes.append(contentsOf: text)
+        pieces.append((column, start, text.count, false))
     }
 
     private mutating func gather(_ text: String, blob: Bool) {

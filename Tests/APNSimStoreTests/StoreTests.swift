@@ -41,8 +41,9 @@ struct StoreTests {
         let store = try Store()
         let recorder = try SendRecorder(store: store)
         var original = Self.record(status: 400)
-        original.headers["x-odd"] = "quote \" backslash \\ tab \t bell \u{07} ünïcödé 🚀"
-        original.headers["x-empty"] = ""
+        original.headers = RequestHeaders(original.headers.dictionary.merging([
+            "x-odd": "quote \" backslash \\ tab \t bell \u{07} ünïcödé 🚀", "x-empty": "",
+        ]) { $1 })
         original.payload = "{\"a\":\"nul \u{0} inside\"}"
         original.topic = ""
         original.teamID = nil
@@ -112,5 +113,23 @@ struct StoreTests {
             #expect(state.held.map(\.id) == (store.isFile ? ["p1"] : []))
             #expect(try store.deliveries(matching: .init()).map(\.id) == ["p1"], "the delivery record is kept either way")
         }
+    }
+}
+
+@Suite("A send record's headers")
+struct RequestHeadersTests {
+    @Test("Kept in the request's order, a repeated name with its first value, and read back as the same names and values")
+    func firstWins() throws {
+        let headers = RequestHeaders([(name: ":method", value: "POST"), (name: "apns-topic", value: "com.example.app"),
+                                      (name: "x-twice", value: "first"), (name: "x-twice", value: "second"),
+                                      (name: "x-quote", value: #"a "b" \c"#)])
+        #expect(headers.text == #"{":method":"POST","apns-topic":"com.example.app","x-twice":"first","x-quote":"a \"b\" \\c"}"#)
+        #expect(headers.dictionary == [":method": "POST", "apns-topic": "com.example.app", "x-twice": "first", "x-quote": #"a "b" \c"#])
+        #expect(headers["x-twice"] == "first")
+        #expect(headers == ["x-quote": #"a "b" \c"#, "x-twice": "first", "apns-topic": "com.example.app", ":method": "POST"],
+                "equal to the same headers in another order")
+        let encoded = try JSONEncoder().encode(headers)
+        #expect(try JSONDecoder().decode([String: String].self, from: encoded) == headers.dictionary, "encoded as the object it is")
+        #expect(try JSONDecoder().decode(RequestHeaders.self, from: encoded) == headers)
     }
 }

@@ -72,8 +72,7 @@ public struct JSONWriter: Sendable {
     public static func appendString(_ text: String, to json: inout [UInt8]) {
         json.append(UInt8(ascii: "\""))
         defer { json.append(UInt8(ascii: "\"")) }
-        var text = text
-        text.withUTF8 { bytes in
+        func append(_ bytes: UnsafeBufferPointer<UInt8>) {
             let raw = UnsafeRawBufferPointer(bytes)
             let plain = JSONBytes.plainEnd(of: raw, from: 0, asciiOnly: false)
             if plain == bytes.count {
@@ -81,6 +80,11 @@ public struct JSONWriter: Sendable {
             } else {
                 appendEscaped(raw, plainUpTo: plain, to: &json)
             }
+        }
+        // A native string's bytes are read where they are; only a bridged one is copied to be made contiguous.
+        if text.utf8.withContiguousStorageIfAvailable(append) == nil {
+            var text = text
+            text.withUTF8(append)
         }
     }
 

@@ -204,11 +204,7 @@ extension ProviderConnectionHandler {
             (plan, topic) = (nil, exchange.head["apns-topic"] ?? PushValidator.broadcastBundleID(inPath: path)
                 ?? PushValidator.channelRoute(path)?.bundleID)
         }
-        // Repeated names keep the first: written from the last, so each name is hashed once, not looked up first.
-        var headers = [String: String](minimumCapacity: exchange.head.headers.count)
-        for (name, value) in exchange.head.headers.reversed() {
-            headers[name] = name == "authorization" ? redacted(value) : value
-        }
+        let headers = RequestHeaders(exchange.head.headers) { name, value in name == "authorization" ? self.redacted(value) : value }
         let tokenText = plan?.token.hex ?? PushValidator.tokenText(inPath: exchange.head.path).map { $0.lowercased() }
         connection.services.tracing.requestAnswered(exchange.span, apnsID: apnsID, uniqueID: uniqueID, status: status, reason: reason)
         let elapsed = NIODeadline.now() - exchange.started
