@@ -7,8 +7,8 @@ import Foundation
 /// dictionary only to write them out as JSON again cost it 5,000 instructions a push (`Benchmarks/instructions.sh`,
 /// the provider path). A reader makes the dictionary when it asks for one, instead of every row read making one.
 public struct RequestHeaders: Sendable, Hashable, Codable, ExpressibleByDictionaryLiteral {
-    /// The JSON object's text, as UTF-8: made into a `String` only when asked for (a `String` checks its bytes are
-    /// UTF-8, eight instructions a byte: 3,500 a push).
+    /// The JSON object's text, as UTF-8: made into a `String` only when asked for (making one checks every byte is
+    /// UTF-8 again, a few instructions a byte of each push's headers).
     public let json: [UInt8]
 
     /// The JSON object's text.
