@@ -19,6 +19,8 @@ public struct AttachmentDownloader: Sendable {
     static let bodyLimit = AttachmentRules.Kind.movie.maximumSize + 1
 
     let client: HTTPClient
+    /// Whether a file is written on the extension's thread or on ``fileIO``'s.
+    let writes: AttachmentWrites
     /// Where attachments are saved; a temporary folder when the device keeps no data.
     let directory: URL
     /// ``directory``'s path, worked out once: joining a name to the URL and reading its path back took Foundation
@@ -50,8 +52,9 @@ public struct AttachmentDownloader: Sendable {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    public init(client: HTTPClient = AttachmentDownloader.sharedClient, directory: URL) {
+    public init(client: HTTPClient = AttachmentDownloader.sharedClient, directory: URL, writes: AttachmentWrites = .shared) {
         self.client = client
+        self.writes = writes
         self.directory = directory
         self.folder = directory.path
     }
@@ -74,16 +77,24 @@ public struct AttachmentDownloader: Sendable {
         let file = fileName.isEmpty || fileName.utf8.contains(UInt8(ascii: "/")) || folder.hasSuffix("/") ? directory.appendingPathComponent(fileName).path
             : folder + "/" + fileName
         let folder = folder
+        @Sendable func write() throws {
+            do {
+                try Self.write(bytes, to: file)
+            } catch {
+                // The folder is made when a write fails, not checked before each one (a `stat` a push); then it goes
+                // as it always did: the folder made, the file written, or the error of whichever failed.
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try Self.write(bytes, to: file)
+            }
+        }
         do {
-            try await Self.fileIO.runIfActive {
-                do {
-                    try Self.write(bytes, to: file)
-                } catch {
-                    // The folder is made when a write fails, not checked before each one (a `stat` a push); then it
-                    // goes as it always did: the folder made, the file written, or the error of whichever failed.
-                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                    try Self.write(bytes, to: file)
-                }
+            let start = ContinuousClock.now
+            if writes.onPool(at: start) {
+                try await Self.fileIO.runIfActive(write)
+            } else {
+                let waits = AttachmentWrites.waits()
+                defer { writes.wrote(from: start, to: .now, waited: waits.map { AttachmentWrites.waits() != $0 } ?? true) }
+                try write()
             }
         } catch {
             throw ExtensionError("cannot save the attachment at \(file): \(error)")
@@ -95,10 +106,8 @@ public struct AttachmentDownloader: Sendable {
                                               file: file)
     }
 
-    /// Where attachments are written: their blocking system calls kept off Swift's concurrency threads (as many as
-    /// the machine has cores), which every device's extensions and the device link share. On a busy disk a file's
-    /// creation took most of a millisecond, the two threads waited on it, and a hundred devices' rich pushes went no
-    /// faster than ten devices' (`Benchmarks/e2e.sh`).
+    /// Where attachments are written while the disk stalls (``AttachmentWrites``): their blocking system calls kept
+    /// off Swift's concurrency threads (as many as the machine has cores), which every device's extensions share.
     static let fileIO: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: 8)
         pool.start()
