@@ -19,7 +19,7 @@ public struct AttachmentDownloader: Sendable {
     static let bodyLimit = AttachmentRules.Kind.movie.maximumSize + 1
 
     let client: HTTPClient
-    /// Whether a file is written on the extension's thread or on ``fileIO``'s.
+    /// Where a file is written: on the extension's thread, or on a pool while the disk stalls.
     let writes: AttachmentWrites
     /// Where attachments are saved; a temporary folder when the device keeps no data.
     let directory: URL
@@ -88,14 +88,7 @@ public struct AttachmentDownloader: Sendable {
             }
         }
         do {
-            let start = ContinuousClock.now
-            if writes.onPool(at: start) {
-                try await Self.fileIO.runIfActive(write)
-            } else {
-                let waits = AttachmentWrites.waits()
-                defer { writes.wrote(from: start, to: .now, waited: waits.map { AttachmentWrites.waits() != $0 } ?? true) }
-                try write()
-            }
+            try await writes.perform(write)
         } catch {
             throw ExtensionError("cannot save the attachment at \(file): \(error)")
         }
@@ -105,14 +98,6 @@ public struct AttachmentDownloader: Sendable {
                                               refusal: AttachmentRules.refusal(fileExtension: fileExtension, bytes: bytes),
                                               file: file)
     }
-
-    /// Where attachments are written while the disk stalls (``AttachmentWrites``): their blocking system calls kept
-    /// off Swift's concurrency threads (as many as the machine has cores), which every device's extensions share.
-    static let fileIO: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: 8)
-        pool.start()
-        return pool
-    }()
 
     /// Writes the file without syncing it to the disk. Foundation's `Data.write(to:)` syncs every file it writes
     /// (`fsync`), which held one of the process's few concurrency threads for each attachment: a hundred devices'

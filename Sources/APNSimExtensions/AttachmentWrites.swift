@@ -1,3 +1,4 @@
+import NIOPosix
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -6,12 +7,12 @@ import Darwin
 #endif
 
 /// Where an attachment's file is written: on the extension's own thread while writes are quick, as an extension on
-/// iOS writes what it downloaded itself; on ``AttachmentDownloader/fileIO``'s threads for a while after one that was
-/// not.
+/// iOS writes what it downloaded itself; on ``pool``'s threads for a while after one that was not.
 ///
-/// Handing every write to the pool cost a rich push two thread hand-offs: the device process spent about 340 µs of
-/// processor time a rich push with them and 240 µs without, and rich pushes went 30% faster (`/proc` times around rich
-/// loads of `Benchmarks/e2e.sh`'s kind, docs/speed.md). A file written to the page cache takes tens of microseconds,
+/// Handing every write to the pool cost a rich push two thread hand-offs: with the devices' data on `/dev/shm`, the
+/// device process spent about 340 µs of processor time a rich push with them and 260 µs without, and rich pushes went
+/// a quarter faster; on this machine's disk the two came out level (`/proc` times around rich loads of
+/// `Benchmarks/e2e.sh`'s kind, docs/speed.md). A file written to the page cache takes tens of microseconds,
 /// and most of a millisecond on an ext4 whose inodes were freed in the last half minute (docs/speed.md): kernel work
 /// either way, which the pool's threads would do on the same cores. A write that waited (its thread gave up the
 /// processor) and took longer than ``slow`` says the disk itself is stalling (a full writeback queue, a network file
@@ -28,9 +29,30 @@ public final class AttachmentWrites: Sendable {
     /// The process's: every device's extensions write through it.
     public static let shared = AttachmentWrites()
 
+    /// Where files are written while the disk stalls: their blocking system calls kept off Swift's concurrency threads
+    /// (as many as the machine has cores), which every device's extensions share.
+    static let pool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 8)
+        pool.start()
+        return pool
+    }()
+
     private let poolUntil = Mutex<ContinuousClock.Instant?>(nil)
 
     public init() {}
+
+    /// Runs `write`, a file's blocking system calls: here, or on ``pool`` while writes go there; a write run here is
+    /// noted (``wrote(from:to:waited:)``).
+    func perform(_ write: @escaping @Sendable () throws -> Void) async throws {
+        let start = ContinuousClock.now
+        if onPool(at: start) {
+            try await Self.pool.runIfActive(write)
+            return
+        }
+        let before = Self.waits()
+        defer { wrote(from: start, to: .now, waited: before.map { Self.waits() != $0 } ?? true) }
+        try write()
+    }
 
     /// Whether a write starting at `now` goes to the pool.
     public func onPool(at now: ContinuousClock.Instant) -> Bool {

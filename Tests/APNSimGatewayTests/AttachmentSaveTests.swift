@@ -60,6 +60,8 @@ struct AttachmentSaveTests {
         var sum = 0
         for number in 0..<1_000 { sum &+= number &* number }
         let computed = AttachmentWrites.waits()
+        // Not a wait for anything: the thread has to block once, and a sleep is the one block that needs no other
+        // party. Any length blocks; how long it takes does not decide the verdict.
         usleep(2_000)
         let slept = AttachmentWrites.waits()
         #expect(sum != 0)

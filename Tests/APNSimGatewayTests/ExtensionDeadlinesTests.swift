@@ -1,10 +1,11 @@
 import APNSimExtensions
+import APNSimTestSupport
 import Synchronization
 import Testing
 
 /// The budgets' deadlines of the extension runs in progress, on one timer: armed for the earliest, armed again only
 /// for an earlier one, and each action called once, at its deadline, unless its run ended first.
-@Suite("Extension deadlines: one timer for every run's budget")
+@Suite("Extension deadlines: one timer for every run's budget", .hangGuard)
 struct ExtensionDeadlinesTests {
     /// A timer that fires when the test says, and a clock that reads what the test sets.
     final class ManualTimer: Sendable {
