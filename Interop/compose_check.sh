@@ -39,10 +39,12 @@ cleanup() {
 }
 trap cleanup EXIT
 compose_engine "$work"
+remove_leftovers apnsim-run "$project" apnsimscale
+ports_free 2197 2198 8197 8199 2195 2196 9090
 
 say "1. docker run -p 2197:2197 -p 8197:8197 -e APNSIM_CONTROL_TOKEN=… apnsim (the README's line)"
 podman run -d --name apnsim-run -p 2197:2197 -p 8197:8197 -e APNSIM_CONTROL_TOKEN="$token" apnsim:latest >/dev/null
-within 120 ready || { podman logs apnsim-run; exit 1; }
+within 120 ready || { podman logs apnsim-run; why_unreachable "$control/readyz" apnsim-run; exit 1; }
 curl -s "$control/readyz"; echo
 [[ "$(curl -s -o /dev/null -w '%{http_code}' "$control/v1/devices")" == 401 ]] || { echo "the control API answered without the token"; exit 1; }
 send=$(podman logs apnsim-run | grep -oE "apnsim send --token [0-9a-f]+$" | head -1)
@@ -65,7 +67,7 @@ podman rm apnsim-run >/dev/null
 
 say "2. compose up --scale device=3 ($APNSIM_DEVICE_COUNT devices each)"
 compose up -d --no-build --scale device=3 2>&1 | grep -v "^$" || true
-within 180 ready || { compose logs gateway; exit 1; }
+within 180 ready || { compose logs gateway; why_unreachable "$control/readyz" "$(compose ps -q gateway)"; exit 1; }
 within 180 devices_online 6 || { compose logs --tail 20; exit 1; }
 compose ps
 "$python" Interop/compose_check.py rich "$control" "$token" Certs/ca.pem Certs/AuthKey_SIMKEY0001.p8 2197 http://media:8199/media
@@ -77,7 +79,7 @@ podman kill --signal KILL "$gateway" >/dev/null
 podman wait "$gateway" >/dev/null || true
 say "gateway killed: $(podman inspect "$gateway" --format '{{.State.Status}}, exit code {{.State.ExitCode}}')"
 compose start gateway >/dev/null 2>&1
-within 120 ready || { compose logs gateway; exit 1; }
+within 120 ready || { compose logs gateway; why_unreachable "$control/readyz" "$(compose ps -q gateway)"; exit 1; }
 within 120 devices_online 6 || { compose logs --tail 20; exit 1; }
 say "the gateway is ready again and the 6 devices re-linked by themselves"
 "$python" Interop/compose_check.py displayed "$control" "$token" "$work/held.json"

@@ -31,10 +31,12 @@ cleanup() {
 }
 trap cleanup EXIT
 compose_engine "$work"
+remove_leftovers apnsimscale apnsimcheck apnsim-run
+ports_free 2197 8197
 
 say "compose up: $containers device containers x $per_container devices"
 compose up -d --scale device="$containers" >"$work/up.log" 2>&1 || { cat "$work/up.log"; exit 1; }
-within 120 ready || { compose logs gateway | tail -20; exit 1; }
+within 120 ready || { compose logs gateway | tail -20; why_unreachable "$control/readyz" "$(compose ps -q gateway)"; exit 1; }
 registered() { # how many dev-… devices are online with their app registered
   curl -sf -H "Authorization: Bearer $token" "$control/v1/devices" > "$work/devices.json" || { echo 0; return; }
   "$python" -c 'import json, sys; print(sum(1 for d in json.load(open(sys.argv[1])) if d["id"].startswith("dev-") and d["online"] and d["apps"]))' "$work/devices.json"

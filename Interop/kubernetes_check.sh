@@ -51,6 +51,8 @@ source Interop/containers/compose.sh  # within
 token=$(kubectl kustomize deploy/kubernetes | "$python" -c 'import base64, sys, yaml; print(next(base64.b64decode(d["data"]["control-token"]).decode() for d in yaml.safe_load_all(sys.stdin) if d and d["kind"] == "Secret"))')
 in_gateway() { podman exec apnsim-gateway "$@"; }
 api() { in_gateway curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:8197$1"; }
+remove_leftovers "${pods[@]}"
+podman network rm -f "$network" >/dev/null 2>&1 || true
 podman network create "$network" >/dev/null
 "$python" Interop/kubernetes_pods.py "$rendered" "$network" "$work" "${pods[@]}" > "$work/run.sh"
 sed -n 's/ -e APNSIM[^ ]*//g; s/^/  /p' "$work/run.sh" | cut -c1-220

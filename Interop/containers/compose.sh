@@ -38,7 +38,8 @@ within() {
 }
 
 # The control API's readiness, and whether COUNT devices of the device service (dev-…) are online.
-ready() { [[ "$(curl -s -o /dev/null -w '%{http_code}' "${control:-http://127.0.0.1:8197}/readyz")" == 200 ]]; }
+# Each probe gives up after 5 s, so one that hangs (a forwarded port nobody answers) is tried again within the wait.
+ready() { [[ "$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "${control:-http://127.0.0.1:8197}/readyz")" == 200 ]]; }
 devices_online() {
   curl -sf -H "Authorization: Bearer $APNSIM_CONTROL_TOKEN" "${control:-http://127.0.0.1:8197}/v1/devices" |
     "$python" -c 'import json, sys; d = [x for x in json.load(sys.stdin) if x["id"].startswith("dev-")]; sys.exit(0 if len(d) == int(sys.argv[1]) and all(x["online"] for x in d) else 1)' "$1"

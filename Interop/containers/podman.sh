@@ -28,3 +28,44 @@ CONF
   fi
   podman --version
 }
+
+# A run of these checks that was killed before its EXIT trap (a CI job stopped mid-step) leaves its containers
+# running, publishing the ports the next run needs; podman's state outlives the job on a machine that keeps it.
+# remove_leftovers NAME_OR_PROJECT...   removes the containers of that name or compose project, and says so
+remove_leftovers() {
+  local ids
+  for name in "$@"; do
+    ids=$( { podman ps -aq --filter "name=^${name}\$"; podman ps -aq --filter "label=com.docker.compose.project=$name"; } | sort -u)
+    [[ -z "$ids" ]] && continue
+    echo "removing what an earlier run left behind ($name): $(podman ps -a --filter "id=$(echo "$ids" | head -1)" --format '{{.Names}} {{.Status}}')…"
+    # shellcheck disable=SC2086  # one ID a word
+    podman rm -f -t 0 $ids >/dev/null
+  done
+}
+
+# ports_free PORT...   fails, naming the holder, when anything on this machine already listens on or forwards a
+# port a check is about to publish: a probe would then reach it instead of the container under test.
+ports_free() {
+  local port holders
+  for port in "$@"; do
+    holders=$(podman ps --format '{{.Names}} {{.Ports}}' | grep -E ":$port->" || true)
+    [[ -z "$holders" ]] || { echo "port $port is already published by a container: $holders"; return 1; }
+    holders=$(ss -ltnpH "sport = :$port" 2>/dev/null || true)
+    [[ -z "$holders" ]] || { echo "port $port is already taken on this machine: $holders"; return 1; }
+  done
+}
+
+# why_unreachable URL CONTAINER   what a probe that never answered saw, and where the published port leads: printed
+# when a check gives up, so the failure names its cause.
+why_unreachable() {
+  local url=$1 container=$2 port
+  port=$(sed -E 's#^[a-z]+://[^:/]+:([0-9]+).*#\1#' <<<"$url")
+  echo "--- curl -sv --max-time 5 $url"
+  curl -sv --max-time 5 "$url" 2>&1 | grep -vE '^\* (Trying|  CAfile|  CApath)' | tail -15 || true
+  echo "--- podman port $container; podman ps -a"
+  podman port "$container" 2>&1 || true
+  podman ps -a --format '{{.Names}}  {{.Status}}  {{.Ports}}' 2>&1 || true
+  echo "--- listeners and forwarding rules for port $port"
+  ss -ltnpH "sport = :$port" 2>&1 || true
+  { iptables -t nat -S 2>/dev/null; nft list ruleset 2>/dev/null; } | grep -E "dport $port\b|dport $port " || echo "(no nat rule names port $port)"
+}
