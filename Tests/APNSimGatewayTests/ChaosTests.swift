@@ -83,7 +83,7 @@ struct ChaosTests {
     func offlineDevices() async throws {
         let store = temporaryDirectory() + ".sqlite"
         let data = temporaryDirectory()
-        let first = try await GatewayProcess.start(store: store)
+        let first = try await GatewayProcess.start(store: store, devicePort: try RestartPort.pick())
         let (devices, tokens) = try await Self.devices(100, gateway: first, data: data)
         #expect(tokens.count == 100)
         await devices.stop()
@@ -111,7 +111,7 @@ struct ChaosTests {
     func underLoad() async throws {
         let store = temporaryDirectory() + ".sqlite"
         let data = temporaryDirectory()
-        let first = try await GatewayProcess.start(store: store)
+        let first = try await GatewayProcess.start(store: store, devicePort: try RestartPort.pick())
         let (devices, tokens) = try await Self.devices(20, gateway: first, data: data)
         // Rounds of 1,000 pushes; the kill comes in the middle of the third, as its 2,500th 200 arrives.
         let answered = Counter()

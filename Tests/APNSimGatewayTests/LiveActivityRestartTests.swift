@@ -10,7 +10,7 @@ struct LiveActivityRestartTests {
     @Test("After the gateway restarts, a device's running activity is listed again and its push token still updates it",
           .hangGuard)
     func activityOutlivesGateway() async throws {
-        let first = try await GatewayProcess.start()
+        let first = try await GatewayProcess.start(devicePort: try RestartPort.pick())
         let types = #"[{"name":"DeliveryAttributes","attributes":{"orderID":"String"},"contentState":{"status":"String","etaMinutes":"Int"}}]"#
         let device = try await ApnsimProcess(["device", "--id", "la-1", "--device-port", String(first.devicePort), "--certs", "Certs",
                                               "--data", temporaryDirectory(), "--activity-types", "com.example.app:\(types)",
