@@ -161,7 +161,7 @@ final class DeviceDirectory: Sendable {
     }
 
     private func newID() -> String {
-        deliveryIDs.withLock { $0.upperCaseUUID() }
+        deliveryIDs.withLock { $0.orderedUUID() }
     }
 
     /// Ends activity `id` as its app would; `false` when no device has it.
