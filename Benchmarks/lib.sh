@@ -5,6 +5,10 @@
 # scratch (a work folder and processes cleaned up on exit), start_gateway, start_nginx, world_token, provider_jwt (a token by
 # Apple's openssl recipe), wait_for WHAT CMD..., rss_mib PID, cpu_seconds PID, stamp.
 
+# Gateways started here take channel-management ports the kernel picks (their defaults are Apple's 2195 and 2196), so
+# that a run beside `apnsim up` or another check neither fails to bind them nor takes them from it.
+export APNSIM_DEVELOPMENT_MANAGEMENT_PORT=${APNSIM_DEVELOPMENT_MANAGEMENT_PORT:-0} APNSIM_PRODUCTION_MANAGEMENT_PORT=${APNSIM_PRODUCTION_MANAGEMENT_PORT:-0}
+
 scratch() { # sets $work (a temporary folder) and $pids (processes to stop); both go when the script exits
   work=$(mktemp -d)
   pids=()

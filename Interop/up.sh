@@ -7,7 +7,10 @@ start_up() {
   shift 3
   local device_port
   device_port=$(printf '%s\n' "$@" | grep -A1 -x -- --device-port | tail -1)
-  "$apnsim" up --data "$work/devices" "$@" >"$work/up.log" 2>&1 &
+  # Channel-management ports the kernel picks unless ARGS name them (their defaults are Apple's 2195 and 2196): a check
+  # beside another `apnsim up` or a benchmark neither fails to bind them nor takes them from it.
+  APNSIM_DEVELOPMENT_MANAGEMENT_PORT=${APNSIM_DEVELOPMENT_MANAGEMENT_PORT:-0} APNSIM_PRODUCTION_MANAGEMENT_PORT=${APNSIM_PRODUCTION_MANAGEMENT_PORT:-0} \
+    "$apnsim" up --data "$work/devices" "$@" >"$work/up.log" 2>&1 &
   up=$!
   # shellcheck disable=SC2064  # the values now, not at exit
   trap "kill $up 2>/dev/null || true; pkill -f 'device-port $device_port' 2>/dev/null || true; rm -rf '$work'" EXIT
