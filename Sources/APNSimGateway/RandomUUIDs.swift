@@ -2,10 +2,10 @@ import APNSimCore
 import Foundation
 
 /// Makes the IDs of every push: the `apns-id` (when the provider sent none) and `apns-unique-id` values of responses,
-/// and delivery IDs. Random version-4 UUIDs in Apple's text form (time-ordered version-7 ones for delivery IDs), from a SplitMix64 generator seeded once (per
-/// provider connection, per gateway) from the system's random source. These IDs only need to be unique, not secret,
-/// and Foundation's `UUID()` opens and reads `/dev/urandom` per ID on Linux, which `Benchmarks/provider.sh` and
-/// `Benchmarks/e2e.sh` profiles showed.
+/// and delivery IDs. Random version-4 UUIDs in Apple's text form (time-ordered version-7 ones for delivery IDs), from
+/// a SplitMix64 generator seeded once (per provider connection, per gateway) from the system's random source. These
+/// IDs only need to be unique, not secret, and Foundation's `UUID()` opens and reads `/dev/urandom` per ID on Linux,
+/// which `Benchmarks/provider.sh` and `Benchmarks/e2e.sh` profiles showed.
 struct RandomUUIDs {
     fileprivate var random: SplitMix
 
@@ -31,8 +31,8 @@ struct RandomUUIDs {
     /// 1,024 each millisecond and counts up within it (RFC 9562 §6.2, method 1; at its end, and when the clock goes
     /// back, the time is carried on from the last ID's), then 62 random bits. Delivery IDs are these: the record's
     /// index on them then grows at its end, where its pages are in the cache, instead of at a random place in a
-    /// B-tree of up to 100,000 IDs (`Benchmarks/e2e.sh`; docs/speed.md).
-    mutating func orderedUUID(milliseconds now: UInt64 = UInt64(max(Date().timeIntervalSince1970 * 1000, 0))) -> String {
+    /// B-tree of up to 100,000 IDs (docs/speed.md, "Delivery IDs in time order": a few percent of the gateway's time).
+    mutating func orderedUUID(milliseconds now: UInt64 = UInt64(max(Date().timeIntervalSince1970 * 1_000, 0))) -> String {
         if now > lastMilliseconds {
             lastMilliseconds = now
             counter = random.next() & 0x3FF
