@@ -151,7 +151,9 @@ final class DeviceDirectory: Sendable {
     func broadcast(_ plan: BroadcastPlan, apnsID: String, payload: String, now: Date) {
         let shares = registry.change { $0.beginBroadcast(plan, apnsID: apnsID, payload: payload, now: now) }
         for share in shares {
-            let deliver = { self.perform(atOnce: true) { $0.broadcast(plan, to: share, apnsID: apnsID, payload: payload, newID: self.newID, now: now) } }
+            let deliver: @Sendable () -> Void = {
+                _ = self.perform(atOnce: true) { $0.broadcast(plan, to: share, apnsID: apnsID, payload: payload, newID: self.newID, now: now) }
+            }
             guard let carrier = share.first.flatMap({ link(of: $0.device) }) else {
                 deliver()  // its devices are offline: the pushes are held or dropped, and nothing is written
                 continue
