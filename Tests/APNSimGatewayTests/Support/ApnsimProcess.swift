@@ -163,25 +163,11 @@ final class ClosedPort: Sendable {
     private let descriptor: Int32
 
     init() throws {
-        #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        guard let (descriptor, port) = LoopbackSocket.bound(to: 0) else {
+            throw ProcessTestError("cannot hold a closed loopback port: errno \(errno)")
+        }
         self.descriptor = descriptor
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard descriptor >= 0, bound == 0, named == 0 else { throw ProcessTestError("cannot hold a closed loopback port: errno \(errno)") }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
     }
 
     /// Lets the port go (the end of the test that needed it closed).
@@ -191,5 +177,40 @@ final class ClosedPort: Sendable {
         #else
         _ = Darwin.close(descriptor)
         #endif
+    }
+}
+
+/// A TCP socket bound to a port on 127.0.0.1 (0: one the kernel picks), never listening.
+enum LoopbackSocket {
+    /// The bound socket and its port, or `nil` (with `errno` set) when the port cannot be bound. `reuseAddress` binds
+    /// as the gateway does (SO_REUSEADDR), to ask whether it could bind the port; without it the socket holds the port.
+    static func bound(to port: Int, reuseAddress: Bool = false) -> (descriptor: Int32, port: Int)? {
+        #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { return nil }
+        if reuseAddress {
+            var on: Int32 = 1
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            let saved = errno
+            close(descriptor)
+            errno = saved
+            return nil
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 }

@@ -25,23 +25,10 @@ enum RestartPort {
         throw ProcessTestError("no free loopback port below \(rangeStart) in 100 tries")
     }
 
-    /// Whether a socket can bind `port` on 127.0.0.1 now (with SO_REUSEADDR, as the gateway binds).
+    /// Whether a socket can bind `port` on 127.0.0.1 now, as the gateway binds it.
     private static func isFree(_ port: Int) -> Bool {
-        #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var reuse: Int32 = 1
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
+        guard let (descriptor, _) = LoopbackSocket.bound(to: port, reuseAddress: true) else { return false }
+        close(descriptor)
+        return true
     }
 }
