@@ -21,9 +21,7 @@ control_port=${APNSIM_E2E_CONTROL_PORT:-29197}
 device_port=${APNSIM_E2E_DEVICE_PORT:-25223}
 work=$(mktemp -d)
 pids=()
-# Gateways started here take channel-management ports the kernel picks (their defaults are Apple's 2195 and 2196), so
-# that a run beside `apnsim up` or another check neither fails to bind them nor takes them from it.
-export APNSIM_DEVELOPMENT_MANAGEMENT_PORT=${APNSIM_DEVELOPMENT_MANAGEMENT_PORT:-0} APNSIM_PRODUCTION_MANAGEMENT_PORT=${APNSIM_PRODUCTION_MANAGEMENT_PORT:-0}
+source Benchmarks/lib.sh  # channel-management ports the kernel picks
 busy_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }  # every core's busy time, in ticks
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT

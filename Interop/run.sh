@@ -10,9 +10,7 @@ prod_port=${APNSIM_INTEROP_PROD_PORT:-12198}
 control_port=${APNSIM_INTEROP_CONTROL_PORT:-18197}
 log=$(mktemp)
 
-# Gateways started here take channel-management ports the kernel picks (their defaults are Apple's 2195 and 2196), so
-# that a run beside `apnsim up` or another check neither fails to bind them nor takes them from it.
-export APNSIM_DEVELOPMENT_MANAGEMENT_PORT=${APNSIM_DEVELOPMENT_MANAGEMENT_PORT:-0} APNSIM_PRODUCTION_MANAGEMENT_PORT=${APNSIM_PRODUCTION_MANAGEMENT_PORT:-0}
+source Interop/up.sh  # channel-management ports the kernel picks
 "$apnsim" gateway --development-port "$dev_port" --production-port "$prod_port" --control-port "$control_port" --device-port 0 >"$log" 2>&1 &
 gateway=$!
 trap 'kill $gateway 2>/dev/null || true; wait $gateway 2>/dev/null || true' EXIT

@@ -2,15 +2,17 @@
 #
 #   start_up APNSIM WORK SECONDS ARGS...   sets $up (its PID) and stops it, its devices and WORK on exit;
 #                                          --device-port must be among ARGS (it names the devices to stop)
+#
+# Gateways and sandboxes started by a script that sources this take channel-management ports the kernel picks (their
+# defaults are Apple's 2195 and 2196) unless they name them, so that a run beside `apnsim up` or another check neither
+# fails to bind them nor takes them from it.
+export APNSIM_DEVELOPMENT_MANAGEMENT_PORT=${APNSIM_DEVELOPMENT_MANAGEMENT_PORT:-0} APNSIM_PRODUCTION_MANAGEMENT_PORT=${APNSIM_PRODUCTION_MANAGEMENT_PORT:-0}
 start_up() {
   local apnsim=$1 work=$2 seconds=$3
   shift 3
   local device_port
   device_port=$(printf '%s\n' "$@" | grep -A1 -x -- --device-port | tail -1)
-  # Channel-management ports the kernel picks unless ARGS name them (their defaults are Apple's 2195 and 2196): a check
-  # beside another `apnsim up` or a benchmark neither fails to bind them nor takes them from it.
-  APNSIM_DEVELOPMENT_MANAGEMENT_PORT=${APNSIM_DEVELOPMENT_MANAGEMENT_PORT:-0} APNSIM_PRODUCTION_MANAGEMENT_PORT=${APNSIM_PRODUCTION_MANAGEMENT_PORT:-0} \
-    "$apnsim" up --data "$work/devices" "$@" >"$work/up.log" 2>&1 &
+  "$apnsim" up --data "$work/devices" "$@" >"$work/up.log" 2>&1 &
   up=$!
   # shellcheck disable=SC2064  # the values now, not at exit
   trap "kill $up 2>/dev/null || true; pkill -f 'device-port $device_port' 2>/dev/null || true; rm -rf '$work'" EXIT
