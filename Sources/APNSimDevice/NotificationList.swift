@@ -263,12 +263,20 @@ extension NotificationList {
     private mutating func forgetOldest(of bundleID: String) {
         guard let count = shownPerApp[bundleID], count > displayedLimit + displayedLimit / 4 else { return }
         var leaving = count - displayedLimit
-        shown.removeAll { old in
-            guard leaving > 0, old.bundleID == bundleID else { return false }
-            leaving -= 1
-            shownIdentifiers.remove(ShownIdentifier(bundleID: old.bundleID, identifier: old.identifier))
-            return true
+        // The ones that stay are moved up in order and the ones leaving go from the end: `removeAll(where:)` copied
+        // every notification to ask about it, a retain and release of each of its strings (`perf record` of the
+        // devices, a plain load: 8% of their time, docs/speed.md).
+        var kept = shown.startIndex
+        for index in shown.indices {
+            if leaving > 0 && shown[index].bundleID == bundleID {
+                leaving -= 1
+                shownIdentifiers.remove(ShownIdentifier(bundleID: bundleID, identifier: shown[index].identifier))
+                continue
+            }
+            if kept != index { shown.swapAt(kept, index) }
+            kept += 1
         }
+        shown.removeLast(shown.count - kept)
         shownPerApp[bundleID] = displayedLimit
     }
 }

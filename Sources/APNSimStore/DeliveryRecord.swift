@@ -101,9 +101,11 @@ public struct DeliveryFilter: Sendable, Hashable {
 }
 
 /// What happens to a delivery, and to the gateway's device state that must outlive a restart, in the order
-/// the gateway saw it.
+/// the gateway saw it. The cases that carry a whole record are `indirect`: an event is copied into the recorder's
+/// buffer, out of it and into each pattern that reads it, and inline they made every event 592 bytes, each copy
+/// retaining some twenty strings (docs/speed.md, "The delivery record in memory").
 public enum DeliveryEvent: Sendable {
-    case accepted(DeliveryRecord)
+    indirect case accepted(DeliveryRecord)
     case acknowledged(id: String, at: Date)
     /// The device's receipt. Its content, extension run and presentation are the JSON the device wrote
     /// (``ReceivedReceipt``), recorded as they came.
@@ -118,12 +120,12 @@ public enum DeliveryEvent: Sendable {
     /// place of (APNs keeps one per app, so the older is coalesced away), if there was one.
     case stored(id: String, reason: StoredFor, at: Date, replacing: String? = nil)
     /// A device's app got a token.
-    case registered(DeviceRegistration)
+    indirect case registered(DeviceRegistration)
     /// The app was removed; its token answers 410 from `at` on.
     case unregistered(token: DeviceToken, at: Date)
     /// The gateway holds a push for a device: stored while it is offline (`slot` names the one-per-app place it
     /// occupies, replacing what was there) or sent and not yet acknowledged (`slot` nil).
-    case held(HeldPush)
+    indirect case held(HeldPush)
     /// The gateway no longer holds the push.
     case released(id: String)
     case releasedAll

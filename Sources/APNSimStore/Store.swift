@@ -23,11 +23,16 @@ public final class Store: Sendable {
             database = try DatabaseQueue()
         }
         self.isFile = path != nil
+        memoryDeliveries = path == nil ? MemoryDeliveries() : nil
         try Self.migrator.migrate(database)
     }
 
     /// Whether the record is kept in a file (and so survives the process).
     public let isFile: Bool
+
+    /// The delivery record when nothing is kept in a file: Swift's own arrays and dictionaries, which answer as the
+    /// file's `deliveries` table does at a fraction of a push's cost (docs/speed.md). `nil` for a file.
+    private let memoryDeliveries: MemoryDeliveries?
 
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -198,7 +203,8 @@ public final class Store: Sendable {
 
     /// Deletes all but the newest `keeping` deliveries, and those accepted before `before`; returns how many went.
     func trimDeliveries(keeping: Int?, before: Date?) throws -> Int {
-        try trim(table: "deliveries", order: "rowid", time: "acceptedAt", keeping: keeping, before: before)
+        if let memoryDeliveries { return memoryDeliveries.trim(keeping: keeping, before: before) }
+        return try trim(table: "deliveries", order: "rowid", time: "acceptedAt", keeping: keeping, before: before)
     }
 
     /// One `DELETE` for the count (everything up to the row `keeping` places from the newest by `order`) and one
@@ -240,8 +246,15 @@ public final class Store: Sendable {
         try database.read { try SendRecord.fetchCount($0) }
     }
 
-    /// Applies delivery events in one transaction, in order.
+    /// Applies delivery events in one transaction, in order. In memory the deliveries are changed in
+    /// ``MemoryDeliveries``, and only what a restart would read (none of which the recorder queues there) is written here.
     func apply(_ events: [DeliveryEvent]) throws {
+        guard let memoryDeliveries else { return try write(events) }
+        memoryDeliveries.apply(events)
+        if events.contains(where: \.isRestartState) { try write(events.filter(\.isRestartState)) }
+    }
+
+    private func write(_ events: [DeliveryEvent]) throws {
         guard !events.isEmpty else { return }
         try database.write { db in
             // The rows of every delivered push use cached statements: compiled once, not once per push, and looked up
@@ -296,7 +309,8 @@ public final class Store: Sendable {
 
     /// Deliveries matching `filter`, oldest first.
     public func deliveries(matching filter: DeliveryFilter) throws -> [DeliveryRecord] {
-        try database.read { db in
+        if let memoryDeliveries { return memoryDeliveries.deliveries(matching: filter) }
+        return try database.read { db in
             let request = Self.request(filter)
             if filter.newestFirst {
                 return try request.order(Column("acceptedAt").desc, Column("rowid").desc).limit(filter.limit).fetchAll(db)
@@ -307,7 +321,8 @@ public final class Store: Sendable {
 
     /// How many deliveries `filter` matches, its `limit` aside: what a long-poll counts before it reads them.
     public func deliveryCount(matching filter: DeliveryFilter) throws -> Int {
-        try database.read { try Self.request(filter).fetchCount($0) }
+        if let memoryDeliveries { return memoryDeliveries.count(matching: filter) }
+        return try database.read { try Self.request(filter).fetchCount($0) }
     }
 
     private static func request(_ filter: DeliveryFilter) -> QueryInterfaceRequest<DeliveryRecord> {
@@ -335,13 +350,15 @@ public final class Store: Sendable {
 
     /// How many deliveries were recorded, and how many of them have an outcome.
     public func deliveryCounts() throws -> (total: Int, completed: Int) {
-        try database.read { db in
+        if let memoryDeliveries { return memoryDeliveries.counts }
+        return try database.read { db in
             (try DeliveryRecord.fetchCount(db), try DeliveryRecord.filter(Column("outcome") != nil).fetchCount(db))
         }
     }
 
     /// Forgets every delivery record, and the interactions and summaries with what they showed.
     public func deleteAllDeliveries() throws {
+        memoryDeliveries?.deleteAll()
         try database.write { db in
             _ = try DeliveryRecord.deleteAll(db)
             try db.execute(sql: "DELETE FROM interactions")

@@ -262,7 +262,9 @@ struct LiveActivityTests {
             _ = center.receive(NotificationListTests.push(#"{"aps":{"alert":"n"}}"#, id: "\(number)"))
         }
         #expect(center.displayed.filter { $0.bundleID == "com.example.quiet" }.map(\.deliveryID) == ["q2", "q1"])
-        #expect((4...5).contains(center.displayed.filter { $0.bundleID == "com.example.app" }.count))
+        let flooded = center.displayed.filter { $0.bundleID == "com.example.app" }.map(\.deliveryID)
+        #expect((4...5).contains(flooded.count))
+        #expect(flooded == (40 - flooded.count..<40).reversed().map(String.init), "the newest stay, newest first")
         let replaced = center.receive(NotificationListTests.push(#"{"aps":{"alert":"again"}}"#, collapseID: "c", id: "q3",
                                                                   bundleID: "com.example.quiet"))
         #expect(replaced.map(\.outcome) == [.displayed, .replaced], "the quiet app's notification is still there to replace")
@@ -278,6 +280,7 @@ struct LiveActivityTests {
         }
         #expect(center.displayed.first?.deliveryID == "49")
         #expect(center.displayed.count >= 8)
+        #expect(center.displayed.map(\.deliveryID) == (50 - center.displayed.count..<50).reversed().map(String.init))
         let receipts = center.receive(NotificationListTests.push(#"{"aps":{"alert":"n"}}"#, collapseID: "c", id: "50"))
             + center.receive(NotificationListTests.push(#"{"aps":{"alert":"n"}}"#, collapseID: "c", id: "51"))
         #expect(receipts.map(\.outcome) == [.displayed, .displayed, .replaced])

@@ -1,0 +1,135 @@
+import APNSimCore
+import APNSimStore
+import Foundation
+import Testing
+
+/// A store in memory keeps deliveries in Swift's own collections, a store file in SQLite. The same events, limits and
+/// clock go to one of each, and every filter must read the same records from both, in the same order.
+@Suite("The delivery record in memory answers as a store file's")
+struct MemoryDeliveriesTests {
+    static let tokens = ["aa01", "aa02", "bb03", "cc04", "dd05"]
+    static let devices = ["iphone", "ipad", "watch"]
+    static let bundles = ["com.example.app", "com.example.other"]
+
+    /// One run of random events; `clockSetBack` sometimes records a push accepted before the one recorded last, as
+    /// when `POST /v1/clock` moves a virtual clock or the system's clock steps back.
+    @Test("Random events, trimmed by count and age, read alike through every filter", arguments: [
+        (seed: 1, clockSetBack: false), (seed: 2, clockSetBack: false), (seed: 3, clockSetBack: true), (seed: 4, clockSetBack: true),
+    ])
+    func sameAnswers(seed: Int, clockSetBack: Bool) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-memory-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let clock = ManualClock(start)
+        var limits = RecordLimits()
+        limits.deliveries = 60
+        limits.maximumAge = 40
+        let memoryStore = try Store()
+        let fileStore = try Store(path: folder.appendingPathComponent("store.sqlite").path)
+        let memory = try DeliveryRecorder(store: memoryStore, limits: limits, clock: .manual(clock))
+        let file = try DeliveryRecorder(store: fileStore, limits: limits, clock: .manual(clock))
+        var random = SplitMix(seed: UInt64(seed))
+        var ids: [String] = []
+        var compared = 0
+        // Past 1,024 rows removed after the reset, the table drops its empty front and sweeps its lists (at least once).
+        for step in 0..<4_000 {
+            // Times in whole 1/64 s: a date and its seconds since 1970 in the file are then the same number exactly.
+            if Int.random(in: 0..<4, using: &random) == 0 { clock.advance(by: Double(Int.random(in: 1...64, using: &random)) / 64) }
+            var at = clock.now
+            if clockSetBack && Int.random(in: 0..<10, using: &random) == 0 { at -= Double(Int.random(in: 1...640, using: &random)) / 64 }
+            let event = Self.event(step: step, at: at, ids: &ids, random: &random)
+            memory.record(event)
+            file.record(event)
+            if Int.random(in: 0..<50, using: &random) == 0 {
+                try memory.flush()
+                try file.flush()
+                compared += try Self.compare(memoryStore, fileStore, ids: ids, at: at, random: &random)
+            }
+            if step == 600 {
+                try memory.deleteAll()
+                try file.deleteAll()
+            }
+        }
+        try memory.flush()
+        try file.flush()
+        compared += try Self.compare(memoryStore, fileStore, ids: ids, at: clock.now, random: &random)
+        #expect(memory.dropped == file.dropped)
+        #expect(memory.dropped > 0, "the limits were reached")
+        #expect(compared > 1_000, "enough records were compared")
+    }
+
+    static func event(step: Int, at: Date, ids: inout [String], random: inout SplitMix) -> DeliveryEvent {
+        let known = ids.randomElement(using: &random) ?? "none"
+        switch Int.random(in: 0..<20, using: &random) {
+        case 0..<8, 19:
+            // Now and then an ID recorded before, as `INSERT OR REPLACE` meets it.
+            let id = Int.random(in: 0..<30, using: &random) == 0 ? known : "d-\(step)"
+            let token = tokens.randomElement(using: &random)!
+            var record = DeliveryRecord(id: id, apnsId: "A-\(step % 40)", device: devices[tokens.firstIndex(of: token)! % devices.count],
+                                        bundleID: bundles.randomElement(using: &random)!, token: token, pushType: "alert", acceptedAt: at)
+            if Bool.random(using: &random) { record.uniqueId = "u-\(step % 7)" }
+            if Int.random(in: 0..<10, using: &random) == 0 {
+                record.outcome = .dropped
+                record.detail = "the gateway completed it"
+                record.displayedAt = at
+            }
+            ids.append(id)
+            return .accepted(record)
+        case 8..<10:
+            return .acknowledged(id: known, at: at)
+        case 10..<14:
+            let content = NotificationContent(title: "T\(step)", body: "B", badge: step % 3, threadID: "t")
+            return .receipt(id: known, outcome: Bool.random(using: &random) ? .displayed : .suppressed,
+                            content: Bool.random(using: &random) ? EncodedJSON(content) : nil, detail: "r\(step)", at: at,
+                            presentation: EncodedJSON(Presentation(bundleID: "com.example.app", thread: "t", banner: true, list: true)))
+        case 14..<16:
+            return .forgotten(id: known, detail: "forgotten \(step)", at: at)
+        case 16..<18:
+            return .stored(id: known, reason: Bool.random(using: &random) ? .offline : .power, at: at)
+        default:
+            return .receipt(id: "missing-\(step)", outcome: .displayed, content: nil, detail: nil, at: at)
+        }
+    }
+
+    /// Reads both records through a spread of filters; returns how many records were compared.
+    static func compare(_ memory: Store, _ file: Store, ids: [String], at: Date, random: inout SplitMix) throws -> Int {
+        var filters: [DeliveryFilter] = [DeliveryFilter(limit: 1_000), DeliveryFilter(limit: -1), DeliveryFilter(limit: 0)]
+        for token in tokens + ["AA01", "ffff"] {
+            filters.append(DeliveryFilter(token: token, limit: 4))
+            filters.append(DeliveryFilter(token: token, completedOnly: true, limit: 1_000))
+        }
+        for device in devices + ["nobody"] {
+            var newest = DeliveryFilter(device: device, limit: 5)
+            newest.newestFirst = true
+            filters.append(newest)
+            filters.append(DeliveryFilter(device: device, bundleID: bundles[1], limit: 1_000))
+        }
+        filters.append(DeliveryFilter(apnsId: "A-3", limit: 1_000))
+        var unique = DeliveryFilter(limit: 1_000)
+        unique.uniqueId = "U-2"
+        filters.append(unique)
+        filters.append(DeliveryFilter(after: at - 10, limit: 1_000))
+        filters.append(DeliveryFilter(token: tokens[0], after: at - 20, completedOnly: true, limit: 2))
+        for cursor in [ids.last ?? "none", ids.randomElement(using: &random) ?? "none", "never-recorded"] {
+            var page = DeliveryFilter(limit: 10)
+            page.newestFirst = true
+            page.before = cursor
+            filters.append(page)
+            var oldest = DeliveryFilter(device: devices[0], limit: 1_000)
+            oldest.before = cursor
+            filters.append(oldest)
+        }
+        var compared = 0
+        for filter in filters {
+            let fromMemory = try memory.deliveries(matching: filter)
+            let fromFile = try file.deliveries(matching: filter)
+            #expect(fromMemory == fromFile, "\(filter)")
+            #expect(try memory.deliveryCount(matching: filter) == file.deliveryCount(matching: filter), "\(filter)")
+            compared += fromFile.count
+        }
+        let counts = (memory: try memory.deliveryCounts(), file: try file.deliveryCounts())
+        #expect(counts.memory == counts.file)
+        return compared
+    }
+}
