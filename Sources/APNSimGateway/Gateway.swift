@@ -67,7 +67,7 @@ public final class Gateway: Service, Sendable {
         let deliveries = try DeliveryRecorder(store: store, limits: configuration.records, clock: configuration.clock,
                                               changes: changes, observe: { batch in
                                                   metrics.count(batch)
-                                                  tracing.delivered(batch)
+                                                  tracing.delivered(batch.events)
                                               })
         self.deliveries = deliveries
         self.devices = DeviceDirectory(registry: world, persist: { deliveries.record(contentsOf: $0) }, changes: changes)

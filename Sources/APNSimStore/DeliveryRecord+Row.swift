@@ -15,9 +15,10 @@ extension DeliveryRecord {
     static let insertSQL = "INSERT OR REPLACE INTO deliveries (" + insertColumns.joined(separator: ", ") + ") VALUES ("
         + insertColumns.map { _ in "?" }.joined(separator: ", ") + ")"
 
-    /// The receipt's update: its outcome, content, detail, time, extension run and presentation, by ID.
+    /// The receipt's update: its outcome, content, detail, time, extension run and presentation, by ID; returns when
+    /// the push was accepted (its display latency).
     static let receiptSQL = "UPDATE deliveries SET outcome = ?, content = ?, detail = ?, displayedAt = ?, "
-        + "deliveredAt = coalesce(deliveredAt, ?), extension = ?, presentation = ?, activity = ? WHERE id = ?"
+        + "deliveredAt = coalesce(deliveredAt, ?), extension = ?, presentation = ?, activity = ? WHERE id = ? RETURNING acceptedAt"
 
     /// Runs `statement` (``insertSQL``) for this record (``StoredDelivery/init(accepted:)``).
     func insert(with statement: Statement, in db: Database) throws {

@@ -16,15 +16,15 @@ public final class DeliveryRecorder: Sendable {
     public let erasures: ChangeCounter
 
     private let retention: Retention
-    private let observe: (@Sendable ([DeliveryEvent]) -> Void)?
+    private let observe: (@Sendable (AppliedDeliveries) -> Void)?
 
     /// - Parameters:
     ///   - limits: how many deliveries to keep, and for how long (``RecordLimits``).
     ///   - clock: what "now" is for ``RecordLimits/maximumAge``.
     ///   - changes: what to signal after each batch (one signal may serve the send recorder too).
-    ///   - observe: called with each batch of events as it is applied, in order (the gateway's metrics).
+    ///   - observe: called with each batch of events as it is applied, in order (the gateway's metrics and traces).
     public init(store: Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system,
-                changes: ChangeSignal = ChangeSignal(), observe: (@Sendable ([DeliveryEvent]) -> Void)? = nil) throws {
+                changes: ChangeSignal = ChangeSignal(), observe: (@Sendable (AppliedDeliveries) -> Void)? = nil) throws {
         self.store = store
         self.observe = observe
         self.changes = changes
@@ -72,8 +72,8 @@ public final class DeliveryRecorder: Sendable {
     public func flush() throws {
         let events = try applying.withLock { _ in
             let events = buffer.take()
-            try store.apply(events)
-            if !events.isEmpty { observe?(events) }
+            let latencies = try store.apply(events)
+            if !events.isEmpty { observe?(AppliedDeliveries(events: events, displayLatencies: latencies)) }
             let accepted = events.count { if case .accepted = $0 { true } else { false } }
             let outcomes = events.count { switch $0 { case .receipt, .forgotten: true; default: false } }
             matchingEvents.add(accepted + outcomes, ordering: .releasing)
@@ -119,5 +119,19 @@ public final class DeliveryRecorder: Sendable {
     /// Ends ``run()`` after a last flush.
     public func finish() {
         buffer.finish()
+    }
+}
+
+/// A batch of delivery events as the record applied them: what ``DeliveryRecorder``'s observer gets.
+public struct AppliedDeliveries: Sendable {
+    public var events: [DeliveryEvent]
+    /// For each receipt in the batch that says a push was displayed, the seconds from the push's acceptance to the
+    /// receipt, by the record's own times (`apnsim_push_display_latency_seconds`): not the time between the batches
+    /// that brought the two, which the recorder's gathering sets. None for a push whose record went past a limit.
+    public var displayLatencies: [Double]
+
+    public init(events: [DeliveryEvent], displayLatencies: [Double] = []) {
+        self.events = events
+        self.displayLatencies = displayLatencies
     }
 }

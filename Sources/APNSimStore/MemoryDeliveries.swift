@@ -12,10 +12,15 @@ import Synchronization
 final class MemoryDeliveries: Sendable {
     private let table = Mutex(Table())
 
-    /// Applies the events that change deliveries, in order (``Store/apply(_:)`` keeps the rest).
-    func apply(_ events: [DeliveryEvent]) {
+    /// Applies the events that change deliveries, in order (``Store/apply(_:)`` keeps the rest); returns the display
+    /// latencies of the receipts among them (``AppliedDeliveries/displayLatencies``).
+    func apply(_ events: [DeliveryEvent]) -> [Double] {
         table.withLock { table in
-            for event in events { table.apply(event) }
+            var latencies: [Double] = []
+            for event in events {
+                if let latency = table.apply(event) { latencies.append(latency) }
+            }
+            return latencies
         }
     }
 
@@ -84,7 +89,10 @@ extension MemoryDeliveries {
         /// The number the next row gets.
         var nextRow: Int { base + slots.count }
 
-        mutating func apply(_ event: DeliveryEvent) {
+        /// Applies one event; returns, for a receipt that says a push the table holds was displayed, the seconds from
+        /// its acceptance to the receipt.
+        @discardableResult
+        mutating func apply(_ event: DeliveryEvent) -> Double? {
             switch event {
             case .accepted(let record):
                 insert(StoredDelivery(accepted: record))
@@ -106,7 +114,9 @@ extension MemoryDeliveries {
                     row.displayedAt = at
                 }
             case .receipt(let id, let outcome, let content, let detail, let at, let extensionRun, let presentation, let activity):
+                var accepted: Date?
                 update(id) { row in
+                    accepted = row.acceptedAt
                     row.outcome = outcome
                     row.content = content
                     row.detail = detail
@@ -116,10 +126,13 @@ extension MemoryDeliveries {
                     row.presentation = presentation
                     row.activity = activity
                 }
+                guard outcome == .displayed, let accepted else { return nil }
+                return at.timeIntervalSince(accepted)
             case .registered, .unregistered, .held, .released, .releasedAll:
                 // Kept only for a gateway restarted on a store file (`Store.deviceState()`); `Store` writes them there.
                 break
             }
+            return nil
         }
 
         /// `INSERT OR REPLACE`: a row with the same ID goes, and this one is recorded last.

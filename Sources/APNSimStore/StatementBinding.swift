@@ -69,6 +69,19 @@ struct StatementBinding {
     /// Runs the statement once with what is bound. The text is bound here, where its buffer is valid, and unbound
     /// before it goes.
     func run(in db: Database) throws {
+        _ = try step(in: db, reading: false)
+    }
+
+    /// Runs a statement whose `RETURNING` clause names one number, and returns it for the first row changed: `nil` when
+    /// no row was, or its value is not a number (dates from before they were stored as numbers are text).
+    func runReturningNumber(in db: Database) throws -> Double? {
+        try step(in: db, reading: true)
+    }
+
+    /// One step; SQLite makes every change of an `UPDATE … RETURNING` in its first (SQLite, "The RETURNING Clause",
+    /// https://sqlite.org/lang_returning.html), so the rows it returns after the first need not be stepped through.
+    private func step(in db: Database, reading: Bool) throws -> Double? {
+        var number: Double?
         let code = bytes.withUnsafeBufferPointer { buffer -> Int32 in
             let base = UnsafeRawPointer(buffer.baseAddress) ?? UnsafeRawPointer(Self.empty)
             for piece in pieces {
@@ -79,7 +92,12 @@ struct StatementBinding {
                     sqlite3_bind_text(handle, piece.column, (base + piece.start).assumingMemoryBound(to: CChar.self), Int32(piece.count), nil)  // nil: SQLITE_STATIC
                 }
             }
-            let code = sqlite3_step(handle)
+            var code = sqlite3_step(handle)
+            if reading, code == SQLITE_ROW {
+                let type = sqlite3_column_type(handle, 0)
+                if type == SQLITE_FLOAT || type == SQLITE_INTEGER { number = sqlite3_column_double(handle, 0) }
+                code = SQLITE_DONE
+            }
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
             return code
@@ -87,6 +105,7 @@ struct StatementBinding {
         guard code == SQLITE_DONE else {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
         }
+        return number
     }
 
     nonisolated(unsafe) private static let empty: UnsafePointer<CChar> = UnsafePointer(strdup("")!)

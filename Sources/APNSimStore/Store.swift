@@ -246,17 +246,20 @@ public final class Store: Sendable {
         try database.read { try SendRecord.fetchCount($0) }
     }
 
-    /// Applies delivery events in one transaction, in order. In memory the deliveries are changed in
-    /// ``MemoryDeliveries``, and only what a restart would read (none of which the recorder queues there) is written here.
-    func apply(_ events: [DeliveryEvent]) throws {
+    /// Applies delivery events in one transaction, in order, and returns the display latencies of the receipts among
+    /// them (``AppliedDeliveries/displayLatencies``). In memory the deliveries are changed in ``MemoryDeliveries``, and
+    /// only what a restart would read (none of which the recorder queues there) is written here.
+    func apply(_ events: [DeliveryEvent]) throws -> [Double] {
         guard let memoryDeliveries else { return try write(events) }
-        memoryDeliveries.apply(events)
-        if events.contains(where: \.isRestartState) { try write(events.filter(\.isRestartState)) }
+        let latencies = memoryDeliveries.apply(events)
+        if events.contains(where: \.isRestartState) { _ = try write(events.filter(\.isRestartState)) }
+        return latencies
     }
 
-    private func write(_ events: [DeliveryEvent]) throws {
-        guard !events.isEmpty else { return }
-        try database.write { db in
+    private func write(_ events: [DeliveryEvent]) throws -> [Double] {
+        guard !events.isEmpty else { return [] }
+        return try database.write { db in
+            var latencies: [Double] = []
             // The rows of every delivered push use cached statements: compiled once, not once per push, and looked up
             // once per batch (finding one hashes its SQL text: 3,000 instructions a push).
             var insert: Statement?, acknowledge: Statement?, receipt: Statement?
@@ -301,9 +304,11 @@ public final class Store: Sendable {
                     row.bind(outcome.rawValue); row.bind(content?.text); row.bind(detail); row.bind(at.timeIntervalSince1970)
                     row.bind(at.timeIntervalSince1970); row.bind(extensionRun?.text); row.bind(presentation?.text)
                     row.bind(activity?.text); row.bind(id)
-                    try row.run(in: db)
+                    let accepted = try row.runReturningNumber(in: db)
+                    if outcome == .displayed, let accepted { latencies.append(at.timeIntervalSince1970 - accepted) }
                 }
             }
+            return latencies
         }
     }
 

@@ -16,17 +16,40 @@ struct DisplayLatencyMetricTests {
             .flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
     }
 
-    @Test("Accepted and displayed 3 ms apart, in one batch or two, count in the 5 ms bucket and not the 2 ms one")
-    func recordTimes() throws {
+    @Test("Accepted and displayed 3 ms apart, in one batch or two, in memory or in a file, count in the 5 ms bucket and not the 2 ms one",
+          arguments: [false, true])
+    func recordTimes(inFile: Bool) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-latency-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
         let record = DeliveryRecord(id: "d1", apnsId: "A", device: "iphone", bundleID: "com.example.app", token: "ab",
                                     pushType: "alert", acceptedAt: Self.at)
         let receipt = DeliveryEvent.receipt(id: "d1", outcome: .displayed, content: nil, detail: nil, at: Self.at + 0.003)
-        for batches in [[[DeliveryEvent.accepted(record), receipt]], [[.accepted(record)], [receipt]]] {
+        let suppressed = DeliveryEvent.receipt(id: "d2", outcome: .suppressed, content: nil, detail: nil, at: Self.at + 0.003)
+        var second = record
+        second.id = "d2"
+        for (number, batches) in [[[DeliveryEvent.accepted(record), .accepted(second), receipt, suppressed]],
+                                  [[.accepted(record), .accepted(second)], [receipt, suppressed]]].enumerated() {
             let metrics = GatewayMetrics()
-            for batch in batches { metrics.count(batch) }
+            let store = try inFile ? Store(path: folder.appendingPathComponent("\(number).sqlite").path) : Store()
+            let recorder = try DeliveryRecorder(store: store, observe: { metrics.count($0) })
+            for batch in batches {
+                recorder.record(contentsOf: batch)
+                try recorder.flush()
+            }
             let exposition = metrics.exposition(.init(connections: 0, devicesOnline: 0, stored: 0, unacknowledged: 0))
             #expect(Self.bucket(exposition, "0.002") == 0, "\(batches.count) batches")
-            #expect(Self.bucket(exposition, "0.005") == 1, "\(batches.count) batches")
+            #expect(Self.bucket(exposition, "0.005") == 1, "\(batches.count) batches: the suppressed push has no display latency")
         }
+    }
+
+    @Test("A receipt for a push the record no longer holds has no latency")
+    func dropped() throws {
+        let metrics = GatewayMetrics()
+        let recorder = try DeliveryRecorder(store: try Store(), observe: { metrics.count($0) })
+        recorder.record(.receipt(id: "gone", outcome: .displayed, content: nil, detail: nil, at: Self.at))
+        try recorder.flush()
+        let exposition = metrics.exposition(.init(connections: 0, devicesOnline: 0, stored: 0, unacknowledged: 0))
+        #expect((Self.bucket(exposition, "+Inf") ?? 0) == 0, "no observation, so no bucket or an empty one")
     }
 }

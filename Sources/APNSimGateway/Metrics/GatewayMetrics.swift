@@ -19,12 +19,6 @@ final class GatewayMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     /// swift-metrics' factory over ``registry``.
     let factory: PrometheusMetricsFactory
-    /// When each push not yet displayed was accepted, by delivery ID: the start of its latency. The latency is the
-    /// record's own interval (accepted, receipt arrived), not the time between the batches that brought the two here,
-    /// which added the recorder's gathering to it, or hid it when both came in one batch.
-    private let accepted = Mutex<[String: Date]>([:])
-    /// Pushes whose display is awaited, at most; past it, the oldest start is forgotten (a device offline for long).
-    static let awaitedLimit = 200_000
 
     /// The counters and histograms the record's batches add to, each found in ``registry`` once.
     private let sendCounters: MetricCache<SendKey, Prometheus.Counter>
@@ -191,33 +185,25 @@ final class GatewayMetrics: Sendable {
         for (key, count) in counts { sendCounters[key].increment(by: count) }
     }
 
-    /// A batch of delivery events: outcomes, extension runs and, for a displayed push, its latency.
-    func count(_ events: [DeliveryEvent]) {
+    /// A batch of delivery events: outcomes, extension runs and, for a displayed push, its latency (the record's own,
+    /// ``AppliedDeliveries/displayLatencies``).
+    func count(_ batch: AppliedDeliveries) {
         var outcomes: [String: Int64] = [:]
         var runs: [RunKey: Int64] = [:]
-        var latencies: [Duration] = []
+        let latencies = batch.displayLatencies.map { Duration.seconds(max($0, 0)) }
         var runDurations: [Duration] = []
         var downloadDurations: [Duration] = []
         var downloads: [String: Int64] = [:]
         var downloadedBytes: Int64 = 0
         var stored: [StoredFor: Int64] = [:]
         var coalesced: Int64 = 0
-        for event in events {
+        for event in batch.events {
             switch event {
             case .accepted(let record):
                 // One the gateway completed itself (an app removed within its uninstall delay) has its outcome already.
-                if let outcome = record.outcome {
-                    outcomes[outcome.rawValue, default: 0] += 1
-                    continue
-                }
-                accepted.withLock { starts in
-                    if starts.count >= Self.awaitedLimit { starts.removeAll(keepingCapacity: true) }
-                    starts[record.id] = record.acceptedAt
-                }
-            case .receipt(let id, let outcome, _, _, let at, let extensionRun, _, _):
+                if let outcome = record.outcome { outcomes[outcome.rawValue, default: 0] += 1 }
+            case .receipt(_, let outcome, _, _, _, let extensionRun, _, _):
                 outcomes[outcome.rawValue, default: 0] += 1
-                let started = accepted.withLock { $0.removeValue(forKey: id) }
-                if outcome == .displayed, let started { latencies.append(.seconds(max(at.timeIntervalSince(started), 0))) }
                 // A push iOS starts no extension for (no mutable-content) is no run.
                 if let run = extensionRun.flatMap(ExtensionRun.Figures.ofRunThatRan) {
                     runs[RunKey(kind: run.kind ?? "", outcome: run.outcome), default: 0] += 1
@@ -231,9 +217,8 @@ final class GatewayMetrics: Sendable {
             case .stored(_, let reason, _, let replacing):
                 stored[reason, default: 0] += 1
                 if replacing != nil { coalesced += 1 }
-            case .forgotten(let id, _, _):
+            case .forgotten:
                 outcomes["dropped", default: 0] += 1
-                _ = accepted.withLock { $0.removeValue(forKey: id) }
             default:
                 break
             }
