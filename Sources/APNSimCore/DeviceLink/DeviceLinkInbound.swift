@@ -2,10 +2,11 @@ import Foundation
 
 /// A message from a device as the gateway reads it. The two that every push brings back, `ack` and `receipt`, are
 /// read by hand from the frame's members (``JSONObjectSyntax/members(_:)``): `JSONDecoder` was an eighth of the
-/// gateway's time in `Benchmarks/e2e.sh` profiles. Every other message is decoded as a ``DeviceLinkMessage``.
+/// gateway's time in `Benchmarks/e2e.sh` profiles. Every other message is decoded as a ``DeviceLinkMessage``. A
+/// receipt is `indirect`, so the message is a pointer's size and not its 441 bytes, copied with every string in it.
 public enum DeviceLinkInbound: Sendable, Hashable {
     case ack(DeviceLinkMessage.Ack)
-    case receipt(ReceivedReceipt)
+    indirect case receipt(ReceivedReceipt)
     /// The receipts of carried pushes (a broadcast to several devices of one process), each with its device.
     case receipts([CarriedReceivedReceipt])
     case message(DeviceLinkMessage)

@@ -1,7 +1,9 @@
 import Foundation
 
 /// One message of the device link, the protocol between the gateway and simulated devices
-/// (docs/device-link.md). JSON objects with a `type` field, one per frame.
+/// (docs/device-link.md). JSON objects with a `type` field, one per frame. The three cases far larger than a push are
+/// `indirect`: inline, a receipt made every message 769 bytes, a push's included, and each copy of one retained every
+/// string a receipt holds (docs/speed.md, "The delivery record in memory").
 public enum DeviceLinkMessage: Sendable, Hashable {
     /// Device → gateway, first: who the device is and which protocol version it speaks.
     case hello(Hello)
@@ -19,7 +21,7 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     /// Gateway → device: a push for one of the device's tokens.
     case push(Delivery)
     /// Gateway → device: install an app (the control API's `POST /v1/devices/{id}/apps`).
-    case install(AppManifest)
+    indirect case install(AppManifest)
     /// Gateway → device: remove an app.
     case uninstall(Uninstall)
     /// Device → gateway: iOS would not install the app, and why.
@@ -45,7 +47,7 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     /// for a text-input action) or dismisses it (`POST /v1/devices/{id}/tap`, `…/dismiss`).
     case interact(Interact)
     /// Device → gateway: what came of an `interact`: its interaction record, or why nothing happened.
-    case interacted(Interacted)
+    indirect case interacted(Interacted)
     /// Gateway → device: pushes for several devices of the process the link's device runs in (a broadcast).
     case carry(Carry)
     /// Device → gateway: the receipts of carried pushes, each naming its device.
@@ -53,7 +55,7 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     /// Device → gateway: the push arrived; the gateway may forget it.
     case ack(Ack)
     /// Device → gateway: what the device did with the push.
-    case receipt(Receipt)
+    indirect case receipt(Receipt)
     /// Device → gateway, before a receipt: part of an attachment the device keeps, so the inbox shows the
     /// device's own copy.
     case attachmentCopy(AttachmentCopy)
