@@ -37,8 +37,28 @@ public struct NotificationList: Sendable {
     private var shownIdentifiers: Set<ShownIdentifier> = []
 
     private struct ShownIdentifier: Hashable {
-        var bundleID: String
-        var identifier: String
+        let bundleID: String
+        let identifier: String
+        /// The two strings' hash, worked out once: a set that removes a member hashes the members it moves up again,
+        /// and hashing two strings each time retained both (`perf record` of the devices under a plain load).
+        let hashed: Int
+
+        init(bundleID: String, identifier: String) {
+            self.bundleID = bundleID
+            self.identifier = identifier
+            var hasher = Hasher()
+            hasher.combine(bundleID)
+            hasher.combine(identifier)
+            hashed = hasher.finalize()
+        }
+
+        static func == (left: Self, right: Self) -> Bool {
+            left.hashed == right.hashed && left.bundleID == right.bundleID && left.identifier == right.identifier
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(hashed)
+        }
     }
     /// How many notifications of one app the list keeps; its older ones leave it, as Notification Center does not keep
     /// everything forever. Apple publishes no number. apnsim keeps the newest 100 of each app (`apnsim device
@@ -263,20 +283,26 @@ extension NotificationList {
     private mutating func forgetOldest(of bundleID: String) {
         guard let count = shownPerApp[bundleID], count > displayedLimit + displayedLimit / 4 else { return }
         var leaving = count - displayedLimit
-        // The ones that stay are moved up in order and the ones leaving go from the end: `removeAll(where:)` copied
-        // every notification to ask about it, a retain and release of each of its strings (`perf record` of the
-        // devices, a plain load: 8% of their time, docs/speed.md).
-        var kept = shown.startIndex
-        for index in shown.indices {
-            if leaving > 0 && shown[index].bundleID == bundleID {
-                leaving -= 1
-                shownIdentifiers.remove(ShownIdentifier(bundleID: bundleID, identifier: shown[index].identifier))
-                continue
+        // The ones that stay are moved up in order and the ones leaving go from the end, through the array's buffer:
+        // `removeAll(where:)`, and the array's own subscript here, copied every notification to ask about it, a retain
+        // and release of each of its strings (`perf record` of the devices, a plain load: 8% of their time,
+        // docs/speed.md).
+        var gone: [String] = []
+        let kept = shown.withUnsafeMutableBufferPointer { buffer in
+            var kept = 0
+            for index in buffer.indices {
+                if leaving > 0 && buffer[index].bundleID == bundleID {
+                    leaving -= 1
+                    gone.append(buffer[index].identifier)
+                    continue
+                }
+                if kept != index { buffer.swapAt(kept, index) }
+                kept += 1
             }
-            if kept != index { shown.swapAt(kept, index) }
-            kept += 1
+            return kept
         }
         shown.removeLast(shown.count - kept)
+        for identifier in gone { shownIdentifiers.remove(ShownIdentifier(bundleID: bundleID, identifier: identifier)) }
         shownPerApp[bundleID] = displayedLimit
     }
 }
