@@ -34,31 +34,11 @@ public struct NotificationList: Sendable {
     /// The app and request identifier of each notification in ``shown``, so that a push finds the one its collapse ID
     /// replaces without comparing itself with every notification shown (a search of the whole list per push was a
     /// fifth of a device process's time in `Benchmarks/e2e.sh` profiles).
-    private var shownIdentifiers: Set<ShownIdentifier> = []
+    private var shownIdentifiers: Set<Prehashed<ShownIdentifier>> = []
 
     private struct ShownIdentifier: Hashable {
-        let bundleID: String
-        let identifier: String
-        /// The two strings' hash, worked out once: a set that removes a member hashes the members it moves up again,
-        /// and hashing two strings each time retained both (`perf record` of the devices under a plain load).
-        let hashed: Int
-
-        init(bundleID: String, identifier: String) {
-            self.bundleID = bundleID
-            self.identifier = identifier
-            var hasher = Hasher()
-            hasher.combine(bundleID)
-            hasher.combine(identifier)
-            hashed = hasher.finalize()
-        }
-
-        static func == (left: Self, right: Self) -> Bool {
-            left.hashed == right.hashed && left.bundleID == right.bundleID && left.identifier == right.identifier
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(hashed)
-        }
+        var bundleID: String
+        var identifier: String
     }
     /// How many notifications of one app the list keeps; its older ones leave it, as Notification Center does not keep
     /// everything forever. Apple publishes no number. apnsim keeps the newest 100 of each app (`apnsim device
@@ -246,7 +226,7 @@ public struct NotificationList: Sendable {
         }
         var receipts: [DeviceLinkMessage.Receipt] = []
         let identifier = delivery.collapseID ?? delivery.apnsID
-        let key = ShownIdentifier(bundleID: delivery.bundleID, identifier: identifier)
+        let key = Prehashed(ShownIdentifier(bundleID: delivery.bundleID, identifier: identifier))
         if !shownIdentifiers.insert(key).inserted,
            let index = shown.lastIndex(where: { $0.bundleID == delivery.bundleID && $0.identifier == identifier }) {
             let old = shown.remove(at: index)
@@ -273,7 +253,7 @@ extension NotificationList {
     /// Takes the notification at `index` of ``shown`` off the list (the user tapped, answered or dismissed it).
     mutating func remove(at index: Int) -> Displayed {
         let old = shown.remove(at: index)
-        shownIdentifiers.remove(ShownIdentifier(bundleID: old.bundleID, identifier: old.identifier))
+        shownIdentifiers.remove(Prehashed(ShownIdentifier(bundleID: old.bundleID, identifier: old.identifier)))
         shownPerApp[old.bundleID, default: 1] -= 1
         return old
     }
@@ -302,7 +282,7 @@ extension NotificationList {
             return kept
         }
         shown.removeLast(shown.count - kept)
-        for identifier in gone { shownIdentifiers.remove(ShownIdentifier(bundleID: bundleID, identifier: identifier)) }
+        for identifier in gone { shownIdentifiers.remove(Prehashed(ShownIdentifier(bundleID: bundleID, identifier: identifier))) }
         shownPerApp[bundleID] = displayedLimit
     }
 }

@@ -15,8 +15,10 @@ struct ReceiptMemo: Sendable {
     /// a receipt.
     static let rememberedIDs = 256
 
-    private var whole: [String: DeviceLinkMessage.Receipt.Compact] = [:]
-    private var wholeOrder: [String] = []
+    /// By delivery ID, each with its hash (``Prehashed``).
+    private var whole: [Key: DeviceLinkMessage.Receipt.Compact] = [:]
+    private var wholeOrder: [Key] = []
+    private typealias Key = Prehashed<String>
     /// The hashes of the IDs let go from ``whole``, a ring filled in order: made whole at the first (2 KB), so that a
     /// device under steady load reaches its size once, early (a set that grew as it filled kept a thousand devices
     /// growing for minutes in `Benchmarks/soak.sh`). Searched from end to end: 256 comparisons, tens of nanoseconds.
@@ -24,25 +26,28 @@ struct ReceiptMemo: Sendable {
     private var nextForgotten = 0
 
     /// The receipt sent for `deliveryID`, while it is kept whole.
-    func receipt(for deliveryID: String) -> DeviceLinkMessage.Receipt? { whole[deliveryID]?.receipt }
+    func receipt(for deliveryID: String) -> DeviceLinkMessage.Receipt? { whole[Key(deliveryID)]?.receipt }
 
     /// The receipt sent for `deliveryID` as it is kept, written, while it is kept whole.
-    func compact(for deliveryID: String) -> DeviceLinkMessage.Receipt.Compact? { whole[deliveryID] }
+    func compact(for deliveryID: String) -> DeviceLinkMessage.Receipt.Compact? { whole[Key(deliveryID)] }
 
     /// Whether a receipt was sent for `deliveryID` and is no longer kept whole.
     func forgot(_ deliveryID: String) -> Bool {
-        !forgotten.isEmpty && whole[deliveryID] == nil && forgotten.contains(deliveryID.hashValue)
+        guard !forgotten.isEmpty else { return false }
+        let key = Key(deliveryID)
+        return whole[key] == nil && forgotten.contains(key.hashed)
     }
 
     /// Keeps `receipt` as the answer to `deliveryID`.
     mutating func remember(_ receipt: DeviceLinkMessage.Receipt, for deliveryID: String) {
-        guard whole.updateValue(.init(receipt), forKey: deliveryID) == nil else { return }
-        wholeOrder.append(deliveryID)
+        let key = Key(deliveryID)
+        guard whole.updateValue(.init(receipt), forKey: key) == nil else { return }
+        wholeOrder.append(key)
         guard wholeOrder.count > Self.wholeReceipts + Self.wholeReceipts / 4 else { return }
         let leaving = wholeOrder.count - Self.wholeReceipts
-        for id in wholeOrder[..<leaving] {
-            whole[id] = nil
-            forget(id.hashValue)
+        for key in wholeOrder[..<leaving] {
+            whole[key] = nil
+            forget(key.hashed)
         }
         wholeOrder.removeFirst(leaving)
     }
