@@ -34,8 +34,14 @@ final class MemoryDeliveries: Sendable {
         }
     }
 
+    /// Empties the record. The old rows are freed after the lock is let go: a hundred thousand of them take a while, and
+    /// readers need not wait for that.
     func deleteAll() {
-        table.withLock { $0 = Table() }
+        let emptied = table.withLock { table in
+            defer { table = Table() }
+            return table
+        }
+        withExtendedLifetime(emptied) {}
     }
 
     /// How many deliveries are recorded, and how many of them have an outcome.
