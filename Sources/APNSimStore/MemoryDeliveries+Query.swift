@@ -27,8 +27,8 @@ extension MemoryDeliveries.Table {
     /// `numbers` ascending. When the rows were recorded in acceptance order, their own order is the reader's, and the
     /// walk stops at the limit; otherwise every match is sorted.
     private func rows(_ numbers: some BidirectionalCollection<Int>, _ match: Match, limit: Int, newestFirst: Bool) -> [StoredDelivery] {
-        var found: [StoredDelivery] = []
         if acceptedInOrder {
+            var found: [StoredDelivery] = []
             func take(_ number: Int) -> Bool {
                 if let stored = row(number), match(stored, number) { found.append(stored) }
                 return found.count < limit
@@ -46,8 +46,7 @@ extension MemoryDeliveries.Table {
             if let stored = row(number), match(stored, number) { matches.append((number, stored)) }
         }
         matches.sort { ($0.stored.acceptedAt, $0.number) < ($1.stored.acceptedAt, $1.number) }
-        found = (newestFirst ? Array(matches.suffix(limit).reversed()) : Array(matches.prefix(limit))).map(\.stored)
-        return found
+        return (newestFirst ? Array(matches.suffix(limit).reversed()) : Array(matches.prefix(limit))).map(\.stored)
     }
 
     private func count(_ numbers: some Collection<Int>, _ match: Match) -> Int {

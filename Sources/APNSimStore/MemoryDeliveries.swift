@@ -135,7 +135,8 @@ extension MemoryDeliveries {
                 guard outcome == .displayed, let accepted else { return nil }
                 return at.timeIntervalSince(accepted)
             case .registered, .unregistered, .held, .released, .releasedAll:
-                // Kept only for a gateway restarted on a store file (`Store.deviceState()`); `Store` writes them there.
+                // Kept only for a gateway restarted on a store file (`Store.deviceState()`): the recorder queues none
+                // for a store in memory.
                 break
             }
             return nil

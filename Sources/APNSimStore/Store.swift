@@ -247,13 +247,11 @@ public final class Store: Sendable {
     }
 
     /// Applies delivery events in one transaction, in order, and returns the display latencies of the receipts among
-    /// them (``AppliedDeliveries/displayLatencies``). In memory the deliveries are changed in ``MemoryDeliveries``, and
-    /// only what a restart would read (none of which the recorder queues there) is written here.
+    /// them (``AppliedDeliveries/displayLatencies``). In memory ``MemoryDeliveries`` applies them: what only a restart
+    /// would read is never queued there (``DeliveryRecorder/record(contentsOf:)``), as nothing restarts from memory.
     func apply(_ events: [DeliveryEvent]) throws -> [Double] {
         guard let memoryDeliveries else { return try write(events) }
-        let latencies = memoryDeliveries.apply(events)
-        if events.contains(where: \.isRestartState) { _ = try write(events.filter(\.isRestartState)) }
-        return latencies
+        return memoryDeliveries.apply(events)
     }
 
     private func write(_ events: [DeliveryEvent]) throws -> [Double] {
@@ -365,7 +363,7 @@ public final class Store: Sendable {
     public func deleteAllDeliveries() throws {
         memoryDeliveries?.deleteAll()
         try database.write { db in
-            _ = try DeliveryRecord.deleteAll(db)
+            if memoryDeliveries == nil { _ = try DeliveryRecord.deleteAll(db) }
             try db.execute(sql: "DELETE FROM interactions")
             try db.execute(sql: "DELETE FROM summaries")
         }
