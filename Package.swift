@@ -252,11 +252,18 @@ let package = Package(
             // time, an HTTP client with the hang guard's timeouts. Not a product.
             name: "APNSimTestSupport",
             dependencies: [
+                "APNSimTestScratch",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/APNSimTestSupport",
             swiftSettings: strictSettings
+        ),
+        .target(
+            // Sets TMPDIR to a folder of the test process's own before any test runs, and removes it at exit, so that
+            // `swift test` leaves nothing in the temporary directory (Tests/APNSimTestScratch/scratch.c).
+            name: "APNSimTestScratch",
+            path: "Tests/APNSimTestScratch"
         ),
         .testTarget(
             name: "APNSimCoreTests",

@@ -172,6 +172,7 @@ public final class Gateway: Service, Sendable {
         let host = configuration.host
         let boundPorts = ports, boundManagementPorts = managementPorts
         let boundDevicePort = devicePort
+        defer { for addition in configuration.additions { addition.gatewayStopped() } }
         try await withThrowingDiscardingTaskGroup { tasks in
             tasks.addTask { await self.recorder.run() }
             tasks.addTask { await self.deliveries.run() }

@@ -11,7 +11,7 @@ import Synchronization
 final class AttachmentCopies: Sendable {
     let folder: URL
     private let limit: Int
-    /// Removed with the gateway (no folder was given).
+    /// Removed when the gateway stops (no folder was given).
     private let temporary: Bool
 
     private struct State {
@@ -57,7 +57,15 @@ final class AttachmentCopies: Sendable {
     }
 
     deinit {
-        if temporary { try? FileManager.default.removeItem(at: folder) }
+        removeTemporaryFolder()
+    }
+
+    /// Removes a temporary folder and forgets its copies (the gateway stopped); a copy that arrives later starts it
+    /// afresh. A folder that was given stays as it is.
+    func removeTemporaryFolder() {
+        guard temporary else { return }
+        state.withLock { $0 = State() }
+        try? FileManager.default.removeItem(at: folder)
     }
 
     /// A copy's file, its MIME type and size, once it has arrived whole.

@@ -16,7 +16,7 @@ public struct Inbox: ControlPortAddition {
 
     /// - Parameters:
     ///   - attachmentCopies: where to keep the attachment copies devices send; `nil`: a temporary folder, removed
-    ///     with the inbox.
+    ///     when the gateway stops.
     ///   - attachmentCopyLimit: how many bytes of copies to keep; the oldest go first.
     ///   - composer: what the composer sends with (the sandbox gives one with its provider key).
     public init(attachmentCopies: String? = nil, attachmentCopyLimit: Int = 512 * 1_048_576, composer: InboxComposer? = nil) throws {
@@ -31,5 +31,10 @@ public struct Inbox: ControlPortAddition {
 
     public func received(_ copy: DeviceLinkMessage.AttachmentCopy) throws {
         try copies.receive(copy)
+    }
+
+    /// A temporary folder of copies goes with the gateway's run; a folder given to keep them stays.
+    public func gatewayStopped() {
+        copies.removeTemporaryFolder()
     }
 }

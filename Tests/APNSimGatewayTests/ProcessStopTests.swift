@@ -113,6 +113,45 @@ struct ProcessStopTests {
         }
     }
 
+    /// A gateway without `--store` keeps the attachment copies its devices send in a folder of its own under the
+    /// temporary directory; a process ending runs no `deinit`, so the gateway removes it as it stops.
+    @Test("A gateway stopped by a signal removes the temporary folder of its attachment copies", arguments: signals)
+    func gatewayRemovesCopies(_ signal: Int32) async throws {
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-stop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        @Sendable func copyFolders() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("apnsim-gateway-attachments-") }
+        }
+        let gateway = try await GatewayProcess.start(environment: ["TMPDIR": temporary.path])
+        try await withMediaServer { media in
+            // The committed Certs/, which the gateway process trusts (as ChaosTests' devices).
+            let device = try await ApnsimProcess(["device", "--id", "copies", "--device-port", String(gateway.devicePort), "--certs", "Certs",
+                                                  "--data", temporaryDirectory(), "--stop-when-stdin-closes",
+                                                  "--extension", "com.example.app:com.example.app.NotificationService:braze"]
+                                                 + DeviceProcess.hangGuardTimeouts)
+            defer { device.signal(SIGINT) }
+            let line = try await device.waitForOutput("registered, token")
+            let token = try #require(line.split(separator: " ").last.map(String.init)?.trimmingCharacters(in: .whitespacesAndNewlines))
+            let client = try await gateway.connect()
+            let apnsID = UUID().uuidString.lowercased()
+            let payload = ##"{"aps":{"alert":{"title":"Sale","body":"50% off"},"mutable-content":1},"ab":{"att":{"url":"\##(media)/media/sample.jpg","type":"jpg"}}}"##
+            let response = try await client.send(.push(token: token, payload: payload,
+                                                       headers: GatewayProcess.headers(jwt: try GatewayProcess.jwt(), apnsID: apnsID)))
+            await client.close()
+            #expect(response.status == 200)
+            // The device sends the copy ahead of the receipt, on the same link: once the record says displayed, it is kept.
+            let record = try #require(try await gateway.control.deliveries("apnsId=\(apnsID)").first)
+            let content = try #require(record["content"] as? [String: Any])
+            let sha = try #require((content["attachments"] as? [[String: Any]])?.first?["sha256"] as? String)
+            let folders = try copyFolders()
+            #expect(folders.count == 1)
+            #expect(try folders.first.map { try FileManager.default.contentsOfDirectory(atPath: temporary.appendingPathComponent($0).path) } == ["\(sha).jpg"])
+        }
+        try await Self.expectStops(gateway.process, on: signal, "gateway with attachment copies")
+        #expect(try copyFolders() == [])
+    }
+
     @Test("The gateway stops with provider connections open and pushes in flight", arguments: signals)
     func gatewayUnderLoad(_ signal: Int32) async throws {
         let gateway = try await ApnsimProcess(["gateway", "--development-port", "0", "--production-port", "0", "--control-port", "0",

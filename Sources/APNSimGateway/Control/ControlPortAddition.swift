@@ -11,6 +11,13 @@ public protocol ControlPortAddition: Sendable {
     /// A device sent part of the copy of an attachment it shows (the device link's `attachmentCopy`,
     /// docs/device-link.md), on that link's event loop, in order; throwing drops the copy with the reason logged.
     func received(_ copy: DeviceLinkMessage.AttachmentCopy) throws
+    /// Called once the gateway has stopped (its listeners closed, its record written): what the addition made only for
+    /// this run, such as a temporary folder, goes now, since a process ending does not run its objects' `deinit`.
+    func gatewayStopped()
+}
+
+extension ControlPortAddition {
+    public func gatewayStopped() {}
 }
 
 /// What a ``ControlPortAddition`` may read of the running gateway.
