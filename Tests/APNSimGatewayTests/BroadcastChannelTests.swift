@@ -172,7 +172,7 @@ struct BroadcastChannelTests {
             {"bundleID":"com.example.app","attributesType":"DeliveryAttributes","attributes":{"orderID":"\#(device)"},
              "contentState":{"status":"packed","etaMinutes":40},"channel":"\#(channel)"}
             """#)
-        #expect(started.status == 201, "\(started.json ?? "")")
+        #expect(started.status == 201, "\(started.json)")
         let view = try #require(started.json as? [String: Any])
         #expect(view["token"] == nil, "an activity subscribed to a channel has no push token")
         #expect(view["channel"] as? String == channel)
