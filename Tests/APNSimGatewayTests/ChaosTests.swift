@@ -13,10 +13,11 @@ import Testing
 /// restart on the same file, every accepted push is displayed or recorded dropped by Apple's rules.
 @Suite("Chaos: killed gateway", .serialized, .endToEnd)
 struct ChaosTests {
-    /// Starts `count` devices in one `apnsim device` process and returns it with each device's token.
-    static func devices(_ count: Int, gateway: GatewayProcess, data: String) async throws -> (ApnsimProcess, [String]) {
+    /// Starts `count` devices in one `apnsim device` process (with `extra` options) and returns it with each device's
+    /// token. They use the committed Certs/, which a ``GatewayProcess`` trusts.
+    static func devices(_ count: Int, gateway: GatewayProcess, data: String, extra: [String] = []) async throws -> (ApnsimProcess, [String]) {
         let process = try await ApnsimProcess(["device", "--count", String(count), "--id", "chaos", "--device-port", String(gateway.devicePort),
-                                         "--certs", "Certs", "--data", data, "--stop-when-stdin-closes"] + DeviceProcess.hangGuardTimeouts)
+                                         "--certs", "Certs", "--data", data, "--stop-when-stdin-closes"] + DeviceProcess.hangGuardTimeouts + extra)
         let printed = try await process.waitForOutput(timeout: HangGuard.limit) { text in
             text.components(separatedBy: "registered, token").count - 1 >= count
         }

@@ -119,20 +119,15 @@ struct ProcessStopTests {
     func gatewayRemovesCopies(_ signal: Int32) async throws {
         let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-stop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: temporary) }
         @Sendable func copyFolders() throws -> [String] {
             try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("apnsim-gateway-attachments-") }
         }
         let gateway = try await GatewayProcess.start(environment: ["TMPDIR": temporary.path])
         try await withMediaServer { media in
-            // The committed Certs/, which the gateway process trusts (as ChaosTests' devices).
-            let device = try await ApnsimProcess(["device", "--id", "copies", "--device-port", String(gateway.devicePort), "--certs", "Certs",
-                                                  "--data", temporaryDirectory(), "--stop-when-stdin-closes",
-                                                  "--extension", "com.example.app:com.example.app.NotificationService:braze"]
-                                                 + DeviceProcess.hangGuardTimeouts)
+            let (device, tokens) = try await ChaosTests.devices(1, gateway: gateway, data: temporaryDirectory(),
+                                                                extra: ["--extension", "com.example.app:com.example.app.NotificationService:braze"])
             defer { device.signal(SIGINT) }
-            let line = try await device.waitForOutput("registered, token")
-            let token = try #require(line.split(separator: " ").last.map(String.init)?.trimmingCharacters(in: .whitespacesAndNewlines))
+            let token = try #require(tokens.first)
             let client = try await gateway.connect()
             let apnsID = UUID().uuidString.lowercased()
             let payload = ##"{"aps":{"alert":{"title":"Sale","body":"50% off"},"mutable-content":1},"ab":{"att":{"url":"\##(media)/media/sample.jpg","type":"jpg"}}}"##
