@@ -40,7 +40,7 @@ public final class SendRecorder: Sendable {
     }
 
     /// Queues a record; cheap, callable from any thread.
-    public func record(_ send: SendRecord) {
+    public func record(_ send: consuming SendRecord) {
         buffer.append(send)
     }
 
