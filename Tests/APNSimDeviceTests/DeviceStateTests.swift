@@ -109,6 +109,32 @@ struct DeviceStateTests {
         #expect(state.center.displayed.count == 1)
     }
 
+    @Test("A push that replaces a shown one sends the older push's receipt first and its own last, with or without an extension",
+          arguments: [false, true])
+    func replacedFirst(extensionRuns: Bool) throws {
+        var state = try Self.linkedAndRegistered([Self.app(extension: extensionRuns ? .braze : nil)])
+        func collapsing(_ id: String) -> DeviceLinkMessage.Delivery {
+            var push = Self.push(extensionRuns ? Self.mutable : #"{"aps":{"alert":"Hi"}}"#, id: id)
+            push.collapseID = "score"
+            return push
+        }
+        func answered(_ push: DeviceLinkMessage.Delivery) throws -> [DeviceLinkMessage] {
+            let actions = try state.handle(.push(push), now: Self.now)
+            guard extensionRuns else { return actions.send }
+            guard case .run(let app, let payload, _)? = actions.jobs.first else { Issue.record("no run: \(actions.jobs)"); return [] }
+            let run = ExtensionRun(ran: true, kind: .braze, outcome: .completed, diagnostic: "")
+            return state.extensionFinished(app, delivery: push, payload: payload, content: payload.content, run: run, now: Self.now).send
+        }
+        _ = try answered(collapsing("p1"))
+        let receipts = try answered(collapsing("p2")).compactMap { message -> DeviceLinkMessage.Receipt? in
+            if case .receipt(let receipt) = message { receipt } else { nil }
+        }
+        // The gateway records receipts as they come; a reader who sees p2 displayed must see p1 replaced.
+        #expect(receipts.map(\.id) == ["p1", "p2"])
+        #expect(receipts.map(\.outcome) == [.replaced, .displayed])
+        #expect(state.center.receipt(for: "p2")?.outcome == .displayed, "kept as the answer to p2, should it come again")
+    }
+
     @Test("A mutable-content alert starts the app's extension: a pending ack now, the receipt when it is done, once")
     func extensionRun() throws {
         var state = try Self.linkedAndRegistered([Self.app(extension: .braze)])
