@@ -3,7 +3,8 @@
 # rate moves by a factor of two from day to day. Each server runs under callgrind with counting off; a warm-up load
 # goes first, then counting is turned on for exactly PUSHES pushes (h2load, 10 connections x 100 streams, the same
 # JWT-authenticated alert as Benchmarks/provider.sh), and the count is every instruction the server's processes ran
-# meanwhile (all threads: the record's writer too), divided by PUSHES.
+# meanwhile (all threads: the record's writer too), divided by PUSHES. Beside it, the calls to Swift's atomic reference
+# counting (swift_retain, swift_release; Benchmarks/refcounts.py), which the instruction count understates in time.
 #
 #   reference   SwiftNIO's own HTTP/2 over TLS answering 200 (Benchmarks/NIOReferenceServer), nothing else
 #   provider    apnsim's gateway, a token with no device behind it: validation, routing, the record
@@ -70,8 +71,8 @@ until_count() { # until_count WHAT N — waits until the gateway has recorded N 
 }
 
 count() { # count N PAYLOAD URLS_FILE WAIT NAME=PID… — counts the processes' instructions over N pushes; prints the total
-  # per push, then each process's ("gateway 123456")
-  local n=$1 payload=$2 urls=$3 wait=$4 process pid total=0 ir parts=(); shift 4
+  # per push, then each process's ("gateway 123456"); writes the same for their retains and releases to $work/refcounts
+  local n=$1 payload=$2 urls=$3 wait=$4 process pid total=0 ir parts=() rc rc_total=0 rc_parts=(); shift 4
   for process in "$@"; do
     callgrind_control -z "${process#*=}" >/dev/null 2>&1; callgrind_control -i on "${process#*=}" >/dev/null 2>&1
   done
@@ -82,11 +83,15 @@ count() { # count N PAYLOAD URLS_FILE WAIT NAME=PID… — counts the processes'
     callgrind_control -d "$pid" >/dev/null 2>&1
     callgrind_control -i off "$pid" >/dev/null 2>&1
     ir=$(cat "$work"/*.callgrind."$pid".* 2>/dev/null | awk '/^totals:/ {s += $2} END {printf "%.0f\n", s}')
+    rc=$(python3 Benchmarks/refcounts.py "$work"/*.callgrind."$pid".*)
     [[ -n "${APNSIM_CALLGRIND_KEEP:-}" ]] && { mkdir -p "$APNSIM_CALLGRIND_KEEP"; cp "$work"/*.callgrind."$pid".* "$APNSIM_CALLGRIND_KEEP/"; }
     rm -f "$work"/*.callgrind."$pid".*
     total=$((total + ir))
     parts+=("${process%%=*} $((ir / n))")
+    rc_total=$((rc_total + rc))
+    rc_parts+=("${process%%=*} $((rc / n))")
   done
+  echo "$((rc_total / n)) ${rc_parts[*]}" > "$work/refcounts"
   echo "$((total / n)) ${parts[*]}"
 }
 
@@ -100,7 +105,7 @@ start_world() { # the gateway under callgrind, on the sandbox world; sets $gatew
   wait_for "the gateway under callgrind" 300 curl -sf "http://127.0.0.1:$control_port/v1/health"
 }
 
-declare -A figures parts
+declare -A figures parts refcounts refcount_parts
 for path in "${paths[@]}"; do
   echo "$path: starting under callgrind…" >&2
   case $path in
@@ -151,6 +156,10 @@ for path in "${paths[@]}"; do
   figures[$path]=${measured%% *}
   read -r -a split <<< "${measured#* }"
   parts[$path]=$(printf '%s %s, ' "${split[@]}")
+  read -r counted < "$work/refcounts"
+  refcounts[$path]=${counted%% *}
+  read -r -a split <<< "${counted#* }"
+  refcount_parts[$path]=$(printf '%s %s, ' "${split[@]}")
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   pids=()
@@ -168,6 +177,13 @@ for path in "${paths[@]}"; do
   esac
   printf '%-10s %10s  %s (%s)\n' "$path" "${figures[$path]}" "$what" "${parts[$path]%, }"
 done
+echo
+echo "retains and releases per push (calls to swift_retain and swift_release: atomic operations, which cost three to four"
+echo "times their share of the instructions in time; docs/speed.md)"
+for path in "${paths[@]}"; do
+  printf '%-10s %10s  (%s)\n' "$path" "${refcounts[$path]}" "${refcount_parts[$path]%, }"
+done
+echo
 ratio() { # ratio A B LABEL NOTE — A's count over B's, when both were measured
   [[ -n "${figures[$1]:-}" && -n "${figures[$2]:-}" ]] || return 0
   python3 -c 'import sys; print("%-22s %6.2f  (%s)" % (sys.argv[1], int(sys.argv[2]) / int(sys.argv[3]), sys.argv[4]))' \
