@@ -6,7 +6,8 @@
 # the same run, the same load to a token with no device behind it (provider path only), and the ratio. Then rich
 # pushes, against their parts alone (the media server serving the image; its bytes written to new files and renamed),
 # with the machine's CPU time per plain push, rich push, download and file, the ceiling those parts alone put on
-# rich / plain, and the time a rich push takes beyond its parts against what the goal of 0.5 leaves; last the latency at a steady 4,000 pushes a second (APNSIM_E2E_RATE) for ten seconds.
+# rich / plain, and the time a rich push takes beyond its parts against what the goal of 0.5 leaves; last the latency
+# at a steady 4,000 pushes a second (APNSIM_E2E_RATE) for ten seconds.
 #
 # Usage: Benchmarks/e2e.sh [PUSHES [RICH]]      (from anywhere; defaults 20000 and 2000)
 # Needs: h2load (Debian nghttp2-client), openssl, python3; installs h2load with apt if missing.
