@@ -186,12 +186,12 @@ each = lambda busy, count: busy / ticks / count * 1e6
 plain_us, media_us, rich_us = each(busy_plain, int(sys.argv[2])), each(busy_media, int(sys.argv[5])), each(busy_rich, int(sys.argv[5]))
 print(f"machine time    a plain push {plain_us:.0f} us, a rich push {rich_us:.0f} us; alone, a download {media_us:.0f} us "
       f"and a file {files_us:.0f} us  (CPU time of every process, /proc/stat; the file's, the writer's own)")
-ceiling, measured = plain_us / (plain_us + media_us + files_us), plain_us / rich_us
+parts_us = plain_us + media_us + files_us  # a rich push's parts: a plain push, a download, a file
+ceiling, measured = plain_us / parts_us, plain_us / rich_us
 print(f"rich ceiling    {ceiling:10.2f}  (plain / (plain + download + file): rich / plain "
       f"if a rich push cost only its parts; machine time now gives {measured:.2f})")
 # What apnsim adds to the parts (its HTTP client, the extension's turn, the attachment's checks, a larger receipt), and
 # what the goal of rich / plain >= 0.5 leaves it: twice a plain push, less the parts.
-parts_us = plain_us + media_us + files_us
 print(f"apnsim's share  {rich_us - parts_us:10.0f} us  (a rich push's machine time beyond its parts; "
       f"the goal of 0.5 leaves it {2 * plain_us - parts_us:.0f} us)")
 if measured > ceiling:

@@ -307,8 +307,7 @@ struct DeviceState: Sendable {
     func actions(answering delivery: DeviceLinkMessage.Delivery, with answer: PushAnswer) -> Actions {
         switch answer {
         case .receipts(let receipts):
-            return Actions(send: Self.sendingOrder(receipts, answering: delivery.id).map { .receipt($0) },
-                           written: center.written(receipts, answering: delivery.id))
+            return Actions(send: Self.messages(receipts, answering: delivery.id), written: center.written(receipts, answering: delivery.id))
         case .launch(let app, let payload):
             return Actions(send: [.ack(.init(id: delivery.id, pending: true))], jobs: [.run(app, payload, delivery)])
         case .stillInExtension:
@@ -318,14 +317,14 @@ struct DeviceState: Sendable {
         }
     }
 
-    /// `receipts` in the order they go to the gateway: those about other pushes (the one this push replaced) first, this
-    /// push's own last. The gateway records each receipt as it arrives, and a reader of the record may look between two
+    /// `receipts` as messages, in the order they go to the gateway: those about other pushes (the one this push
+    /// replaced) first, this push's own last. The gateway records each receipt as it arrives, and a reader of the record may look between two
     /// of them: one waiting for this push's outcome (`GET /v1/deliveries?wait=`) then saw the older push still
     /// `displayed`, which it had already replaced on the device (a test did, on a busy machine). Sent last, this push's
     /// outcome is recorded after what it did to the others.
-    static func sendingOrder(_ receipts: [DeviceLinkMessage.Receipt], answering deliveryID: String) -> [DeviceLinkMessage.Receipt] {
-        guard receipts.count > 1, receipts.first?.id == deliveryID else { return receipts }
-        return Array(receipts.dropFirst()) + [receipts[0]]
+    static func messages(_ receipts: [DeviceLinkMessage.Receipt], answering deliveryID: String) -> [DeviceLinkMessage] {
+        let own = receipts.count > 1 && receipts.first?.id == deliveryID
+        return (own ? Array(receipts.dropFirst()) + [receipts[0]] : receipts).map { .receipt($0) }
     }
 
     /// Whether a push for `app` waits for its delegate's `willPresent`: the app is in the foreground and runs its own
@@ -346,7 +345,7 @@ struct DeviceState: Sendable {
                                       app: app, presented: presented)
         let shown = receipts.first { $0.id == delivery.id && $0.outcome == .displayed }?.content?.attachments ?? []
         var actions = Actions(save: run?.registeredCategories != nil)
-        sendWhenLinked(Self.sendingOrder(receipts, answering: delivery.id).map { .receipt($0) }, attachments: shown, into: &actions)
+        sendWhenLinked(Self.messages(receipts, answering: delivery.id), attachments: shown, into: &actions)
         if isLinked { actions.written = center.written(receipts, answering: delivery.id) }
         return actions
     }

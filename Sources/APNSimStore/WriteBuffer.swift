@@ -15,18 +15,19 @@ final class WriteBuffer<Element: Sendable>: Sendable {
     /// fifteen strings, and each copy retains and releases every one of them, an atomic operation each.
     func append(_ item: consuming Element) {
         var item = Optional(item)
-        let wasEmpty = items.withLock { items in
-            defer { items.append(item.take()!) }
-            return items.isEmpty
-        }
-        if wasEmpty { wake.yield() }
+        adding { $0.append(item.take()!) }
     }
 
     /// Queues items in order under one lock.
     func append(contentsOf more: [Element]) {
         guard !more.isEmpty else { return }
+        adding { $0.append(contentsOf: more) }
+    }
+
+    /// Adds under the lock with `add`, and wakes the writer when the buffer held nothing before.
+    private func adding(_ add: (inout [Element]) -> Void) {
         let wasEmpty = items.withLock { items in
-            defer { items.append(contentsOf: more) }
+            defer { add(&items) }
             return items.isEmpty
         }
         if wasEmpty { wake.yield() }
