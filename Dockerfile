@@ -20,9 +20,9 @@ RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --
 WORKDIR /src
 COPY . .
 # The build folder is a cache kept between builds (BuildKit and podman both keep it), so a changed source file
-# rebuilds in minutes rather than the quarter of an hour of a first build. What the image holds is copied out of it,
-# laid out as it is installed: the stripped binary with the inbox page's files, which it looks for beside itself; the
-# development PKI, the sandbox world and the media fixtures, which the commands' defaults name relative to /opt/apnsim.
+# rebuilds in minutes rather than the quarter of an hour of a first build. What the image holds is copied out of it:
+# the stripped binary, which carries the inbox page, the development PKI, the sandbox world and its media within it;
+# and those files laid out in /opt/apnsim as a checkout has them, for `docker cp` and the compose file's media service.
 # The OpenTelemetry trait adds the OTLP exporter (docs/tracing.md): traces go out when OTEL_* variables ask.
 RUN --mount=type=cache,id=apnsim-swift-build,target=/src/.build \
     swift build -c release --product apnsim --static-swift-stdlib --traits OpenTelemetry \
@@ -30,7 +30,6 @@ RUN --mount=type=cache,id=apnsim-swift-build,target=/src/.build \
  && mkdir -p /install/usr/local/bin /install/opt/apnsim \
  && cp "$bin/apnsim" /install/usr/local/bin/apnsim \
  && strip /install/usr/local/bin/apnsim \
- && cp -R "$bin/apnsim_APNSimInbox.resources" /install/usr/local/bin/ \
  && cp -R Certs Scenarios /install/opt/apnsim/
 
 FROM ${RUNTIME_IMAGE}
@@ -49,10 +48,12 @@ USER 10001:10001
 # device link, media server.
 EXPOSE 2197 2198 2195 2196 8197 5223 8199
 # Every address inside the container, since ports are published from it; the control API then needs a token
-# (APNSIM_CONTROL_TOKEN or APNSIM_CONTROL_TOKEN_FILE). The store keeps what the gateway answered 200 for.
+# (APNSIM_CONTROL_TOKEN or APNSIM_CONTROL_TOKEN_FILE). The store keeps what the gateway answered 200 for; a device
+# keeps its identity, and so its tokens, in APNSIM_HOME/devices/ID: both on the volume.
 ENV APNSIM_HOST=0.0.0.0 \
     APNSIM_CONTROL_HOST=0.0.0.0 \
-    APNSIM_STORE=/var/lib/apnsim/record.sqlite
+    APNSIM_STORE=/var/lib/apnsim/record.sqlite \
+    APNSIM_HOME=/var/lib/apnsim
 VOLUME /var/lib/apnsim
 # apnsim is PID 1: it stops on SIGTERM (providers get GOAWAY Shutdown, devices stop, the store commits).
 STOPSIGNAL SIGTERM

@@ -110,9 +110,11 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            // The page: plain HTML, CSS and JavaScript, no build step.
-            resources: [.copy("Resources")],
-            swiftSettings: strictSettings
+            // The page: plain HTML, CSS and JavaScript, no build step, built into the binary (EmbedFiles), so an apnsim
+            // copied alone serves it.
+            exclude: ["Resources"],
+            swiftSettings: strictSettings,
+            plugins: ["EmbedFiles"]
         ),
         .target(
             name: "APNSimProvider",
@@ -199,7 +201,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            // The development PKI, the sandbox world and its media, so an apnsim copied alone runs the sandbox.
+            plugins: ["EmbedFiles"]
         ),
         .target(
             // Scenario files: the model, the loader with file:line errors, the runner and its reports.
@@ -280,7 +284,7 @@ let package = Package(
             name: "APNSimGatewayTests",
             dependencies: [
                 "APNSimCore", "APNSimGateway", "APNSimInbox", "APNSimStore", "APNSimProvider", "APNSimDevice", "APNSimExtensions",
-                "APNSimTesting", "APNSimTestSupport",
+                "APNSimSandbox", "APNSimTesting", "APNSimTestSupport",
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "apnsim",  // built for the tests that start real device processes

@@ -8,6 +8,11 @@ Usage:
       takes every device offline, sends one push to each, writes the apns-ids answered 200 to IDS_FILE
   compose_check.py each CONTROL_URL TOKEN CA P8 PROVIDER_PORT
       one alert to every online device, each displayed (Benchmarks/footprint.sh)
+  compose_check.py tokens CONTROL_URL TOKEN HOST
+      prints, as JSON, the development token of each device of the container whose host name is HOST
+  compose_check.py hold-stopped CONTROL_URL TOKEN CA P8 PROVIDER_PORT TOKENS_FILE IDS_FILE
+      waits until the devices in TOKENS_FILE are offline (their container stopped), sends one push to each, and
+      writes the apns-ids answered 200 to IDS_FILE
   compose_check.py displayed CONTROL_URL TOKEN IDS_FILE
       waits until every apns-id in IDS_FILE has a delivery, and fails unless each was displayed
 Exits non-zero, saying why, when anything is not as expected.
@@ -113,6 +118,35 @@ async def each(base, token, ca, p8, port):
     print(f"{len(ids)} pushes, one to each device, all displayed")
 
 
+def tokens(base, token, host):
+    """The development token of each device of one container, by device ID (offline devices keep theirs listed)."""
+    found = {}
+    for device in control(base, token, "/v1/devices"):
+        if device["id"].startswith(f"dev-{host}-"):
+            found[device["id"]] = next(app["token"] for app in device["apps"] if app["environment"] == "development")
+    if not found:
+        sys.exit(f"no device of container {host} is listed")
+    print(json.dumps(found, sort_keys=True))
+
+
+async def hold_stopped(base, token, ca, p8, port, tokens_file, ids_file):
+    held = json.load(open(tokens_file))
+    deadline = time.monotonic() + 120
+    while True:
+        online = [d["id"] for d in control(base, token, "/v1/devices") if d["id"] in held and d["online"]]
+        if not online:
+            break
+        if time.monotonic() > deadline:
+            sys.exit(f"still online 120 s after their container stopped: {online}")
+        time.sleep(0.5)
+    apns = client(ca, p8, port)
+    ids = [await send(apns, device_token, {"aps": {"alert": f"held for {device_id} while its container was stopped"}})
+           for device_id, device_token in sorted(held.items())]
+    with open(ids_file, "w") as out:
+        json.dump(ids, out)
+    print(f"{len(ids)} pushes answered 200 for the {len(held)} devices of a stopped container")
+
+
 def displayed(base, token, ids_file):
     ids = json.load(open(ids_file))
     outcomes = {record["outcome"] for record in wait_for(base, token, ids).values()}
@@ -128,6 +162,10 @@ elif command == "hold":
     asyncio.run(hold(*arguments))
 elif command == "each":
     asyncio.run(each(*arguments))
+elif command == "tokens":
+    tokens(*arguments)
+elif command == "hold-stopped":
+    asyncio.run(hold_stopped(*arguments))
 elif command == "displayed":
     displayed(*arguments)
 else:

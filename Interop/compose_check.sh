@@ -6,8 +6,11 @@
 #   1. docker run as the README and docs/containers.md show: the sandbox answers ready, and stops on SIGTERM within 10 s.
 #   2. compose up with the device service scaled to 3 containers; aioapns on the host sends a Braze rich push to a
 #      device in each, and each is displayed with the image from the media container.
+#   0. compose up without APNSIM_CONTROL_TOKEN refuses, naming the variable: the file holds no token of its own.
 #   3. every device taken offline, a push held for each, the gateway container killed with SIGKILL and started
 #      again: every push answered 200 is displayed, the devices re-link by themselves, the control API lists them.
+#      Then one device container stopped, a push held for each of its devices, the gateway SIGKILLed and started
+#      again, the device container started: its devices come back with the same tokens and display what was held.
 #   4. the observability profile's Prometheus scrapes the gateway's GET /metrics with deploy/prometheus/prometheus.yml
 #      and its query API counts the pushes above. No registry is reachable, so its image is a stand-in built from
 #      Debian's prometheus package (Interop/containers/prometheus-stand-in.Containerfile); Grafana and Jaeger have no
@@ -41,6 +44,14 @@ trap cleanup EXIT
 compose_engine "$work"
 remove_leftovers apnsim-run "$project" apnsimscale
 ports_free 2197 2198 8197 8199 2195 2196 9090
+
+say "0. compose up without APNSIM_CONTROL_TOKEN"
+if refusal=$(env -u APNSIM_CONTROL_TOKEN docker-compose -f docker-compose.yml up -d --no-build 2>&1); then
+  echo "compose up started without APNSIM_CONTROL_TOKEN:"; echo "$refusal"; exit 1
+fi
+grep -q "APNSIM_CONTROL_TOKEN" <<<"$refusal" || { echo "compose up refused without naming APNSIM_CONTROL_TOKEN:"; echo "$refusal"; exit 1; }
+[[ -z "$(podman ps -aq --filter "label=com.docker.compose.project=$project")" ]] || { echo "the refused compose up left containers"; exit 1; }
+echo "refused: $(grep -m1 APNSIM_CONTROL_TOKEN <<<"$refusal")"
 
 say "1. docker run -p 2197:2197 -p 8197:8197 -e APNSIM_CONTROL_TOKEN=… apnsim (the README's line)"
 podman run -d --name apnsim-run -p 2197:2197 -p 8197:8197 -e APNSIM_CONTROL_TOKEN="$token" apnsim:latest >/dev/null
@@ -83,6 +94,26 @@ within 120 ready || { compose logs gateway; why_unreachable "$control/readyz" "$
 within 120 devices_online 6 || { compose logs --tail 20; exit 1; }
 say "the gateway is ready again and the 6 devices re-linked by themselves"
 "$python" Interop/compose_check.py displayed "$control" "$token" "$work/held.json"
+
+say "3b. one device container stopped, pushes held for its devices, the gateway SIGKILLed and started, the container started"
+stopped=$(compose ps -q device | head -1)
+stopped_host=$(podman inspect "$stopped" --format '{{.Config.Hostname}}')
+"$python" Interop/compose_check.py tokens "$control" "$token" "$stopped_host" >"$work/tokens-before.json"
+podman stop -t 10 "$stopped" >/dev/null
+"$python" Interop/compose_check.py hold-stopped "$control" "$token" Certs/ca.pem Certs/AuthKey_SIMKEY0001.p8 2197 \
+  "$work/tokens-before.json" "$work/held-stopped.json"
+gateway=$(compose ps -q gateway)
+podman kill --signal KILL "$gateway" >/dev/null
+podman wait "$gateway" >/dev/null || true
+compose start gateway >/dev/null 2>&1
+within 120 ready || { compose logs gateway; why_unreachable "$control/readyz" "$(compose ps -q gateway)"; exit 1; }
+podman start "$stopped" >/dev/null
+within 120 devices_online 6 || { compose logs --tail 20; exit 1; }
+"$python" Interop/compose_check.py tokens "$control" "$token" "$stopped_host" >"$work/tokens-after.json"
+cmp -s "$work/tokens-before.json" "$work/tokens-after.json" ||
+  { echo "container $stopped_host's devices came back with other tokens:"; cat "$work/tokens-before.json" "$work/tokens-after.json"; exit 1; }
+echo "container $stopped_host's devices came back with the tokens they had: $(cat "$work/tokens-after.json")"
+"$python" Interop/compose_check.py displayed "$control" "$token" "$work/held-stopped.json"
 
 say "4. the observability profile's Prometheus (a stand-in from Debian's package) scrapes the gateway"
 prometheus_image=localhost/apnsim-stand-in/prometheus:bookworm

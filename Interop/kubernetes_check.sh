@@ -24,9 +24,18 @@ cleanup() {
   podman rm -f "${pods[@]}" >/dev/null 2>&1 || true
   podman network rm -f "$network" >/dev/null 2>&1 || true
   rm -rf "$work"
+  [[ -z "${made_token:-}" ]] || rm -f deploy/kubernetes/control-token
 }
 trap cleanup EXIT
 
+# The repository holds no control token: without the file the base does not render, and the error names it.
+if [[ ! -f deploy/kubernetes/control-token ]]; then
+  if refusal=$(kubectl kustomize deploy/kubernetes 2>&1); then echo "deploy/kubernetes rendered without a control-token file"; exit 1; fi
+  grep -q "control-token" <<<"$refusal" || { echo "kustomize refused without naming control-token: $refusal"; exit 1; }
+  echo "without deploy/kubernetes/control-token: refused ($(grep -m1 -o "[^:]*control-token[^:]*" <<<"$refusal" | head -1))"
+  made_token=1
+  printf 'ci-%s\n' "$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')" > deploy/kubernetes/control-token
+fi
 kubectl kustomize deploy/kubernetes >"$rendered"
 echo "rendered: $(grep -cE '^kind:' "$rendered") resources ($(grep -E '^kind:' "$rendered" | sort | uniq -c | awk '{printf "%s %s, ", $1, $3}' | sed 's/, $//'))"
 for version in 1.29.0 1.37.0; do

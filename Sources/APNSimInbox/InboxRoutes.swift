@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 
 /// The page: `GET /` serves one that shows every simulated device the way its screen would, live (docs/inbox.md),
-/// from files in the package's resources, so it works offline; it follows the control API's `GET /v1/events`.
+/// from files built into the binary, so it works offline and wherever apnsim is copied; it follows the control API's `GET /v1/events`.
 extension Inbox {
     /// The content type of each kind of file the page is made of; the files are whatever the resources folder holds.
     static let inboxTypes = ["html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8",
@@ -53,28 +53,16 @@ extension Inbox {
     }
 
     private static func inboxFile(_ name: String) -> Response {
-        guard !name.hasPrefix("."), let type = inboxTypes[(name as NSString).pathExtension] else {
-            return ControlJSON.error("there is no inbox file \(name)", status: .notFound)
-        }
-        guard let folder = resourcesFolder else {
-            return ControlJSON.error("the inbox's files (\(bundleName)) are not beside the apnsim binary; copy them with it",
-                                     status: .notFound)
-        }
-        guard let data = try? Data(contentsOf: folder.appendingPathComponent(name)) else {
+        guard let type = inboxTypes[(name as NSString).pathExtension], let data = pageFiles[name] else {
             return ControlJSON.error("there is no inbox file \(name)", status: .notFound)
         }
         return Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
                         body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// The resource bundle SwiftPM builds beside the binary. Looked up by hand: `Bundle.module` stops the process
-    /// when the bundle is missing (a binary copied elsewhere without it), and the control API must not.
-    static let bundleName = "apnsim_APNSimInbox.resources"
-
-    static let resourcesFolder: URL? = {
-        let places = [Bundle.main.bundleURL, Bundle.main.executableURL?.deletingLastPathComponent(),
-                      URL(fileURLWithPath: CommandLine.arguments.first ?? ".").deletingLastPathComponent()].compactMap { $0 }
-        return places.map { $0.appendingPathComponent(bundleName).appendingPathComponent("Resources") }
-            .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.html").path) }
-    }()
+    /// The page's files by name, as they were built into the binary (the EmbedFiles plugin): an apnsim copied alone,
+    /// with no checkout or resource bundle beside it, serves the page.
+    static let pageFiles: [String: Data] = Dictionary(uniqueKeysWithValues: EmbeddedInbox.files.compactMap { file in
+        Data(base64Encoded: file.base64).map { ((file.path as NSString).lastPathComponent, $0) }
+    })
 }

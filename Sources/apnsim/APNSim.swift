@@ -10,7 +10,7 @@ struct APNSim: AsyncParsableCommand {
         subcommands: [UpCommand.self, GatewayCommand.self, DeviceCommand.self, MediaCommand.self, SendCommand.self, PushCommand.self,
                       ExtensionCommand.self, ReplayCommand.self, ActivityCommand.self, ChannelCommand.self, TokensCommand.self,
                       TapCommand.self, DismissCommand.self, FocusCommand.self, SummaryCommand.self,
-                      DeliveryLogCommand.self]
+                      DeliveryLogCommand.self, CertsCommand.self]
     )
 
     /// Runs ``run()`` on a task while the main thread waits for it. An `async` main would hand the main thread to

@@ -1,5 +1,6 @@
 import APNSimCore
 import APNSimDevice
+import APNSimSandbox
 import ArgumentParser
 import Foundation
 import Logging
@@ -81,11 +82,14 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     @Option(name: .customLong("connect-timeout"), help: "Seconds one attempt to reach the gateway may take before the device backs off and tries again.")
     var connectTimeout = 3.0
 
-    @Option(help: "The folder Certs/generate.sh wrote (ca.pem, device.pem, device-key.pem). Environment: APNSIM_CERTS.")
-    var certs = EnvironmentVariables.text("APNSIM_CERTS", otherwise: "Certs")
+    @Option(help: "The folder Certs/generate.sh wrote (ca.pem, device.pem, device-key.pem). Default: Certs in a checkout of apnsim, else the development PKI built into apnsim, written to its data folder. Environment: APNSIM_CERTS.")
+    var certs: String? = EnvironmentVariables.value("APNSIM_CERTS")
 
-    @Option(help: "Folder for the device's data (installation IDs); tokens stay the same across restarts with it.")
+    @Option(help: "Folder for the device's data (its apps' installation IDs, so its tokens stay the same across restarts, as an iPhone's do). Default: a folder named for the device ID in apnsim's per-user data folder (APNSIM_HOME; else $XDG_DATA_HOME/apnsim or ~/.local/share/apnsim on Linux, ~/Library/Application Support/apnsim on macOS).")
     var data: String?
+
+    @Flag(help: "Keep nothing: every start is a new device with new tokens (for tests that want a fresh identity).")
+    var ephemeral = false
 
     @Option(name: .customLong("background-budget"), help: "Background pushes that may wake an app per hour (Apple: two or three); 0 lifts the limit.")
     var backgroundBudget = 3
@@ -122,6 +126,9 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     func run() async throws {
         let logger = log.logger("apnsim.device")
         let id = Self.expandHost(in: id)
+        // A device keeps its identity unless told not to: one stopped and started, as a container is, gets the pushes
+        // held for its tokens while it was down.
+        let data = ephemeral ? nil : data ?? DataHome.device(id).path
         let declarations = try Self.declarations(declared)
         var manifests = try apps.map { try Self.manifest($0, team: team, declarations: declarations) }
         try Self.apply(extensions, option: "--extension", to: &manifests, split: Self.serviceExtension) { $0.serviceExtension = $1 }
@@ -152,6 +159,7 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
             }
             manifest.infoPlist = plist
         }
+        let certs = try DevelopmentFiles().find(.certs, given: certs).path
         let tlsContext: NIOSSLContext
         do {
             tlsContext = try DeviceHost.makeTLSContext(.certsDirectory(certs))
@@ -187,7 +195,8 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
         }
         try await ProcessLife.run([DeviceService(hosts: hosts, logger: logger)], name: count > 1 ? "device \(id)-1…\(count)" : "device \(id)",
                                   logger: logger, stopWhenStdinCloses: stopWhenStdinCloses,
-                                  started: "started, linking to \(gatewayHost):\(devicePort)")
+                                  started: "started, linking to \(gatewayHost):\(devicePort); "
+                                      + (data.map { "its identity (and so its tokens) kept in \($0)" } ?? "a new identity (--ephemeral)"))
     }
 
     /// `--foreground` as a table; a bare bundle ID means willPresent returns nothing.
@@ -200,6 +209,9 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     }
 
     func validate() throws {
+        guard !(ephemeral && data != nil) else {
+            throw ValidationError("--ephemeral keeps nothing and --data names where to keep the device's identity: give one of them")
+        }
         guard notificationLimit >= 1 else {
             throw ValidationError("--notification-limit takes 1 or more notifications; got \(notificationLimit)")
         }

@@ -1,5 +1,6 @@
 import APNSimCore
 import APNSimGateway
+import APNSimSandbox
 import ArgumentParser
 
 /// `apnsim gateway`: serve the provider API and the control API until Ctrl-C.
@@ -17,7 +18,7 @@ struct GatewayCommand: AsyncParsableCommand, LoggingCommand {
         // Before the gateway, which takes the tracer the bootstrap installs (docs/tracing.md).
         let telemetry = try Telemetry.bootstrap(name: "gateway")
         let gateway = try options.makeGateway()
-        let certs = options.certs
+        let certs = try options.certsFolder().path
         let service = GatewayService(gateway: gateway) { endpoints in
             Console.say("""
             apnsim gateway ready
@@ -32,7 +33,7 @@ struct GatewayCommand: AsyncParsableCommand, LoggingCommand {
         // The exporter first: a service group stops in reverse order, so it sends the last spans after the gateway stops.
         try await ProcessLife.run([telemetry].compactMap { $0 } + [service], name: "gateway", logger: options.logger, stopWhenStdinCloses: options.stopWhenStdinCloses)
         if let record = options.record {
-            try SessionRecorder.write(gateway, worldFile: options.world, mediaURL: nil, to: record)
+            try SessionRecorder.write(gateway, worldFile: try options.worldFile().path, mediaURL: nil, to: record)
         }
     }
 }

@@ -9,11 +9,11 @@ import Logging
 
 /// The options `apnsim gateway` and `apnsim up` share, and how they become a running gateway.
 struct GatewayOptions: ParsableArguments {
-    @Option(help: "The world file: teams, keys, apps, tokens. Environment: APNSIM_WORLD.")
-    var world = EnvironmentVariables.text("APNSIM_WORLD", otherwise: "Scenarios/sandbox.yaml")
+    @Option(help: "The world file: teams, keys, apps, tokens. Default: Scenarios/sandbox.yaml in a checkout of apnsim, else the sandbox world built into apnsim, written to its data folder (APNSIM_HOME; apnsim certs says where). Environment: APNSIM_WORLD.")
+    var world: String? = EnvironmentVariables.value("APNSIM_WORLD")
 
-    @Option(help: "The folder Certs/generate.sh wrote (gateway.pem, gateway-key.pem, ca.pem). Environment: APNSIM_CERTS.")
-    var certs = EnvironmentVariables.text("APNSIM_CERTS", otherwise: "Certs")
+    @Option(help: "The folder Certs/generate.sh wrote (gateway.pem, gateway-key.pem, ca.pem). Default: Certs in a checkout of apnsim, else the development PKI built into apnsim, written to its data folder (apnsim certs says where). Environment: APNSIM_CERTS.")
+    var certs: String? = EnvironmentVariables.value("APNSIM_CERTS")
 
     @Option(help: "Address the provider endpoints and the device link bind to. Environment: APNSIM_HOST.")
     var host = EnvironmentVariables.text("APNSIM_HOST", otherwise: "127.0.0.1")
@@ -186,8 +186,18 @@ struct GatewayOptions: ParsableArguments {
         return try Gateway(configuration: configuration, world: WorldRegistry(try loadWorld()), store: try makeStore(), logger: logger)
     }
 
+    /// The world file: `--world`, else the default (a checkout's, or the one built in).
+    func worldFile() throws -> DevelopmentFiles.Found {
+        try DevelopmentFiles().find(.world, given: world)
+    }
+
+    /// The PKI's folder: `--certs`, else the default.
+    func certsFolder() throws -> DevelopmentFiles.Found {
+        try DevelopmentFiles().find(.certs, given: certs)
+    }
+
     func loadWorld() throws -> World {
-        try WorldFile.load(path: world)
+        try WorldFile.load(path: try worldFile().path)
     }
 
     func makeStore() throws -> Store {
@@ -195,7 +205,7 @@ struct GatewayOptions: ParsableArguments {
     }
 
     func makeGatewayConfiguration() throws -> GatewayConfiguration {
-        var configuration = GatewayConfiguration(tls: .certsDirectory(certs))
+        var configuration = GatewayConfiguration(tls: .certsDirectory(try certsFolder().path))
         configuration.host = host
         configuration.ports = [.development: developmentPort, .production: productionPort]
         // A gateway whose provider port is picked gets its management port picked too, so gateways run side by side.

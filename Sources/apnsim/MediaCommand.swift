@@ -1,4 +1,5 @@
 import APNSimExtensions
+import APNSimSandbox
 import ArgumentParser
 import Foundation
 import Logging
@@ -16,20 +17,21 @@ struct MediaCommand: AsyncParsableCommand, LoggingCommand {
     @Option(help: "Port to listen on; 0 picks one. Environment: APNSIM_MEDIA_PORT.")
     var port = EnvironmentVariables.port("APNSIM_MEDIA_PORT", option: "--port", otherwise: 8199)
 
-    @Option(help: "The folder whose files are served.")
-    var directory = "Scenarios/media"
+    @Option(help: "The folder whose files are served. Default: Scenarios/media in a checkout of apnsim, else the media built into apnsim, written to its data folder.")
+    var directory: String?
 
     @OptionGroup var log: LogOptions
 
     func validate() throws {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        if let directory, !(FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue) {
             throw ValidationError("--directory \(directory) is not a folder")
         }
     }
 
     func run() async throws {
         let logger = log.logger("apnsim.media")
+        let directory = try DevelopmentFiles().find(.media, given: directory).path
         var server = MediaServer(directory: URL(fileURLWithPath: directory), host: host, port: port, logger: logger)
         let host = host
         server.onReady = { port in Console.say("apnsim media: serving \(directory) at http://\(host):\(port)/media/") }

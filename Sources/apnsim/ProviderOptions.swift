@@ -1,5 +1,6 @@
 import APNSimCore
 import APNSimProvider
+import APNSimSandbox
 import ArgumentParser
 import Foundation
 
@@ -14,11 +15,11 @@ struct ProviderOptions: ParsableArguments {
     @Option(name: .customLong("server-name"), help: "TLS server name to check the gateway certificate against.")
     var serverName = "api.sandbox.push.apple.com"
 
-    @Option(help: "CA that issued the gateway certificate.")
-    var ca = "Certs/ca.pem"
+    @Option(help: "CA that issued the gateway certificate. Default: ca.pem of the development PKI (Certs/ in a checkout of apnsim, else apnsim's data folder; apnsim certs says where).")
+    var ca: String?
 
-    @Option(help: "Provider signing key (.p8) for token auth.")
-    var p8 = "Certs/AuthKey_SIMKEY0001.p8"
+    @Option(help: "Provider signing key (.p8) for token auth. Default: AuthKey_SIMKEY0001.p8 of the development PKI.")
+    var p8: String?
 
     @Option(name: .customLong("key-id"), help: "Key ID of the .p8.")
     var keyID = "SIMKEY0001"
@@ -48,14 +49,16 @@ struct ProviderOptions: ParsableArguments {
     /// environment's default port, and returns the gateway's answer.
     func send(environment: APNsEnvironment, defaultPorts: (development: Int, production: Int),
               _ make: ([(name: String, value: String)]) -> ProviderRequest) async throws -> ProviderResponse {
+        // The development PKI's files, found as the gateway finds them, unless named.
+        let pki = ca == nil || (p8 == nil && cert == nil) ? try DevelopmentFiles().find(.certs).path : ""
         var configuration = ProviderClient.Configuration(host: host, port: port ?? (environment == .development ? defaultPorts.development : defaultPorts.production),
-                                                         caFile: ca)
+                                                         caFile: ca ?? "\(pki)/ca.pem")
         configuration.serverHostname = serverName
         var authorization: [(name: String, value: String)] = []
         if let cert, let certKey {
             configuration.clientCertificate = (cert, certKey)
         } else {
-            let signer = try ProviderTokenSigner(p8: try readFile(p8, what: "the .p8 key"), keyID: keyID, teamID: teamID)
+            let signer = try ProviderTokenSigner(p8: try readFile(p8 ?? "\(pki)/AuthKey_SIMKEY0001.p8", what: "the .p8 key"), keyID: keyID, teamID: teamID)
             authorization.append(("authorization", "bearer \(signer.token(issuedAt: Date()))"))
         }
         let client = try await ProviderClient.connect(configuration)

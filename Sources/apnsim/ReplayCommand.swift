@@ -1,4 +1,5 @@
 import APNSimScenario
+import APNSimSandbox
 import ArgumentParser
 import Foundation
 import Logging
@@ -23,11 +24,11 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(name: .customLong("repeat"), help: "Run each scenario this many times (to show a scenario passes every time).")
     var repetitions = 1
 
-    @Option(help: "The folder Certs/generate.sh wrote (TLS, the CA, the sandbox team's .p8).")
-    var certs = "Certs"
+    @Option(help: "The folder Certs/generate.sh wrote (TLS, the CA, the sandbox team's .p8). Default: Certs in a checkout of apnsim, else the development PKI built into apnsim, written to its data folder.")
+    var certs: String?
 
-    @Option(help: "The folder the media server serves, for scenarios that name none.")
-    var media = "Scenarios/media"
+    @Option(help: "The folder the media server serves, for scenarios that name none. Default: Scenarios/media in a checkout of apnsim, else the media built into apnsim.")
+    var media: String?
 
     @Option(help: "Seconds a step waits for a delivery or an install unless its expect.within says.")
     var within = 60.0
@@ -64,7 +65,8 @@ struct ReplayCommand: AsyncParsableCommand {
             Console.error("apnsim replay: no scenario files (YAML with steps:) in \(paths.joined(separator: ", "))")
             throw ExitCode(1)
         }
-        var options = ScenarioRunner.Options(certs: certs, media: media)
+        let defaults = DevelopmentFiles()
+        var options = ScenarioRunner.Options(certs: try defaults.find(.certs, given: certs).path, media: try defaults.find(.media, given: media).path)
         options.within = .milliseconds(Int64(within * 1000))
         options.logger.logLevel = logLevel
         let runner = ScenarioRunner(options: options)

@@ -18,14 +18,14 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
 
     var log: LogOptions { options.log }
 
-    @Option(help: "Folder for the devices' data, so their tokens stay the same across runs.")
-    var data = ".apnsim/devices"
+    @Option(help: "Folder for the devices' data, so their tokens stay the same across runs. Default: .apnsim/devices in a checkout of apnsim, else sandbox/devices in apnsim's data folder (APNSIM_HOME).")
+    var data: String?
 
     @Option(name: .customLong("media-port"), help: "Port of the media server rich pushes download from; 0 picks one.")
     var mediaPort = 8199
 
-    @Option(name: .customLong("media"), help: "The folder the media server serves.")
-    var mediaDirectory = "Scenarios/media"
+    @Option(name: .customLong("media"), help: "The folder the media server serves. Default: Scenarios/media in a checkout of apnsim, else the media built into apnsim, written to its data folder.")
+    var mediaDirectory: String?
 
     func run() async throws {
         guard let executable = Bundle.main.executableURL?.path else {
@@ -33,11 +33,15 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
         }
         let telemetry = try Telemetry.bootstrap(name: "up")  // before the gateway, which takes its tracer
         let gateway = try options.makeGatewayConfiguration()
-        var configuration = Sandbox.Configuration(world: try options.loadWorld(), certs: options.certs)
+        // The checkout's files when run in one, else the ones built into apnsim (DevelopmentFiles); the banner says which.
+        let files = (world: try options.worldFile(), certs: try options.certsFolder(),
+                     media: try DevelopmentFiles().find(.media, given: mediaDirectory))
+        var configuration = Sandbox.Configuration(world: try WorldFile.load(path: files.world.path), certs: files.certs.path)
         configuration.gateway = gateway
-        configuration.media = Sandbox.Media(directory: mediaDirectory, port: mediaPort)
+        configuration.media = Sandbox.Media(directory: files.media.path, port: mediaPort)
         configuration.devices = .processes(executable: executable, arguments: options.log.forDeviceProcesses)
-        configuration.dataDirectory = data
+        configuration.dataDirectory = data ?? (files.world.origin == .checkout ? ".apnsim/devices"
+            : DataHome.folder().appendingPathComponent("sandbox/devices").path)
         let sandbox = try Sandbox(configuration, store: try options.makeStore(), logger: options.logger)
         let mediaURL = Mutex<String?>(nil)
         let service = sandbox.service { running in
@@ -46,11 +50,11 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
                 Console.say("apnsim: not every device registered within 30 s (\(running.unregisteredNames)); GET /v1/devices shows which did")
             }
             Console.say(Self.banner(endpoints: running.endpoints, gateway: running.gateway, certs: running.certs,
-                                    mediaURL: running.mediaURL))
+                                    mediaURL: running.mediaURL, files: files))
         }
         try await ProcessLife.run([telemetry].compactMap { $0 } + [service], name: "up", logger: options.logger, stopWhenStdinCloses: options.stopWhenStdinCloses)
         if let record = options.record {
-            try SessionRecorder.write(sandbox.gateway, worldFile: options.world, mediaURL: mediaURL.withLock { $0 }, to: record)
+            try SessionRecorder.write(sandbox.gateway, worldFile: files.world.path, mediaURL: mediaURL.withLock { $0 }, to: record)
         }
     }
 
@@ -60,7 +64,8 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
         (Bundle.main.executablePath ?? "").contains("/.build/") ? "swift run apnsim" : "apnsim"
     }
 
-    static func banner(endpoints: Gateway.Endpoints, gateway: Gateway, certs: String, mediaURL: String?) -> String {
+    static func banner(endpoints: Gateway.Endpoints, gateway: Gateway, certs: String, mediaURL: String?,
+                       files: (world: DevelopmentFiles.Found, certs: DevelopmentFiles.Found, media: DevelopmentFiles.Found)) -> String {
         let inbox = "http://\(Gateway.Endpoints.reachable(gateway.configuration.controlHost)):\(endpoints.controlPort)/"
         let control = inbox + "v1"
         var lines = [
@@ -74,6 +79,9 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
             "  token auth                          team SIMTEAM001, key SIMKEY0001, \(certs)/AuthKey_SIMKEY0001.p8",
             "  certificate auth                    \(certs)/provider-development.pem + -key.pem (and provider-production…)",
             "  media server                        \(mediaURL.map { "\($0)/media/" } ?? "not running")   (files rich pushes attach)",
+            "  world                               \(files.world.described)",
+            "  PKI                                 \(files.certs.described)",
+            "  media files                         \(files.media.described)",
             "",
             "  devices:",
         ]

@@ -47,6 +47,62 @@ struct DeviceProcessTests {
         }
     }
 
+    @Test("A device process stopped and started with no --data keeps its tokens, so what was held for it is displayed",
+          arguments: [1, 3])
+    func identityKeptByDefault(count: Int) async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let home = temporaryDirectory()
+            let ids = count == 1 ? ["kept"] : (1...count).map { "kept-\($0)" }
+            let options = count == 1 ? [] : ["--count", String(count)]
+            let first = try await DeviceProcess.start(harness, id: "kept", data: nil, extra: options, environment: ["APNSIM_HOME": home])
+            let before = try await Self.devices(control) { devices in ids.allSatisfy { Self.token(devices, of: $0) != nil } }
+            let tokens = ids.compactMap { Self.token(before, of: $0) }
+            #expect(Set(tokens).count == count)
+            _ = try await first.process.waitForOutput("its identity (and so its tokens) kept in \(home)/devices/kept")
+
+            await first.process.stop()
+            _ = try await Self.devices(control) { devices in devices.allSatisfy { $0["online"] as? Bool == false } }
+            var held: [String: String] = [:]
+            for hex in tokens {
+                let apnsID = UUID().uuidString
+                #expect(try await DeviceDeliveryTests.push(harness, token: try #require(DeviceToken(hex)),
+                                                           payload: #"{"aps":{"alert":"while stopped"}}"#, apnsID: apnsID).status == 200)
+                held[apnsID] = hex
+            }
+
+            let second = try await DeviceProcess.start(harness, id: "kept", data: nil, extra: options, environment: ["APNSIM_HOME": home])
+            defer { second.stop() }
+            for (apnsID, hex) in held {
+                let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+                #expect(record["outcome"] as? String == "displayed", "\(record)")
+                #expect(record["token"] as? String == hex)
+            }
+            let after = try await Self.devices(control) { devices in ids.allSatisfy { Self.token(devices, of: $0) != nil } }
+            #expect(ids.compactMap { Self.token(after, of: $0) } == tokens, "the same tokens after the restart")
+        }
+    }
+
+    @Test("A device process started with --ephemeral is a new device each time: new tokens, nothing kept")
+    func ephemeralIdentity() async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let home = temporaryDirectory()
+            let first = try await DeviceProcess.start(harness, id: "fresh", data: nil, extra: ["--ephemeral"], environment: ["APNSIM_HOME": home])
+            let before = try #require(Self.token(try await Self.devices(control) { Self.token($0, of: "fresh") != nil }, of: "fresh"))
+            _ = try await first.process.waitForOutput("a new identity (--ephemeral)")
+            await first.process.stop()
+            _ = try await Self.devices(control) { $0.first?["online"] as? Bool == false }
+            let second = try await DeviceProcess.start(harness, id: "fresh", data: nil, extra: ["--ephemeral"], environment: ["APNSIM_HOME": home])
+            defer { second.stop() }
+            let after = try await Self.devices(control) { devices in
+                devices.contains { $0["id"] as? String == "fresh" && $0["online"] as? Bool == true } && Self.token(devices, of: "fresh") != before
+            }
+            #expect(Self.token(after, of: "fresh") != before)
+            #expect(!FileManager.default.fileExists(atPath: home + "/devices"), "an ephemeral device writes nothing in APNSIM_HOME")
+        }
+    }
+
     @Test("A device process that dies before answering a push gets it again and shows it once")
     func processLostAck() async throws {
         try await withGateway { harness in

@@ -1,6 +1,9 @@
 import APNSimExtensions
 import APNSimTestSupport
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOHTTP1
 import Testing
 
 /// An apnsim installed away from its checkout (a binary copied to a server or into an image) builds a team's Swift
@@ -32,5 +35,51 @@ struct InstalledBinaryTests {
         #expect(mirrors.count == 1, "\(mirrors)")
         #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent(mirrors.first ?? "").appendingPathComponent(
             "Sources/APNSimUserNotifications/UNNotificationServiceExtension.swift").path))
+    }
+
+    @Test("A binary copied alone into an empty folder runs the sandbox: world, PKI, media and the inbox come out of it", .hangGuard)
+    func copiedBinaryRunsSandbox() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-alone-\(UUID().uuidString)")
+        let (folder, home) = (root.appendingPathComponent("empty"), root.appendingPathComponent("home"))
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: try ApnsimProcess.executable, to: folder.appendingPathComponent("apnsim"))
+        // Runs ./apnsim in the folder, as a user who copied it there would, with a home of its own and none of the
+        // variables that point apnsim at files.
+        let inFolder = ["/bin/sh", "-c", #"cd "$0" && shift && exec ./apnsim "$@""#, folder.path]
+        let environment: [String: String?] = ["HOME": home.path, "APNSIM_HOME": nil, "XDG_DATA_HOME": nil, "APNSIM_CERTS": nil,
+                                              "APNSIM_WORLD": nil, "APNSIM_DEVELOPMENT_MANAGEMENT_PORT": "0",
+                                              "APNSIM_PRODUCTION_MANAGEMENT_PORT": "0"]
+        let up = try await ApnsimProcess(["up", "--development-port", "0", "--production-port", "0", "--control-port", "0",
+                                          "--device-port", "0", "--media-port", "0", "--stop-when-stdin-closes"] + GatewayProcess.hangGuardTimeouts,
+                                         under: inFolder, environment: environment)
+        let banner = try await up.waitForOutput("Ctrl-C stops everything.")
+        let data = home.appendingPathComponent(".local/share/apnsim").path
+        #expect(banner.contains("world                               \(data)/Scenarios/sandbox.yaml (built into apnsim)"), "\(banner)")
+        #expect(banner.contains("PKI                                 \(data)/Certs (built into apnsim)"), "\(banner)")
+        #expect(banner.contains("CA to trust                         \(data)/Certs/ca.pem"), "\(banner)")
+        let provider = try #require(ProcessStopTests.port(after: "development (sandbox) provider API  https://127.0.0.1:", in: banner))
+        let controlPort = try #require(ProcessStopTests.port(after: "inbox (open it in a browser)        http://127.0.0.1:", in: banner))
+
+        // The development device's token once it registered (asked of the control API: no wait of the banner's decides it).
+        let control = ControlClient(port: controlPort)
+        let devices = try await control.devices { devices in DeviceProcessTests.token(devices, of: "iphone-dev") != nil }
+        let token = try #require(DeviceProcessTests.token(devices, of: "iphone-dev"))
+        // The wrapper drops the argument after the folder, where ApnsimProcess puts the executable's path.
+        let (status, printed) = try await ChildProcess.run(inFolder + ["apnsim", "send", "--token", token, "--port", String(provider)],
+                                                           environment: environment)
+        #expect(status == .exited(0), "\(printed)")
+        try #require(printed.contains("status: 200"), "\(printed)")
+        let record = try await control.deliveries("token=\(token)").first
+        #expect(record?["outcome"] as? String == "displayed", "\(String(describing: record))")
+
+        for (path, mention) in [("/", "apnsim inbox"), ("/inbox/render.js", "function banner")] {
+            let response = try await HTTPClient.forTests.execute(HTTPClientRequest(url: "http://127.0.0.1:\(controlPort)\(path)"),
+                                                                 timeout: HangGuard.deadline)
+            #expect(response.status == .ok, "\(path)")
+            #expect(String(buffer: try await response.body.collect(upTo: 1 << 20)).contains(mention), "\(path)")
+        }
+        await up.stop()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["apnsim"], "apnsim wrote nothing where it ran")
     }
 }

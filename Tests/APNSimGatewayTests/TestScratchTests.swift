@@ -18,4 +18,12 @@ struct TestScratchTests {
         #expect(status == .exited(0))
         #expect(output == folder)
     }
+
+    @Test("apnsim's per-user data folder is inside it, so no test writes a device's identity into the user's home")
+    func dataHome() async throws {
+        let folder = try #require(TestScratch.folder)
+        let (status, output) = try await ChildProcess.run(["/bin/sh", "-c", "printf %s \"$APNSIM_HOME\""])
+        #expect(status == .exited(0))
+        #expect(output == folder + "/apnsim-home")
+    }
 }

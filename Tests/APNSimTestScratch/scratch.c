@@ -59,6 +59,10 @@ __attribute__((constructor)) static void makeScratch(void) {
     }
     owner = getpid();
     setenv("TMPDIR", folder, 1);
+    // apnsim's per-user data folder (devices' identities, a generated PKI) goes there too, not in the user's home.
+    char home[4096 + 16];
+    snprintf(home, sizeof home, "%s/apnsim-home", folder);
+    setenv("APNSIM_HOME", home, 1);
     atexit(removeScratch);
 }
 
