@@ -11,7 +11,7 @@ extension ScenarioSession {
     func activity(device: String, app: String, type: String, matches pattern: JSONValue,
                   within: Duration) async throws -> (happened: String, failures: [String]) {
         let ids = deviceIDs(device)
-        let deliveries = "/v1/deliveries?bundle=\(app)" + (ids.count == 1 ? "&device=\(ids[0])" : "")
+        let deliveries = "/v1/deliveries?bundleID=\(app)" + (ids.count == 1 ? "&device=\(ids[0])" : "")
         let deadline = ContinuousClock.now + within
         while true {
             // Counted before the check: a delivery completed after the count wakes the wait below at once.
@@ -42,7 +42,7 @@ extension ScenarioSession {
 
     /// The newest activity of `type` of `bundleID` on each of `devices`, by device: one `GET /v1/activities` for all.
     func newestActivities(devices: [String], bundleID: String, type: String) async throws -> [String: JSONValue] {
-        let query = devices.count == 1 ? "device=\(devices[0])&bundle=\(bundleID)" : "bundle=\(bundleID)"
+        let query = devices.count == 1 ? "device=\(devices[0])&bundleID=\(bundleID)" : "bundleID=\(bundleID)"
         let activities = try await target.control.get("/v1/activities?\(query)").body?.array ?? []
         var newest: [String: JSONValue] = [:]
         for activity in activities where activity["attributesType"]?.string == type {

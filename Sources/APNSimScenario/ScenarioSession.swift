@@ -416,7 +416,7 @@ actor ScenarioSession {
     /// `within` has passed): long-polls of `GET /v1/deliveries?wait=…&count=…`.
     private func deliveries(_ expected: Scenario.Deliveries, within: Duration) async throws -> [JSONValue] {
         var query = "/v1/deliveries?device=\(expected.device)&limit=1000&count=\(max(1, expected.records.count))"
-        if let app = expected.app { query += "&bundle=\(app)" }
+        if let app = expected.app { query += "&bundleID=\(app)" }
         return try await longPoll(query, count: max(1, expected.records.count), within: within)
     }
 

@@ -84,9 +84,26 @@ public struct DeliveryFilter: Sendable, Hashable {
     public var limit: Int
     /// The newest `limit` deliveries, newest first (the inbox page), instead of the oldest first.
     public var newestFirst = false
-    /// Only deliveries recorded before the one with this ID (accepted earlier, or at the same time and recorded
-    /// first): the cursor the inbox pages older deliveries with. An ID the record does not hold matches nothing.
-    public var before: String?
+    /// Only deliveries accepted before this time.
+    public var before: Date?
+    /// Only the deliveries on one side of the one with an ID: the cursor a page of deliveries continues from. An ID the
+    /// record does not hold matches nothing.
+    public var page: Page?
+
+    /// Which side of a delivery a page takes, by acceptance time and then the order they were recorded in.
+    public enum Page: Sendable, Hashable {
+        /// Those recorded before it: the next page when newest come first (the inbox pages older deliveries so).
+        case olderThan(String)
+        /// Those recorded after it: the next page when oldest come first.
+        case newerThan(String)
+
+        /// The delivery's ID.
+        public var id: String {
+            switch self {
+            case .olderThan(let id), .newerThan(let id): id
+            }
+        }
+    }
 
     public init(device: String? = nil, token: String? = nil, bundleID: String? = nil, apnsId: String? = nil, after: Date? = nil,
                 completedOnly: Bool = false, limit: Int = 100) {

@@ -58,19 +58,20 @@ extension MemoryDeliveries.Table {
         let filter: DeliveryFilter
         let token: String?
         let uniqueId: String?
-        /// The acceptance time and row number of the cursor's delivery (``DeliveryFilter/before``).
-        let before: (acceptedAt: Date, number: Int)?
+        /// The acceptance time and row number of the page's cursor delivery (``DeliveryFilter/page``), and whether the
+        /// page is of those older than it.
+        let cursor: (acceptedAt: Date, number: Int, older: Bool)?
 
         /// `nil` when nothing can match: the cursor names a delivery the record does not hold.
         init?(_ filter: DeliveryFilter, in table: MemoryDeliveries.Table) {
             self.filter = filter
             token = filter.token?.lowercased()
             uniqueId = filter.uniqueId?.lowercased()
-            if let id = filter.before {
-                guard let number = table.rowNumber(of: id), let cursor = table.row(number) else { return nil }
-                before = (cursor.acceptedAt, number)
+            if let page = filter.page {
+                guard let number = table.rowNumber(of: page.id), let row = table.row(number) else { return nil }
+                if case .olderThan = page { cursor = (row.acceptedAt, number, true) } else { cursor = (row.acceptedAt, number, false) }
             } else {
-                before = nil
+                cursor = nil
             }
         }
 
@@ -82,7 +83,12 @@ extension MemoryDeliveries.Table {
             if let uniqueId, row.uniqueId != uniqueId { return false }
             if let after = filter.after, !(row.acceptedAt > after) { return false }
             if filter.completedOnly && row.outcome == nil { return false }
-            if let before, !((row.acceptedAt, number) < (before.acceptedAt, before.number)) { return false }
+            if let before = filter.before, !(row.acceptedAt < before) { return false }
+            if let cursor {
+                let older = (row.acceptedAt, number) < (cursor.acceptedAt, cursor.number)
+                let newer = (cursor.acceptedAt, cursor.number) < (row.acceptedAt, number)
+                if cursor.older ? !older : !newer { return false }
+            }
             return true
         }
     }

@@ -8,8 +8,8 @@ import GRDB
 extension SendRecord {
     /// The columns in insert order; `Store` builds its cached statement from them.
     static let insertColumns = [
-        "receivedAt", "environment", "authMode", "method", "path", "token", "topic", "pushType", "apnsID", "headers",
-        "payload", "payloadBytes", "status", "reason", "explanation", "durationMicros", "teamID", "keyID",
+        "receivedAt", "environment", "authMode", "method", "path", "token", "topic", "pushType", "apnsId", "headers",
+        "payload", "payloadBytes", "status", "reason", "explanation", "durationMicros", "team", "keyID",
         "fault", "uniqueId",
     ]
 
@@ -24,7 +24,7 @@ extension SendRecord {
         token = row["token"] as String?
         topic = row["topic"] as String?
         pushType = row["pushType"] as String?
-        apnsID = row["apnsID"] as String
+        apnsID = row["apnsId"] as String
         headers = RequestHeaders(text: row["headers"] as String)
         payload = (row["payload"] as Data?).map { String(decoding: $0, as: UTF8.self) }
         payloadBytes = row["payloadBytes"] as Int
@@ -32,7 +32,7 @@ extension SendRecord {
         reason = row["reason"] as String?
         explanation = row["explanation"] as String?
         durationMicros = row["durationMicros"] as Int
-        teamID = row["teamID"] as String?
+        teamID = row["team"] as String?
         keyID = row["keyID"] as String?
         fault = row["fault"] as String?
         uniqueId = row["uniqueId"] as String?

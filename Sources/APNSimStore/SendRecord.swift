@@ -89,16 +89,23 @@ public struct SendFilter: Sendable, Hashable {
     public var uniqueId: String?
     public var topic: String?
     public var status: Int?
-    /// Only sends received at or after this time.
+    /// Only sends received after this time.
+    public var after: Date?
+    /// Only sends received before this time.
+    public var before: Date?
+    /// Only sends received at or after this time: `GET /v1/sends?since=`, the old spelling of `after=`, which it took
+    /// at or after (README, "Changelog").
     public var since: Date?
     public var limit: Int
 
-    public init(token: String? = nil, apnsID: String? = nil, topic: String? = nil, status: Int? = nil, since: Date? = nil,
-                limit: Int = 100) {
+    public init(token: String? = nil, apnsID: String? = nil, topic: String? = nil, status: Int? = nil, after: Date? = nil,
+                before: Date? = nil, since: Date? = nil, limit: Int = 100) {
         self.token = token
         self.apnsID = apnsID
         self.topic = topic
         self.status = status
+        self.after = after
+        self.before = before
         self.since = since
         self.limit = limit
     }

@@ -179,6 +179,17 @@ public final class Store: Sendable {
             // token with none takes 40 ms. The deliveries keep theirs: tests and the sandbox's `curl` wait on a token's.
             try db.drop(index: "sends_on_token")
         }
+        migrator.registerMigration("v16-apns-id-spelling") { db in
+            // The send record's apns-id spelt as the delivery record and every query spell it, and its team as world
+            // files name a team (README, "Changelog").
+            try db.execute(sql: "ALTER TABLE sends RENAME COLUMN apnsID TO apnsId")
+            try db.execute(sql: "ALTER TABLE sends RENAME COLUMN teamID TO team")
+            // A presentation's thread is threadID, as the content's is; the old spelling stays beside it for one release.
+            try db.execute(sql: """
+                UPDATE deliveries SET presentation = json_set(presentation, '$.threadID', json_extract(presentation, '$.thread'))
+                WHERE json_extract(presentation, '$.thread') IS NOT NULL AND json_extract(presentation, '$.threadID') IS NULL
+                """)
+        }
         return migrator
     }
 
@@ -234,9 +245,11 @@ public final class Store: Sendable {
             var request = SendRecord.all()
             if let token = filter.token { request = request.filter(Column("token") == token.lowercased()) }
             if let topic = filter.topic { request = request.filter(Column("topic") == topic) }
-            if let apnsID = filter.apnsID { request = request.filter(Column("apnsID") == apnsID) }
+            if let apnsID = filter.apnsID { request = request.filter(Column("apnsId") == apnsID) }
             if let uniqueId = filter.uniqueId { request = request.filter(Column("uniqueId") == uniqueId.lowercased()) }
             if let status = filter.status { request = request.filter(Column("status") == status) }
+            if let after = filter.after { request = request.filter(Column("receivedAt") > after.timeIntervalSince1970) }
+            if let before = filter.before { request = request.filter(Column("receivedAt") < before.timeIntervalSince1970) }
             if let since = filter.since { request = request.filter(Column("receivedAt") >= since.timeIntervalSince1970) }
             return try request.order(Column("id").desc).limit(filter.limit).fetchAll(db)
         }
@@ -337,9 +350,14 @@ public final class Store: Sendable {
         if let uniqueId = filter.uniqueId { request = request.filter(Column("uniqueId") == uniqueId.lowercased()) }
         if let after = filter.after { request = request.filter(Column("acceptedAt") > after.timeIntervalSince1970) }
         if filter.completedOnly { request = request.filter(Column("outcome") != nil) }
-        if let before = filter.before {
-            request = request.filter(sql: "(acceptedAt, rowid) < (SELECT acceptedAt, rowid FROM deliveries WHERE id = ?)",
-                                     arguments: [before])
+        if let before = filter.before { request = request.filter(Column("acceptedAt") < before.timeIntervalSince1970) }
+        switch filter.page {
+        case nil:
+            break
+        case .olderThan(let id):
+            request = request.filter(sql: "(acceptedAt, rowid) < (SELECT acceptedAt, rowid FROM deliveries WHERE id = ?)", arguments: [id])
+        case .newerThan(let id):
+            request = request.filter(sql: "(acceptedAt, rowid) > (SELECT acceptedAt, rowid FROM deliveries WHERE id = ?)", arguments: [id])
         }
         return request
     }

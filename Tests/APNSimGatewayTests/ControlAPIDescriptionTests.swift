@@ -12,8 +12,9 @@ import Yams
 /// checks the answers against it with schemathesis).
 @Suite("Control API description", .endToEnd)
 struct ControlAPIDescriptionTests {
-    /// `METHOD /path` of each documented operation, with its query parameters.
-    static func documented() throws -> [String: Set<String>] {
+    /// `METHOD /path` of each documented operation, with its query parameters (`deprecated`: only those marked
+    /// deprecated, the old spellings; else only the others).
+    static func documented(deprecated: Bool = false) throws -> [String: Set<String>] {
         let text = try String(contentsOfFile: "docs/control-api.openapi.yaml", encoding: .utf8)
         let document = try #require(try Yams.load(yaml: text) as? [String: Any])
         let paths = try #require(document["paths"] as? [String: [String: Any]])
@@ -21,9 +22,10 @@ struct ControlAPIDescriptionTests {
         var operations: [String: Set<String>] = [:]
         for (path, methods) in paths {
             for (method, operation) in methods {
-                let parameters = ((operation as? [String: Any])?["parameters"] as? [[String: Any]] ?? []).compactMap { parameter in
+                let parameters = ((operation as? [String: Any])?["parameters"] as? [[String: Any]] ?? []).compactMap { parameter -> String? in
                     let resolved = (parameter["$ref"] as? String).flatMap { shared[String($0.split(separator: "/").last ?? "")] } ?? parameter
-                    return resolved["in"] as? String == "query" ? resolved["name"] as? String : nil
+                    guard resolved["in"] as? String == "query", (resolved["deprecated"] as? Bool ?? false) == deprecated else { return nil }
+                    return resolved["name"] as? String
                 }
                 operations["\(method.uppercased()) \(path)"] = Set(parameters)
             }
@@ -43,6 +45,9 @@ struct ControlAPIDescriptionTests {
         #expect(Set(documented.keys).subtracting(served).sorted() == [], "in docs/control-api.openapi.yaml but not served")
         for (operation, parameters) in documented {
             #expect(parameters == Set(ControlQuery.parameters[operation] ?? []), "\(operation): documented \(parameters.sorted())")
+        }
+        for (operation, parameters) in try Self.documented(deprecated: true) {
+            #expect(parameters == Set((OldSpellings.queryNames[operation] ?? [:]).keys), "\(operation): documented as deprecated \(parameters.sorted())")
         }
     }
 

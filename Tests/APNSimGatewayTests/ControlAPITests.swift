@@ -33,7 +33,8 @@ struct ControlAPITests {
 
     @Test("Bad query values are a 400 with a sentence naming the value", arguments: [
         "/v1/sends?limit=0", "/v1/sends?limit=99999999999999999999", "/v1/sends?status=abc", "/v1/sends?since=1e400",
-        "/v1/deliveries?wait=nan", "/v1/deliveries?wait=1e300", "/v1/deliveries?after=inf", "/v1/deliveries?limit=-1",
+        "/v1/sends?after=1e400", "/v1/sends?before=yesterday", "/v1/deliveries?wait=nan", "/v1/deliveries?wait=1e300",
+        "/v1/deliveries?after=inf", "/v1/deliveries?limit=-1", "/v1/interactions?wait=61", "/v1/interactions?count=0",
     ])
     func badQueries(_ path: String) async throws {
         try await withGateway { harness in
@@ -90,11 +91,17 @@ struct ControlAPITests {
             let receivedAt = try #require(all.first?["receivedAt"] as? String)
             #expect(receivedAt.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/) != nil, "got \(receivedAt)")
             let sinceNewest = try #require(try await control.get("/v1/sends?since=\(receivedAt)").json as? [[String: Any]])
-            #expect(sinceNewest.count == 1, "only the push sent 1.5 s after the others")
+            #expect(sinceNewest.count == 1, "only the push sent 1.5 s after the others (since=, the old spelling: at or after)")
+            let newest = try #require(ControlJSON.date(receivedAt))
+            let justBefore = Int((newest.timeIntervalSince1970 * 1000).rounded(.down)) - 1
+            let afterNewest = try #require(try await control.get("/v1/sends?after=\(justBefore)").json as? [[String: Any]])
+            #expect(afterNewest.count == 1, "after= a millisecond before the newest: only it")
+            let beforeNewest = try #require(try await control.get("/v1/sends?before=\(receivedAt)").json as? [[String: Any]])
+            #expect(beforeNewest.count == 2, "before= the newest's time: the two sent 1.5 s earlier")
             let limited = try #require(try await control.get("/v1/sends?limit=1").json as? [[String: Any]])
             #expect(limited.count == 1)
             let future = Int((Date().timeIntervalSince1970 + 3600) * 1000)
-            let none = try #require(try await control.get("/v1/sends?since=\(future)").json as? [[String: Any]])
+            let none = try #require(try await control.get("/v1/sends?after=\(future)").json as? [[String: Any]])
             #expect(none.isEmpty)
             #expect(try await control.get("/v1/sends?status=abc").status == 400)
 
@@ -155,7 +162,8 @@ struct ControlAPITests {
             #expect(paged == whole, "the pages, one after the other, are the tokens once each in order")
             #expect(pages == (whole.count + 999) / 1000)
             for (query, says) in [("limit=0", "limit must be a positive whole number"), ("limit=10001", "limit takes 1 to 10000"),
-                                  ("after=xyz", "after must be a token"), ("page=2", "unknown query parameter page")] {
+                                  ("cursor=xyz", "cursor must be a token"), ("after=xyz", "cursor must be a token"),
+                                  ("page=2", "unknown query parameter page")] {
                 let refused = try await control.get("/v1/tokens?\(query)")
                 #expect(refused.status == 400)
                 #expect(((refused.json as? [String: Any])?["error"] as? String)?.contains(says) == true, "\(query): \(refused.json)")

@@ -56,7 +56,8 @@ struct DeviceDeliveryTests {
                 #expect(record["deliveredAt"] != nil && record["displayedAt"] != nil)
                 let presentation = try #require(record["presentation"] as? [String: Any], "the device says where it shows")
                 #expect(presentation["bundleID"] as? String == "com.example.app")
-                #expect(presentation["thread"] as? String == "orders")
+                #expect(presentation["threadID"] as? String == "orders")
+                #expect(presentation["thread"] as? String == "orders", "its old spelling, beside it for one release")
                 #expect(presentation["banner"] as? Bool == true && presentation["list"] as? Bool == true)
                 #expect(device.displayed.first?.content.title == "Order shipped")
             }

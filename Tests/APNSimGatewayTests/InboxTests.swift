@@ -109,12 +109,12 @@ struct InboxTests {
                     let page = try #require(try await control.get(path).json as? [[String: Any]])
                     seen += page.compactMap { $0["id"] as? String }
                     guard page.count == 3, let oldest = page.last?["id"] as? String else { break }
-                    path = "/v1/deliveries?order=newest&limit=3&before=\(oldest)"
+                    path = "/v1/deliveries?order=newest&limit=3&cursor=\(oldest)"
                 }
                 let all = try #require(try await control.get("/v1/deliveries?order=newest&limit=100").json as? [[String: Any]])
                 #expect(seen == all.compactMap { $0["id"] as? String })
                 #expect(seen.count == 7)
-                let none = try #require(try await control.get("/v1/deliveries?before=nothing").json as? [[String: Any]])
+                let none = try #require(try await control.get("/v1/deliveries?cursor=nothing").json as? [[String: Any]])
                 #expect(none.isEmpty)
             }
         }

@@ -47,8 +47,8 @@ struct ProbeTests {
     }
 
     @Test("A query parameter the route does not take is a 400 naming it", arguments: [
-        ("/v1/sends?uniqueID=abc", "unknown query parameter uniqueID: GET /v1/sends takes token, topic, apnsId, uniqueId, status, since, limit"),
-        ("/v1/deliveries?device=d&colour=red", "unknown query parameter colour: GET /v1/deliveries takes device, token, bundle, apnsId, uniqueId, after, before, order, limit, wait, count"),
+        ("/v1/sends?uniqueID=abc", "unknown query parameter uniqueID: GET /v1/sends takes token, topic, apnsId, uniqueId, status, after, before, limit"),
+        ("/v1/deliveries?device=d&colour=red", "unknown query parameter colour: GET /v1/deliveries takes device, token, bundleID, apnsId, uniqueId, after, before, cursor, order, limit, wait, count"),
         ("/v1/devices?online=true", "unknown query parameter online: GET /v1/devices takes no query parameters"),
         ("/v1/faults?x=1", "unknown query parameter x: GET /v1/faults takes no query parameters"),
         ("/readyz?verbose=1", "unknown query parameter verbose: GET /readyz takes no query parameters"),
@@ -75,9 +75,15 @@ struct ProbeTests {
         }
     }
 
-    @Test("Every parameter a route lists is taken", arguments: ["/v1/sends?token=ab&topic=t&apnsId=x&status=200&since=0&limit=5",
-                                                                 "/v1/deliveries?device=d&token=ab&bundle=b&apnsId=x&after=0&before=x&order=oldest&limit=5&wait=0&count=1",
-                                                                 "/v1/activities?device=d&bundle=b&token=ab&channel=c"])
+    @Test("Every parameter a route lists is taken, and each old spelling too", arguments: [
+        "/v1/sends?token=ab&topic=t&apnsId=x&uniqueId=u&status=200&after=0&before=1&limit=5",
+        "/v1/deliveries?device=d&token=ab&bundleID=b&apnsId=x&uniqueId=u&after=0&before=1&cursor=x&order=oldest&limit=5&wait=0&count=1",
+        "/v1/activities?device=d&bundleID=b&token=ab&channel=c",
+        "/v1/interactions?device=d&token=ab&bundleID=b&apnsId=x&limit=5&wait=0&count=1",
+        "/v1/tokens?cursor=\(String(repeating: "a", count: 64))&limit=5",
+        "/v1/sends?since=0", "/v1/deliveries?bundle=b&before=x", "/v1/activities?bundle=b", "/v1/interactions?bundle=b",
+        "/v1/tokens?after=\(String(repeating: "a", count: 64))",
+    ])
     func knownParameters(_ path: String) async throws {
         try await withGateway { harness in
             let answer = try await ControlClient(port: harness.endpoints.controlPort).get(path)

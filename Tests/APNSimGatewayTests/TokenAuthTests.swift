@@ -176,7 +176,7 @@ struct TokenAuthTests {
                 let unique = try #require(answer["apns-unique-id"])
                 let control = ControlClient(port: harness.endpoints.controlPort)
                 let sends = try #require(try await control.get("/v1/sends?uniqueId=\(unique)").json as? [[String: Any]])
-                #expect(sends.count == 1 && sends.first?["apnsID"] as? String == apnsID && sends.first?["uniqueId"] as? String == unique)
+                #expect(sends.count == 1 && sends.first?["apnsId"] as? String == apnsID && sends.first?["uniqueId"] as? String == unique)
                 let deliveries = try await control.deliveries("uniqueId=\(unique.uppercased())")
                 #expect(deliveries.count == 1 && deliveries.first?["apnsId"] as? String == apnsID, "\(deliveries)")
                 #expect(deliveries.first?["uniqueId"] as? String == unique)

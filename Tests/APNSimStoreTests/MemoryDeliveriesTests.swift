@@ -111,14 +111,20 @@ struct MemoryDeliveriesTests {
         filters.append(unique)
         filters.append(DeliveryFilter(after: at - 10, limit: 1_000))
         filters.append(DeliveryFilter(token: tokens[0], after: at - 20, completedOnly: true, limit: 2))
-        for cursor in [ids.last ?? "none", ids.randomElement(using: &random) ?? "none", "never-recorded"] {
+        var before = DeliveryFilter(limit: 1_000)
+        before.before = at - 10
+        filters.append(before)
+        for cursor in [ids.last ?? "none", ids.randomElement(using: &random) ?? "none", ids.first ?? "none", "never-recorded"] {
             var page = DeliveryFilter(limit: 10)
             page.newestFirst = true
-            page.before = cursor
+            page.page = .olderThan(cursor)
             filters.append(page)
             var oldest = DeliveryFilter(device: devices[0], limit: 1_000)
-            oldest.before = cursor
+            oldest.page = .olderThan(cursor)
             filters.append(oldest)
+            var newer = DeliveryFilter(limit: 10)
+            newer.page = .newerThan(cursor)
+            filters.append(newer)
         }
         var compared = 0
         for filter in filters {

@@ -10,15 +10,8 @@ import Testing
 struct PresentationMigrationTests {
     @Test("Displayed and replaced records with alert text get app, thread, banner and list; the rest get none")
     func backfill() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("store.sqlite").path
-        _ = try Store(path: path)
-
         // The file as the store before this migration left it: no column, and records without it.
-        let old = try DatabaseQueue(path: path)
-        try old.write { db in
+        let path = try oldStoreFile { db in
             try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v7-presentation'")
             try db.execute(sql: "ALTER TABLE deliveries DROP COLUMN presentation")
             let rows: [(String, String, String?)] = [
@@ -35,7 +28,6 @@ struct PresentationMigrationTests {
                     """, arguments: [id, "APNS-\(id)", outcome, content])
             }
         }
-        try old.close()
 
         let store = try Store(path: path)
         let records = Dictionary(uniqueKeysWithValues: try store.deliveries(matching: .init(limit: 10)).map { ($0.id, $0) })

@@ -82,7 +82,8 @@ extension DeviceLinkFraming {
     static func written(_ presentation: Presentation) -> [UInt8] {
         var json = JSONWriter(capacity: 96)
         json.field("bundleID", presentation.bundleID)
-        json.field("thread", presentation.thread)
+        json.field("threadID", presentation.thread)
+        json.field("thread", presentation.thread)  // its old spelling, for one release (Presentation's Codable form)
         json.field("banner", presentation.banner)
         json.field("list", presentation.list)
         json.field("summary", presentation.summary)

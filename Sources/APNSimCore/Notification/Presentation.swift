@@ -23,3 +23,32 @@ public struct Presentation: Sendable, Hashable, Codable {
         self.list = list
     }
 }
+
+/// In JSON the thread is `threadID`, as the content's is; until the next release it is also written as `thread`, its
+/// spelling before 2026-11-29 (README, "Changelog"), and either is read.
+extension Presentation {
+    enum CodingKeys: String, CodingKey {
+        case bundleID, threadID, banner, list, summary
+        /// The old spelling of `threadID`.
+        case thread
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        bundleID = try container.decode(String.self, forKey: .bundleID)
+        thread = try container.decodeIfPresent(String.self, forKey: .threadID) ?? container.decodeIfPresent(String.self, forKey: .thread)
+        banner = try container.decode(Bool.self, forKey: .banner)
+        list = try container.decode(Bool.self, forKey: .list)
+        summary = try container.decodeIfPresent(String.self, forKey: .summary)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(bundleID, forKey: .bundleID)
+        try container.encodeIfPresent(thread, forKey: .threadID)
+        try container.encodeIfPresent(thread, forKey: .thread)
+        try container.encode(banner, forKey: .banner)
+        try container.encode(list, forKey: .list)
+        try container.encodeIfPresent(summary, forKey: .summary)
+    }
+}

@@ -68,9 +68,15 @@ extension ControlAPI {
     func addActivityRoutes(to v1: RouterGroup<BasicRequestContext>) {
         v1.get("activities") { request, _ in
             let query = request.queryValues
+            let bundleID: String?
+            do throws(ControlAPIError) {
+                bundleID = try ControlQuery.activityBundleID(query)
+            } catch {
+                return ControlJSON.error(error.description)
+            }
             let views = self.activityViews(now: self.clock.now())
                 .filter { view in query["device"].map { $0 == view.device } ?? true }
-                .filter { view in query["bundle"].map { $0 == view.bundleID } ?? true }
+                .filter { view in bundleID.map { $0 == view.bundleID } ?? true }
                 .filter { view in query["token"].map { $0.lowercased() == view.token } ?? true }
                 .filter { view in query["channel"].map { $0 == view.channel } ?? true }
             return try ControlJSON.response(views)

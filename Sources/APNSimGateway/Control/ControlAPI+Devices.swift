@@ -75,8 +75,8 @@ extension ControlAPI {
         v1.post("devices/:id/apps") { request, context in
             try await self.install(request, device: context.parameters.get("id") ?? "")
         }
-        v1.delete("devices/:id/apps/:bundle") { _, context in
-            try self.uninstall(device: context.parameters.get("id") ?? "", bundleID: context.parameters.get("bundle") ?? "")
+        v1.delete("devices/:id/apps/:bundleID") { _, context in
+            try self.uninstall(device: context.parameters.get("id") ?? "", bundleID: context.parameters.get("bundleID") ?? "")
         }
         v1.post("devices/:id/restart") { _, context in try self.send(.restart(.init()), to: context.parameters.get("id") ?? "") }
         v1.post("devices/:id/foreground") { request, context in
@@ -98,7 +98,7 @@ extension ControlAPI {
             return try self.setFocus(focus, device: context.parameters.get("id") ?? "")
         }
         v1.delete("devices/:id/focus") { _, context in try self.setFocus(nil, device: context.parameters.get("id") ?? "") }
-        v1.post("devices/:id/apps/:bundle/notifications") { request, context in
+        v1.post("devices/:id/apps/:bundleID/notifications") { request, context in
             struct Setting: Decodable { var enabled: Bool }
             let setting: Setting
             do {
@@ -106,7 +106,7 @@ extension ControlAPI {
             } catch let error as ControlAPIError {
                 return ControlJSON.error(error.description + #"; give {"enabled": false} or {"enabled": true}"#)
             }
-            let (device, bundle) = (context.parameters.get("id") ?? "", context.parameters.get("bundle") ?? "")
+            let (device, bundle) = (context.parameters.get("id") ?? "", context.parameters.get("bundleID") ?? "")
             guard self.devices.setNotifications(setting.enabled, of: bundle, on: device) else {
                 return ControlJSON.error("no device \(device)", status: .notFound)
             }

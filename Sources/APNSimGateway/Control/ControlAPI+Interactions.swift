@@ -15,13 +15,26 @@ extension ControlAPI {
             try await self.interact(request, device: context.parameters.get("id") ?? "", dismiss: true)
         }
         v1.get("interactions") { request, _ in
-            let filter: InteractionFilter
+            let query: (filter: InteractionFilter, wait: Duration, count: Int)
             do throws(ControlAPIError) {
-                filter = try ControlQuery.interactionFilter(request.queryValues)
+                query = try ControlQuery.interactionFilter(request.queryValues)
             } catch {
                 return ControlJSON.error(error.description)
             }
-            return try ControlJSON.response(try self.store.interactions(matching: filter))
+            return try ControlJSON.response(try await self.interactions(matching: query.filter, count: query.count,
+                                                                        until: .now + query.wait))
+        }
+    }
+
+    /// The interactions `filter` matches once there are `count` of them, or what there is at `deadline`
+    /// (`GET /v1/interactions?wait=&count=`, as deliveries wait): woken by each interaction recorded.
+    private func interactions(matching filter: InteractionFilter, count: Int, until deadline: ContinuousClock.Instant) async throws
+        -> [InteractionRecord] {
+        while true {
+            let generation = deliveries.changes.generation
+            let found = try store.interactions(matching: filter)
+            if found.count >= count || ContinuousClock.now >= deadline { return found }
+            await deliveries.changes.nextChange(since: generation, before: deadline)
         }
     }
 

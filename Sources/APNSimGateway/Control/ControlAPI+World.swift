@@ -50,7 +50,7 @@ extension ControlAPI {
             var response = try ControlJSON.response(page)
             // The next page, as RFC 8288 links it: after the last token of this one.
             if more, let last = page.last {
-                response.headers[HTTPField.Name("Link")!] = "</v1/tokens?after=\(last.token.hex)&limit=\(query.limit)>; rel=\"next\""
+                response.headers[HTTPField.Name("Link")!] = "</v1/tokens?cursor=\(last.token.hex)&limit=\(query.limit)>; rel=\"next\""
             }
             return response
         }

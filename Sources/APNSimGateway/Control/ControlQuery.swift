@@ -9,11 +9,11 @@ enum ControlQuery {
     /// The query parameters each route takes, by method and route path as the router names it (and as
     /// docs/control-api.openapi.yaml does); a route not listed takes none. ``ParameterCheck`` refuses any other.
     static let parameters: [String: [String]] = [
-        "GET /v1/sends": ["token", "topic", "apnsId", "uniqueId", "status", "since", "limit"],
-        "GET /v1/deliveries": ["device", "token", "bundle", "apnsId", "uniqueId", "after", "before", "order", "limit", "wait", "count"],
-        "GET /v1/activities": ["device", "bundle", "token", "channel"],
-        "GET /v1/tokens": ["after", "limit"],
-        "GET /v1/interactions": ["device", "token", "bundle", "apnsId", "limit"],
+        "GET /v1/sends": ["token", "topic", "apnsId", "uniqueId", "status", "after", "before", "limit"],
+        "GET /v1/deliveries": ["device", "token", "bundleID", "apnsId", "uniqueId", "after", "before", "cursor", "order", "limit", "wait", "count"],
+        "GET /v1/activities": ["device", "bundleID", "token", "channel"],
+        "GET /v1/tokens": ["cursor", "limit"],
+        "GET /v1/interactions": ["device", "token", "bundleID", "apnsId", "limit", "wait", "count"],
         "GET /v1/summaries": ["device", "limit"],
         "POST /v1/devices/{id}/apps": ["wait"],
     ]
@@ -25,25 +25,30 @@ enum ControlQuery {
 
         func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
             // No route path: no route matched, and the answer is 404 whatever the query.
-            guard let route = context.endpointPath,
-                  let message = ControlQuery.unknownParameter(method: request.method.rawValue, route: route,
-                                                              names: request.uri.queryParameters.map { String($0.key) }) else {
-                return try await next(request, context)
+            guard let path = context.endpointPath else { return try await next(request, context) }
+            if let message = ControlQuery.unknownParameter(method: request.method.rawValue, route: path,
+                                                           names: request.uri.queryParameters.map { String($0.key) }) {
+                return ControlJSON.error(message)
             }
-            return ControlJSON.error(message)
+            var response = try await next(request, context)
+            OldSpellings.mark(&response, route: "\(request.method.rawValue) \(path)", query: request.queryValues)
+            return response
         }
     }
 
-    /// The sentence refusing the first of `names` that the route does not take, or `nil` when it takes them all.
+    /// The sentence refusing the first of `names` that the route does not take, or `nil` when it takes them all. An
+    /// old spelling (``OldSpellings``) is taken, and not named among what the route takes.
     static func unknownParameter(method: String, route: String, names: [String]) -> String? {
         let route = "\(method) \(route)"
         let known = parameters[route] ?? []
-        guard let unknown = names.first(where: { !known.contains($0) }) else { return nil }
+        let old = OldSpellings.queryNames[route] ?? [:]
+        guard let unknown = names.first(where: { !known.contains($0) && old[$0] == nil }) else { return nil }
         let takes = known.isEmpty ? "takes no query parameters" : "takes " + known.joined(separator: ", ")
         return "unknown query parameter \(unknown): \(route) \(takes)"
     }
 
-    /// `GET /v1/sends?token=&topic=&apnsId=&status=&since=&limit=`.
+    /// `GET /v1/sends?token=&topic=&apnsId=&uniqueId=&status=&after=&before=&limit=` (`since=`: the old spelling of
+    /// `after=`, at or after its time).
     static func sendFilter(_ query: [String: String]) throws(ControlAPIError) -> SendFilter {
         var filter = SendFilter()
         filter.token = query["token"]
@@ -54,14 +59,20 @@ enum ControlQuery {
             guard let value = Int(status) else { throw ControlAPIError("status must be a number such as 400; got \(shown(status))") }
             filter.status = value
         }
-        if let since = query["since"] {
-            guard let date = ControlJSON.date(since) else {
-                throw ControlAPIError("since must be an ISO-8601 time or milliseconds since 1970; got \(shown(since))")
-            }
-            filter.since = date
-        }
+        filter.after = try time(query, "after")
+        filter.before = try time(query, "before")
+        filter.since = try time(query, "since")
         if let limit = query["limit"] { filter.limit = try positive(limit, name: "limit") }
         return filter
+    }
+
+    /// The time `name` says, if given: RFC 3339, or milliseconds since 1970.
+    private static func time(_ query: [String: String], _ name: String) throws(ControlAPIError) -> Date? {
+        guard let text = query[name] else { return nil }
+        guard let date = ControlJSON.date(text) else {
+            throw ControlAPIError("\(name) must be an RFC 3339 time or milliseconds since 1970; got \(shown(text))")
+        }
+        return date
     }
 
     /// `POST /v1/devices/{id}/apps?wait=SECONDS`: how long the answer waits for the device to install the app (and
@@ -75,57 +86,82 @@ enum ControlQuery {
         return .milliseconds(Int64(saturating: seconds * 1000))
     }
 
-    /// `GET /v1/deliveries?device=&token=&bundle=&apnsId=&after=&before=&order=&limit=&wait=&count=`: the filter, how long to wait,
-    /// and how many deliveries with an outcome the wait is for (1 unless `count` says).
+    /// `GET /v1/deliveries?device=&token=&bundleID=&apnsId=&uniqueId=&after=&before=&cursor=&order=&limit=&wait=&count=`: the
+    /// filter, how long to wait, and how many deliveries with an outcome the wait is for (1 unless `count` says).
     static func deliveryFilter(_ query: [String: String]) throws(ControlAPIError) -> (DeliveryFilter, wait: Duration, count: Int) {
         var filter = DeliveryFilter()
         filter.device = query["device"]
         filter.token = query["token"]
-        filter.bundleID = query["bundle"]
+        filter.bundleID = try oneOf(query, "bundleID", old: "bundle")
         filter.apnsId = query["apnsId"]
         filter.uniqueId = query["uniqueId"]
-        filter.before = query["before"]
         if let order = query["order"] {
             guard order == "newest" || order == "oldest" else { throw ControlAPIError("order must be newest or oldest; got \(shown(order))") }
             filter.newestFirst = order == "newest"
         }
-        if let after = query["after"] {
-            guard let date = ControlJSON.date(after) else {
-                throw ControlAPIError("after must be an ISO-8601 time or milliseconds since 1970; got \(shown(after))")
-            }
-            filter.after = date
+        filter.after = try time(query, "after")
+        if let before = query["before"], ControlJSON.date(before) == nil {
+            // Its old meaning: a delivery's ID, older ones than it (``OldSpellings``).
+            guard query["cursor"] == nil else { throw ControlAPIError("before must be an RFC 3339 time or milliseconds since 1970; got \(shown(before))") }
+            filter.page = .olderThan(before)
+        } else {
+            filter.before = try time(query, "before")
         }
+        if let cursor = query["cursor"] { filter.page = filter.newestFirst ? .olderThan(cursor) : .newerThan(cursor) }
         if let limit = query["limit"] { filter.limit = try positive(limit, name: "limit") }
+        let (wait, count) = try longPoll(query, what: "deliveries")
+        filter.completedOnly = query["wait"] != nil
+        return (filter, wait, count)
+    }
+
+    /// `wait=SECONDS` (0 to 60) and `count=N`: how long a read holds its answer until `count` matching records are
+    /// there (for deliveries, with an outcome).
+    static func longPoll(_ query: [String: String], what: String) throws(ControlAPIError) -> (wait: Duration, count: Int) {
         var wait: Duration = .zero
         if let text = query["wait"] {
             guard let seconds = Double(text), seconds >= 0, seconds <= 60 else {
                 throw ControlAPIError("wait must be a number of seconds from 0 to 60; got \(shown(text))")
             }
             wait = .milliseconds(Int64(saturating: seconds * 1000))
-            filter.completedOnly = true
         }
         var count = 1
         if let text = query["count"] {
             count = try positive(text, name: "count")
-            guard query["wait"] != nil else { throw ControlAPIError("count says how many deliveries wait= waits for; give wait too") }
+            guard query["wait"] != nil else { throw ControlAPIError("count says how many \(what) wait= waits for; give wait too") }
         }
-        return (filter, wait, count)
+        return (wait, count)
     }
 
-    /// `GET /v1/interactions?device=&token=&bundle=&apnsId=&limit=`.
+    /// The value of `name`, or of its old spelling `old`; both at once is a mistake named.
+    private static func oneOf(_ query: [String: String], _ name: String, old: String) throws(ControlAPIError) -> String? {
+        if let value = query[name] {
+            guard query[old] == nil else { throw ControlAPIError("\(old) is the old spelling of \(name): give \(name) alone") }
+            return value
+        }
+        return query[old]
+    }
+
+    /// `GET /v1/interactions?device=&token=&bundleID=&apnsId=&limit=&wait=&count=`.
     /// `GET /v1/summaries?device=&limit=`: the device, and at most how many (100 unless said).
     static func summaryFilter(_ query: [String: String]) throws(ControlAPIError) -> (device: String?, limit: Int) {
         (query["device"], try query["limit"].map { text throws(ControlAPIError) in try positive(text, name: "limit") } ?? 100)
     }
 
-    static func interactionFilter(_ query: [String: String]) throws(ControlAPIError) -> InteractionFilter {
-        var filter = InteractionFilter(device: query["device"], token: query["token"], bundleID: query["bundle"], apnsId: query["apnsId"])
+    static func interactionFilter(_ query: [String: String]) throws(ControlAPIError) -> (InteractionFilter, wait: Duration, count: Int) {
+        var filter = InteractionFilter(device: query["device"], token: query["token"], bundleID: try oneOf(query, "bundleID", old: "bundle"),
+                                       apnsId: query["apnsId"])
         if let limit = query["limit"] { filter.limit = try positive(limit, name: "limit") }
-        return filter
+        let (wait, count) = try longPoll(query, what: "interactions")
+        return (filter, wait, count)
     }
 
-    /// `GET /v1/tokens?after=&limit=`: a page of at most `limit` tokens (1,000 unless said, at most 10,000), those after
-    /// the token `after` in hex order.
+    /// `GET /v1/activities?device=&bundleID=&token=&channel=`: the bundle ID asked for, by either spelling.
+    static func activityBundleID(_ query: [String: String]) throws(ControlAPIError) -> String? {
+        try oneOf(query, "bundleID", old: "bundle")
+    }
+
+    /// `GET /v1/tokens?cursor=&limit=`: a page of at most `limit` tokens (1,000 unless said, at most 10,000), those after
+    /// the token `cursor` (the last of the page before) in hex order. `after=` is its old spelling.
     static func tokenPage(_ query: [String: String]) throws(ControlAPIError) -> (after: DeviceToken?, limit: Int) {
         var limit = defaultTokenPage
         if let text = query["limit"] {
@@ -134,10 +170,10 @@ enum ControlQuery {
                 throw ControlAPIError("limit takes 1 to \(maximumTokenPage) tokens a page; got \(text)")
             }
         }
-        guard let text = query["after"] else { return (nil, limit) }
+        guard let text = try oneOf(query, "cursor", old: "after") else { return (nil, limit) }
         var problem = ""
         guard let after = DeviceToken(hex: Substring(text.lowercased()), problem: &problem) else {
-            throw ControlAPIError("after must be a token, the last of the page before: \(problem)")
+            throw ControlAPIError("cursor must be a token, the last of the page before: \(problem)")
         }
         return (after, limit)
     }

@@ -96,7 +96,7 @@ const details = (() => {
     }
     return [verdict, facts([
       ["Received", rfc3339(send.receivedAt)], ["Environment", send.environment], ["Auth", send.authMode],
-      ["Team", send.teamID], ["Key", send.keyID], ["Fault", send.fault], ["Took", `${send.durationMicros} µs`],
+      ["Team", send.team], ["Key", send.keyID], ["Fault", send.fault], ["Took", `${send.durationMicros} µs`],
     ]), element("h4", null, "Headers"), headers, element("h4", null, "Payload"), code(prettyJSON(send.payload || ""))];
   }
 

@@ -60,7 +60,7 @@ async function loadOlder() {
   inbox.loadingOlder = true;
   try {
     pagingLine.textContent = "Loading older notifications…";
-    const older = await getJSON(`/v1/deliveries?order=newest&limit=${pageSize}&before=${encodeURIComponent(inbox.oldest)}`);
+    const older = await getJSON(`/v1/deliveries?order=newest&limit=${pageSize}&cursor=${encodeURIComponent(inbox.oldest)}`);
     merge(older);
     inbox.oldest = older.length === pageSize ? older[older.length - 1].id : null;
     pagingLine.textContent = inbox.oldest ? "" : `All ${inbox.deliveries.size} deliveries loaded.`;

@@ -242,8 +242,8 @@ function notificationGroups(deliveries, device) {
         system.push(systemRow(delivery, "badge-only", `${delivery.bundleID}: ${delivery.detail || "nothing to show"}`));
         continue;
       }
-      const key = `${shown.bundleID}\u0000${shown.thread || ""}`;
-      if (!groups.has(key)) groups.set(key, { bundleID: shown.bundleID, thread: shown.thread, items: [] });
+      const key = `${shown.bundleID}\u0000${shown.threadID || ""}`;
+      if (!groups.has(key)) groups.set(key, { bundleID: shown.bundleID, thread: shown.threadID, items: [] });
       groups.get(key).items.push(delivery);
       continue;
     }

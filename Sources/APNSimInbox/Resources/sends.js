@@ -31,7 +31,7 @@ const sendsLog = (() => {
     const line = element("tr", send.status === 200 ? "ok" : "rejected");
     line.tabIndex = 0;
     line.dataset.index = String(index);
-    line.dataset.apnsId = send.apnsID;
+    line.dataset.apnsId = send.apnsId;
     line.setAttribute("aria-label", `${send.status} ${send.reason || ""} ${send.topic || ""}. Press Enter for details.`);
     const when = element("td");
     when.append(timeElement(send.receivedAt));
@@ -40,7 +40,7 @@ const sendsLog = (() => {
     else verdict.textContent = send.method === "POST" ? "accepted" : `${send.method} ${send.fault || ""}`;
     const target = element("td", null, send.topic || "");
     if (send.token) target.append(element("span", "token", `${send.token.slice(0, 12)}…`));
-    target.title = `token ${send.token || "none"}, apns-id ${send.apnsID}` + (send.uniqueId ? `, apns-unique-id ${send.uniqueId}` : "");
+    target.title = `token ${send.token || "none"}, apns-id ${send.apnsId}` + (send.uniqueId ? `, apns-unique-id ${send.uniqueId}` : "");
     line.append(when, element("td", "status", String(send.status)), verdict, target);
     return line;
   }
