@@ -46,8 +46,8 @@ extension NotificationList {
         let response = delivered
             ? AppResponse.of(userInfo: notification.content.userInfo, action: interact.action, text: text, urlKeys: urlKeys) : AppResponse()
         return .success(InteractionRecord(
-            id: interact.id, device: device, bundleID: notification.bundleID, apnsId: notification.apnsID,
-            deliveryId: notification.deliveryID, notification: notification.identifier, action: interact.action, text: text,
+            id: interact.id, device: device, bundleID: notification.bundleID, apnsID: notification.apnsID,
+            deliveryID: notification.deliveryID, notification: notification.identifier, action: interact.action, text: text,
             appState: appState(of: notification.bundleID, opening: interact.action == InteractionRecord.defaultAction
                                    || button?.options.contains("foreground") == true),
             delivered: delivered, opened: response.opened, openedBy: response.openedBy, event: response.event,

@@ -13,7 +13,7 @@ extension NotificationList {
             if let due, at > due { continue }
             shown[index].presentation.list = true
             shown[index].summaryDue = nil
-            delivered.append(.init(apnsId: waiting.apnsID, deliveryId: waiting.deliveryID, bundleID: waiting.bundleID,
+            delivered.append(.init(apnsID: waiting.apnsID, deliveryID: waiting.deliveryID, bundleID: waiting.bundleID,
                                    title: waiting.content.title, body: waiting.content.body,
                                    relevanceScore: waiting.content.relevanceScore ?? 0, arrived: waiting.arrived))
         }

@@ -24,13 +24,17 @@ extension Inbox {
 
     struct ComposeAnswer: Encodable {
         var status: Int
-        var apnsId: String?
+        var apnsID: String?
         var reason: String?
         /// Why, in words, from the gateway's send record.
         var explanation: String?
         var token: String
         var topic: String
         var send: SendRecord?
+
+        enum CodingKeys: String, CodingKey {
+            case status, apnsID = "apnsId", reason, explanation, token, topic, send
+        }
     }
 
     func addComposeRoutes(to v1: RouterGroup<BasicRequestContext>, gateway: GatewayAccess) {
@@ -89,7 +93,7 @@ extension Inbox {
             return ControlJSON.error("the composer could not send through the provider API on port \(port): \(error)", status: .badGateway)
         }
         let send = try answer.apnsID.flatMap { try gateway.send(apnsID: $0) }
-        return try ControlJSON.response(ComposeAnswer(status: answer.status, apnsId: answer.apnsID, reason: answer.reason,
+        return try ControlJSON.response(ComposeAnswer(status: answer.status, apnsID: answer.apnsID, reason: answer.reason,
                                                       explanation: send?.explanation, token: token, topic: topic, send: send))
     }
 }

@@ -63,7 +63,12 @@ public struct Scenario: Codable, Sendable {
         public var device: String
         public var action: String?
         public var text: String?
-        public var apnsId: String?
+        public var apnsID: String?
+
+        /// Swift names by Swift's conventions; the file's as every record and query spells them.
+        enum CodingKeys: String, CodingKey {
+            case device, action, text, apnsID = "apnsId"
+        }
     }
 
     /// `{create: NAME, app, storagePolicy?}` or `{delete: NAME, app}`: a channel the scenario calls NAME (steps name it
@@ -105,7 +110,7 @@ public struct Scenario: Codable, Sendable {
         /// `apns-expiration` this long after the world's now (`1h`).
         public var expiresIn: ScenarioDuration?
         public var collapseId: String?
-        public var apnsId: String?
+        public var apnsID: String?
         /// Any other headers, sent as given.
         public var headers: [String: String]?
         /// The payload: a mapping is sent as JSON, a string as it is (for malformed bodies).
@@ -114,6 +119,12 @@ public struct Scenario: Codable, Sendable {
         public var payloadFile: String?
         /// How the provider authenticates; the sandbox team's key when absent.
         public var auth: Auth?
+
+        /// Swift names by Swift's conventions; the file's as every record and query spells them.
+        enum CodingKeys: String, CodingKey {
+            case device, app, activity, pushToStart, token, broadcast, environment, topic, pushType, priority, expiration, expiresIn
+            case collapseId, apnsID = "apnsId", headers, payload, payloadFile, auth
+        }
     }
 
     /// `{device, file, app?}`: the file's "Simulator Target Bundle" names the app unless `app` does.

@@ -61,12 +61,12 @@ extension ScenarioSession {
         add("apns-priority", send.priority.map(String.init))
         add("apns-expiration", (send.expiration ?? send.expiresIn.map { Int(Date().timeIntervalSince1970 + clockOffset + $0.seconds) }).map(String.init))
         // An apns-id of the scenario's own, so the deliveries it fans out to can be found.
-        let apnsID = send.apnsId ?? UUID().uuidString
+        let apnsID = send.apnsID ?? UUID().uuidString
         add("apns-id", apnsID)
         for (name, value) in (send.headers ?? [:]).sorted(by: { $0.key < $1.key }) { headers.append((name.lowercased(), value)) }
         headers.append(("authorization", "bearer \(try jwt(send.auth ?? Scenario.Auth()))"))
         var copy = send
-        copy.apnsId = apnsID
+        copy.apnsID = apnsID
         return try await self.send(ProviderRequest.broadcast(bundleID: app, channelID: try channelID(name), payload: try payload(send), headers: headers),
                               for: copy, environment: environment)
     }

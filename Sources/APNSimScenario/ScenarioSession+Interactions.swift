@@ -7,7 +7,7 @@ extension ScenarioSession {
     func interact(_ interaction: Scenario.Interaction, dismiss: Bool,
                   expect pattern: JSONValue?) async throws -> (happened: String, failures: [String]) {
         let verb = dismiss ? "dismiss" : "tap"
-        guard let apnsID = interaction.apnsId ?? lastAccepted[interaction.device] else {
+        guard let apnsID = interaction.apnsID ?? lastAccepted[interaction.device] else {
             throw ScenarioRunError("\(verb): no push to device \(interaction.device) was accepted before this step; send one, or give apnsId")
         }
         var body: [String: JSONValue] = ["apnsId": .string(apnsID)]

@@ -56,7 +56,7 @@ extension ScenarioSession {
         let expiration = send.expiration ?? send.expiresIn.map { Int(Date().timeIntervalSince1970 + clockOffset + $0.seconds) }
         add("apns-expiration", expiration.map(String.init))
         add("apns-collapse-id", send.collapseId)
-        add("apns-id", send.apnsId)
+        add("apns-id", send.apnsID)
         for (name, value) in (send.headers ?? [:]).sorted(by: { $0.key < $1.key }) { headers.append((name.lowercased(), value)) }
         let auth = send.auth ?? Scenario.Auth()
         if auth.certificate == nil, auth.none != true {
@@ -92,7 +92,7 @@ extension ScenarioSession {
         do {
             guard client.isActive else { throw ScenarioRunError("the connection did not start") }
             let response = try await client.send(request)
-            return SendOutcome(response: response, goAway: nil, settings: client.namedRemoteSettings, sentID: send.apnsId)
+            return SendOutcome(response: response, goAway: nil, settings: client.namedRemoteSettings, sentID: send.apnsID)
         } catch {
             connections[key] = nil
             timer?.cancel()

@@ -26,7 +26,7 @@ public struct SessionRecording: Sendable {
     /// The scenario's YAML for `sends` (oldest first) and `deliveries`, to be written at `path`.
     public func scenario(sends: [SendRecord], deliveries: [DeliveryRecord], path: String, recordedAt: Date) -> String {
         let stamp = recordedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false))
-        let byAPNsID = Dictionary(deliveries.map { ($0.apnsId, $0) }, uniquingKeysWith: { first, _ in first })
+        let byAPNsID = Dictionary(deliveries.map { ($0.apnsID, $0) }, uniquingKeysWith: { first, _ in first })
         var lines = [
             "# Recorded by apnsim on \(stamp): what providers sent, and what the devices displayed as expectations.",
             "# Replay it with: apnsim replay \(path)",

@@ -24,11 +24,11 @@ extension DeliveryRecord {
     func insert(with statement: Statement, in db: Database) throws {
         let stored = StoredDelivery(accepted: self)
         var row = StatementBinding(statement)
-        row.bind(stored.id); row.bind(stored.apnsId); row.bind(stored.device); row.bind(stored.bundleID); row.bind(stored.token)
+        row.bind(stored.id); row.bind(stored.apnsID); row.bind(stored.device); row.bind(stored.bundleID); row.bind(stored.token)
         row.bind(stored.pushType); row.bind(stored.outcome?.rawValue); row.bind(stored.content?.text); row.bind(stored.detail)
         row.bind(stored.acceptedAt.timeIntervalSince1970); row.bind(stored.deliveredAt?.timeIntervalSince1970)
         row.bind(stored.displayedAt?.timeIntervalSince1970); row.bind(stored.extensionRun?.text)
-        row.bind(stored.presentation?.text); row.bind(stored.activity?.text); row.bind(stored.uniqueId)
+        row.bind(stored.presentation?.text); row.bind(stored.activity?.text); row.bind(stored.uniqueID)
         assert(row.count == Self.insertColumns.count)
         try row.run(in: db)
     }
@@ -38,7 +38,7 @@ extension DeliveryRecord {
     /// when the record is made (``DeliveryRecord/init(_:)``).
     public init(row: Row) throws {
         self.init(StoredDelivery(
-            id: row["id"], apnsId: row["apnsId"], uniqueId: row["uniqueId"], device: row["device"], bundleID: row["bundleID"],
+            id: row["id"], apnsID: row["apnsId"], uniqueID: row["uniqueId"], device: row["device"], bundleID: row["bundleID"],
             token: row["token"], pushType: row["pushType"],
             outcome: (row["outcome"] as String?).flatMap(DeliveryOutcome.init(rawValue:)),
             content: (row["content"] as String?).map(EncodedJSON.init(unchecked:)), detail: row["detail"],

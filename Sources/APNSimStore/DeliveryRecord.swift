@@ -8,10 +8,10 @@ public struct DeliveryRecord: Codable, Sendable, Hashable, FetchableRecord, Pers
 
     /// The gateway's delivery ID (the device link's `push.id`).
     public var id: String
-    public var apnsId: String
+    public var apnsID: String
     /// The `apns-unique-id` the gateway answered the push with (development only): what Apple's Push Notifications
     /// Console finds a push by.
-    public var uniqueId: String?
+    public var uniqueID: String?
     public var device: String
     public var bundleID: String
     public var token: String
@@ -45,15 +45,15 @@ public struct DeliveryRecord: Codable, Sendable, Hashable, FetchableRecord, Pers
     public var unreadable: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case id, apnsId, uniqueId, device, bundleID, token, pushType, outcome, content, detail, acceptedAt, deliveredAt, displayedAt
+        case id, apnsID = "apnsId", uniqueID = "uniqueId", device, bundleID, token, pushType, outcome, content, detail, acceptedAt, deliveredAt, displayedAt
         case presentation, activity, unreadable, storedAt, storedFor, consoleState
         case extensionRun = "extension"
     }
 
-    public init(id: String, apnsId: String, device: String, bundleID: String, token: String, pushType: String,
+    public init(id: String, apnsID: String, device: String, bundleID: String, token: String, pushType: String,
                 acceptedAt: Date) {
         self.id = id
-        self.apnsId = apnsId
+        self.apnsID = apnsID
         self.device = device
         self.bundleID = bundleID
         self.token = token
@@ -74,9 +74,9 @@ public struct DeliveryFilter: Sendable, Hashable {
     public var device: String?
     public var token: String?
     public var bundleID: String?
-    public var apnsId: String?
+    public var apnsID: String?
     /// The `apns-unique-id` the gateway answered the push with.
-    public var uniqueId: String?
+    public var uniqueID: String?
     /// Only deliveries accepted after this time.
     public var after: Date?
     /// Only deliveries with a receipt.
@@ -105,9 +105,9 @@ public struct DeliveryFilter: Sendable, Hashable {
         }
     }
 
-    public init(device: String? = nil, token: String? = nil, bundleID: String? = nil, apnsId: String? = nil, after: Date? = nil,
+    public init(device: String? = nil, token: String? = nil, bundleID: String? = nil, apnsID: String? = nil, after: Date? = nil,
                 completedOnly: Bool = false, limit: Int = 100) {
-        self.apnsId = apnsId
+        self.apnsID = apnsID
         self.device = device
         self.token = token
         self.bundleID = bundleID

@@ -7,14 +7,14 @@ public struct InteractionFilter: Sendable, Hashable {
     public var device: String?
     public var token: String?
     public var bundleID: String?
-    public var apnsId: String?
+    public var apnsID: String?
     public var limit: Int
 
-    public init(device: String? = nil, token: String? = nil, bundleID: String? = nil, apnsId: String? = nil, limit: Int = 100) {
+    public init(device: String? = nil, token: String? = nil, bundleID: String? = nil, apnsID: String? = nil, limit: Int = 100) {
         self.device = device
         self.token = token
         self.bundleID = bundleID
-        self.apnsId = apnsId
+        self.apnsID = apnsID
         self.limit = limit
     }
 }
@@ -25,7 +25,7 @@ extension Store {
         let json = String(decoding: try Self.interactionEncoder.encode(interaction), as: UTF8.self)
         try database.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO interactions (id, device, bundleID, apnsId, token, at, record) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [interaction.id, interaction.device, interaction.bundleID, interaction.apnsId, token?.lowercased(),
+                           arguments: [interaction.id, interaction.device, interaction.bundleID, interaction.apnsID, token?.lowercased(),
                                        interaction.at.timeIntervalSince1970, json])
         }
     }
@@ -34,7 +34,7 @@ extension Store {
     public func interactions(matching filter: InteractionFilter) throws -> [InteractionRecord] {
         var conditions: [String] = [], arguments: [(any DatabaseValueConvertible)?] = []
         for (column, value) in [("device", filter.device), ("token", filter.token?.lowercased()), ("bundleID", filter.bundleID),
-                                ("apnsId", filter.apnsId)] {
+                                ("apnsId", filter.apnsID)] {
             guard let value else { continue }
             conditions.append("\(column) = ?")
             arguments.append(value)

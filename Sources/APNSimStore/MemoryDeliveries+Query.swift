@@ -57,7 +57,7 @@ extension MemoryDeliveries.Table {
     struct Match {
         let filter: DeliveryFilter
         let token: String?
-        let uniqueId: String?
+        let uniqueID: String?
         /// The acceptance time and row number of the page's cursor delivery (``DeliveryFilter/page``), and whether the
         /// page is of those older than it.
         let cursor: (acceptedAt: Date, number: Int, older: Bool)?
@@ -66,7 +66,7 @@ extension MemoryDeliveries.Table {
         init?(_ filter: DeliveryFilter, in table: MemoryDeliveries.Table) {
             self.filter = filter
             token = filter.token?.lowercased()
-            uniqueId = filter.uniqueId?.lowercased()
+            uniqueID = filter.uniqueID?.lowercased()
             if let page = filter.page {
                 guard let number = table.rowNumber(of: page.id), let row = table.row(number) else { return nil }
                 if case .olderThan = page { cursor = (row.acceptedAt, number, true) } else { cursor = (row.acceptedAt, number, false) }
@@ -79,8 +79,8 @@ extension MemoryDeliveries.Table {
             if let device = filter.device, row.device != device { return false }
             if let token, row.token != token { return false }
             if let bundleID = filter.bundleID, row.bundleID != bundleID { return false }
-            if let apnsId = filter.apnsId, row.apnsId != apnsId { return false }
-            if let uniqueId, row.uniqueId != uniqueId { return false }
+            if let apnsID = filter.apnsID, row.apnsID != apnsID { return false }
+            if let uniqueID, row.uniqueID != uniqueID { return false }
             if let after = filter.after, !(row.acceptedAt > after) { return false }
             if filter.completedOnly && row.outcome == nil { return false }
             if let before = filter.before, !(row.acceptedAt < before) { return false }

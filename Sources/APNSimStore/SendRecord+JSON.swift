@@ -6,8 +6,8 @@ import Foundation
 /// the answer says so with a `Deprecation` header; reading takes either.
 extension SendRecord {
     enum CodingKeys: String, CodingKey {
-        case id, receivedAt, environment, authMode, method, path, token, topic, pushType, apnsId, headers, payload, payloadBytes
-        case status, reason, explanation, durationMicros, team, keyID, fault, uniqueId
+        case id, receivedAt, environment, authMode, method, path, token, topic, pushType, apnsID = "apnsId", headers, payload
+        case payloadBytes, status, reason, explanation, durationMicros, team, keyID, fault, uniqueID = "uniqueId"
         /// The old spellings of `apnsId` and `team`, written beside them for one release.
         case deprecatedApnsID = "apnsID", deprecatedTeamID = "teamID"
     }
@@ -23,7 +23,7 @@ extension SendRecord {
         token = try container.decodeIfPresent(String.self, forKey: .token)
         topic = try container.decodeIfPresent(String.self, forKey: .topic)
         pushType = try container.decodeIfPresent(String.self, forKey: .pushType)
-        apnsID = try container.decodeIfPresent(String.self, forKey: .apnsId) ?? container.decode(String.self, forKey: .deprecatedApnsID)
+        apnsID = try container.decodeIfPresent(String.self, forKey: .apnsID) ?? container.decode(String.self, forKey: .deprecatedApnsID)
         headers = try container.decode(RequestHeaders.self, forKey: .headers)
         payload = try container.decodeIfPresent(String.self, forKey: .payload)
         payloadBytes = try container.decode(Int.self, forKey: .payloadBytes)
@@ -34,7 +34,7 @@ extension SendRecord {
         teamID = try container.decodeIfPresent(String.self, forKey: .team) ?? container.decodeIfPresent(String.self, forKey: .deprecatedTeamID)
         keyID = try container.decodeIfPresent(String.self, forKey: .keyID)
         fault = try container.decodeIfPresent(String.self, forKey: .fault)
-        uniqueId = try container.decodeIfPresent(String.self, forKey: .uniqueId)
+        uniqueID = try container.decodeIfPresent(String.self, forKey: .uniqueID)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -48,7 +48,7 @@ extension SendRecord {
         try container.encodeIfPresent(token, forKey: .token)
         try container.encodeIfPresent(topic, forKey: .topic)
         try container.encodeIfPresent(pushType, forKey: .pushType)
-        try container.encode(apnsID, forKey: .apnsId)
+        try container.encode(apnsID, forKey: .apnsID)
         try container.encode(apnsID, forKey: .deprecatedApnsID)
         try container.encode(headers, forKey: .headers)
         try container.encodeIfPresent(payload, forKey: .payload)
@@ -61,6 +61,6 @@ extension SendRecord {
         try container.encodeIfPresent(teamID, forKey: .deprecatedTeamID)
         try container.encodeIfPresent(keyID, forKey: .keyID)
         try container.encodeIfPresent(fault, forKey: .fault)
-        try container.encodeIfPresent(uniqueId, forKey: .uniqueId)
+        try container.encodeIfPresent(uniqueID, forKey: .uniqueID)
     }
 }

@@ -35,7 +35,7 @@ extension SendRecord {
         teamID = row["team"] as String?
         keyID = row["keyID"] as String?
         fault = row["fault"] as String?
-        uniqueId = row["uniqueId"] as String?
+        uniqueID = row["uniqueId"] as String?
     }
 
     /// Runs `statement` (an INSERT of ``insertColumns``) for this record.
@@ -46,7 +46,7 @@ extension SendRecord {
         row.bind(pushType); row.bind(apnsID); row.bind(utf8: headers.json)
         row.bindBlob(payload)
         row.bind(payloadBytes); row.bind(status); row.bind(reason)
-        row.bind(explanation); row.bind(durationMicros); row.bind(teamID); row.bind(keyID); row.bind(fault); row.bind(uniqueId)
+        row.bind(explanation); row.bind(durationMicros); row.bind(teamID); row.bind(keyID); row.bind(fault); row.bind(uniqueID)
         assert(row.count == Self.insertColumns.count)
         try row.run(in: db)
     }

@@ -39,12 +39,12 @@ public struct SendRecord: Codable, Sendable, Hashable, FetchableRecord, TableRec
     public var fault: String?
     /// The `apns-unique-id` the gateway answered with (development only, as APNs): what Apple's Push Notifications
     /// Console finds a push by (`GET /v1/sends?uniqueId=…`).
-    public var uniqueId: String?
+    public var uniqueID: String?
 
     public init(id: Int64? = nil, receivedAt: Date, environment: String, authMode: String, method: String, path: String,
                 token: String?, topic: String?, pushType: String?, apnsID: String, headers: RequestHeaders,
                 payload: String?, payloadBytes: Int, status: Int, reason: String?, explanation: String?,
-                durationMicros: Int, teamID: String? = nil, keyID: String? = nil, fault: String? = nil, uniqueId: String? = nil) {
+                durationMicros: Int, teamID: String? = nil, keyID: String? = nil, fault: String? = nil, uniqueID: String? = nil) {
         self.id = id
         self.receivedAt = receivedAt
         self.environment = environment
@@ -65,7 +65,7 @@ public struct SendRecord: Codable, Sendable, Hashable, FetchableRecord, TableRec
         self.teamID = teamID
         self.keyID = keyID
         self.fault = fault
-        self.uniqueId = uniqueId
+        self.uniqueID = uniqueID
     }
 }
 
@@ -86,7 +86,7 @@ public struct SendFilter: Sendable, Hashable {
     /// The `apns-id` the gateway answered with (or the provider sent).
     public var apnsID: String?
     /// The `apns-unique-id` the gateway answered with.
-    public var uniqueId: String?
+    public var uniqueID: String?
     public var topic: String?
     public var status: Int?
     /// Only sends received after this time.

@@ -246,7 +246,7 @@ public final class Store: Sendable {
             if let token = filter.token { request = request.filter(Column("token") == token.lowercased()) }
             if let topic = filter.topic { request = request.filter(Column("topic") == topic) }
             if let apnsID = filter.apnsID { request = request.filter(Column("apnsId") == apnsID) }
-            if let uniqueId = filter.uniqueId { request = request.filter(Column("uniqueId") == uniqueId.lowercased()) }
+            if let uniqueID = filter.uniqueID { request = request.filter(Column("uniqueId") == uniqueID.lowercased()) }
             if let status = filter.status { request = request.filter(Column("status") == status) }
             if let after = filter.after { request = request.filter(Column("receivedAt") > after.timeIntervalSince1970) }
             if let before = filter.before { request = request.filter(Column("receivedAt") < before.timeIntervalSince1970) }
@@ -346,8 +346,8 @@ public final class Store: Sendable {
         if let device = filter.device { request = request.filter(Column("device") == device) }
         if let token = filter.token { request = request.filter(Column("token") == token.lowercased()) }
         if let bundleID = filter.bundleID { request = request.filter(Column("bundleID") == bundleID) }
-        if let apnsId = filter.apnsId { request = request.filter(Column("apnsId") == apnsId) }
-        if let uniqueId = filter.uniqueId { request = request.filter(Column("uniqueId") == uniqueId.lowercased()) }
+        if let apnsID = filter.apnsID { request = request.filter(Column("apnsId") == apnsID) }
+        if let uniqueID = filter.uniqueID { request = request.filter(Column("uniqueId") == uniqueID.lowercased()) }
         if let after = filter.after { request = request.filter(Column("acceptedAt") > after.timeIntervalSince1970) }
         if filter.completedOnly { request = request.filter(Column("outcome") != nil) }
         if let before = filter.before { request = request.filter(Column("acceptedAt") < before.timeIntervalSince1970) }

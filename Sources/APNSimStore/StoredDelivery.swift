@@ -6,8 +6,8 @@ import Foundation
 /// reader asks for the record (``DeliveryRecord/init(_:)``).
 struct StoredDelivery: Sendable {
     var id: String
-    var apnsId: String
-    var uniqueId: String?
+    var apnsID: String
+    var uniqueID: String?
     var device: String
     var bundleID: String
     var token: String
@@ -31,8 +31,8 @@ extension StoredDelivery {
     /// the few the gateway completes itself.
     init(accepted record: DeliveryRecord) {
         id = record.id
-        apnsId = record.apnsId
-        uniqueId = record.uniqueId
+        apnsID = record.apnsID
+        uniqueID = record.uniqueID
         device = record.device
         bundleID = record.bundleID
         token = record.token
@@ -53,9 +53,9 @@ extension DeliveryRecord {
     /// The record a reader sees. A receipt part that does not read as its type is left out and named in
     /// ``unreadable``, so one device's bad receipt cannot make the rest of the record unreadable.
     init(_ stored: StoredDelivery) {
-        self.init(id: stored.id, apnsId: stored.apnsId, device: stored.device, bundleID: stored.bundleID, token: stored.token,
+        self.init(id: stored.id, apnsID: stored.apnsID, device: stored.device, bundleID: stored.bundleID, token: stored.token,
                   pushType: stored.pushType, acceptedAt: stored.acceptedAt)
-        uniqueId = stored.uniqueId
+        uniqueID = stored.uniqueID
         outcome = stored.outcome
         detail = stored.detail
         deliveredAt = stored.deliveredAt

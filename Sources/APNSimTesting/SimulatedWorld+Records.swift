@@ -8,7 +8,7 @@ extension SimulatedWorld {
     /// Throws if there is none within `timeout` (a push to a token no device owns has none). The wait ends as soon as
     /// the record is there; the default is long so that a busy CI machine never runs into it.
     public func delivery(apnsID: String, timeout: Duration = .seconds(60)) async throws -> DeliveryRecord {
-        let found = try await gateway.deliveries.deliveries(matching: DeliveryFilter(apnsId: apnsID, completedOnly: true), count: 1,
+        let found = try await gateway.deliveries.deliveries(matching: DeliveryFilter(apnsID: apnsID, completedOnly: true), count: 1,
                                                             until: .now + timeout)
         guard let delivery = found.first else {
             throw SimulatedWorldError("no delivery with an outcome for apns-id \(apnsID) within \(timeout)")

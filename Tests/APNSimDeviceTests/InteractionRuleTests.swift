@@ -33,7 +33,7 @@ struct InteractionRuleTests {
                                          categories: [Self.category]).get()
         #expect(record.opened == "app://chat/1" && record.openedBy == "url")
         #expect(record.appState == "inactive" && record.delivered)
-        #expect(record.deliveryId == "1" && record.at == Self.now)
+        #expect(record.deliveryID == "1" && record.at == Self.now)
         #expect(center.displayed.map(\.deliveryID) == ["2"])
         #expect(throws: InteractionRefusal.self, "tapped once, it is gone") {
             try center.interact(Self.interact("APNS-1", InteractionRecord.defaultAction), device: "d1", categories: [Self.category]).get()

@@ -22,7 +22,7 @@ struct DisplayLatencyMetricTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-latency-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let record = DeliveryRecord(id: "d1", apnsId: "A", device: "iphone", bundleID: "com.example.app", token: "ab",
+        let record = DeliveryRecord(id: "d1", apnsID: "A", device: "iphone", bundleID: "com.example.app", token: "ab",
                                     pushType: "alert", acceptedAt: Self.at)
         let receipt = DeliveryEvent.receipt(id: "d1", outcome: .displayed, content: nil, detail: nil, at: Self.at + 0.003)
         let suppressed = DeliveryEvent.receipt(id: "d2", outcome: .suppressed, content: nil, detail: nil, at: Self.at + 0.003)

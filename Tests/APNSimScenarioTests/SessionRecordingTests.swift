@@ -22,7 +22,7 @@ struct SessionRecordingTests {
         refused.status = 400
         refused.reason = "BadTopic"
         let goAway = SendRecord.faultEvent(Fault(kind: .goAway, reason: "Shutdown"), event: "GOAWAY", at: Date(), explanation: "x")
-        var delivery = DeliveryRecord(id: "d1", apnsId: "A-1", device: "iphone-dev", bundleID: "com.example.app", token: token,
+        var delivery = DeliveryRecord(id: "d1", apnsID: "A-1", device: "iphone-dev", bundleID: "com.example.app", token: token,
                                       pushType: "alert", acceptedAt: Date())
         delivery.outcome = .displayed
         delivery.content = NotificationContent(title: "Sale", body: "50% off")

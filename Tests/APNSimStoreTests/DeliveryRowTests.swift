@@ -8,7 +8,7 @@ struct DeliveryRowTests {
     static let at = Date(timeIntervalSince1970: 1_800_000_000.25)
 
     static func accepted(_ id: String) -> DeliveryEvent {
-        .accepted(DeliveryRecord(id: id, apnsId: "A-\(id)", device: "iphone", bundleID: "com.example.app", token: "ab",
+        .accepted(DeliveryRecord(id: id, apnsID: "A-\(id)", device: "iphone", bundleID: "com.example.app", token: "ab",
                                  pushType: "alert", acceptedAt: at))
     }
 

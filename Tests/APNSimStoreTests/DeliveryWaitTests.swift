@@ -11,7 +11,7 @@ struct DeliveryWaitTests {
 
     static func accept(_ ids: some Sequence<Int>, to recorder: DeliveryRecorder) {
         for id in ids {
-            recorder.record(.accepted(DeliveryRecord(id: "p\(id)", apnsId: "A\(id)", device: "d1", bundleID: "com.example.app",
+            recorder.record(.accepted(DeliveryRecord(id: "p\(id)", apnsID: "A\(id)", device: "d1", bundleID: "com.example.app",
                                                      token: String(repeating: "ab", count: 32), pushType: "liveactivity",
                                                      acceptedAt: start.addingTimeInterval(Double(id)))))
         }

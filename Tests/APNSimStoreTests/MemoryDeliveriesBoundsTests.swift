@@ -15,7 +15,7 @@ struct MemoryDeliveriesBoundsTests {
         for number in 0..<20_000 {
             // Each push to a token of its own half the time, else to one of five, as a load over many devices does.
             let token = number.isMultiple(of: 2) ? "t\(number)" : "shared\(number % 5)"
-            table.apply(.accepted(DeliveryRecord(id: "d\(number)", apnsId: "a", device: "device-\(token)", bundleID: "b",
+            table.apply(.accepted(DeliveryRecord(id: "d\(number)", apnsID: "a", device: "device-\(token)", bundleID: "b",
                                                  token: token, pushType: "alert", acceptedAt: at + Double(number))))
             table.apply(.receipt(id: "d\(number)", outcome: .displayed, content: nil, detail: nil, at: at + Double(number)))
             if number.isMultiple(of: 10) { _ = table.removeOldest(keeping: 100) }

@@ -66,9 +66,9 @@ struct MemoryDeliveriesTests {
             // Now and then an ID recorded before, as `INSERT OR REPLACE` meets it.
             let id = Int.random(in: 0..<30, using: &random) == 0 ? known : "d-\(step)"
             let token = tokens.randomElement(using: &random)!
-            var record = DeliveryRecord(id: id, apnsId: "A-\(step % 40)", device: devices[tokens.firstIndex(of: token)! % devices.count],
+            var record = DeliveryRecord(id: id, apnsID: "A-\(step % 40)", device: devices[tokens.firstIndex(of: token)! % devices.count],
                                         bundleID: bundles.randomElement(using: &random)!, token: token, pushType: "alert", acceptedAt: at)
-            if Bool.random(using: &random) { record.uniqueId = "u-\(step % 7)" }
+            if Bool.random(using: &random) { record.uniqueID = "u-\(step % 7)" }
             if Int.random(in: 0..<10, using: &random) == 0 {
                 record.outcome = .dropped
                 record.detail = "the gateway completed it"
@@ -105,9 +105,9 @@ struct MemoryDeliveriesTests {
             filters.append(newest)
             filters.append(DeliveryFilter(device: device, bundleID: bundles[1], limit: 1_000))
         }
-        filters.append(DeliveryFilter(apnsId: "A-3", limit: 1_000))
+        filters.append(DeliveryFilter(apnsID: "A-3", limit: 1_000))
         var unique = DeliveryFilter(limit: 1_000)
-        unique.uniqueId = "U-2"
+        unique.uniqueID = "U-2"
         filters.append(unique)
         filters.append(DeliveryFilter(after: at - 10, limit: 1_000))
         filters.append(DeliveryFilter(token: tokens[0], after: at - 20, completedOnly: true, limit: 2))

@@ -8,7 +8,7 @@ import Testing
 @Suite("Record limits")
 struct RetentionTests {
     static func delivery(_ number: Int, at seconds: TimeInterval = 1_800_000_000) -> DeliveryRecord {
-        DeliveryRecord(id: "d-\(number)", apnsId: "A-\(number)", device: "iphone", bundleID: "com.example.app", token: "a1b2",
+        DeliveryRecord(id: "d-\(number)", apnsID: "A-\(number)", device: "iphone", bundleID: "com.example.app", token: "a1b2",
                        pushType: "alert", acceptedAt: Date(timeIntervalSince1970: seconds))
     }
 
@@ -70,7 +70,7 @@ struct RetentionTests {
         #expect(kept.count <= 11 && kept.last == "d-99")
         recorder.record(.receipt(id: "d-0", outcome: .displayed, content: nil, detail: nil, at: Date()))
         try recorder.flush()
-        #expect(try store.deliveries(matching: .init(apnsId: "A-0")).isEmpty)
+        #expect(try store.deliveries(matching: .init(apnsID: "A-0")).isEmpty)
     }
 
     @Test("A store file reopened knows how many records it holds, so the limit holds across restarts")

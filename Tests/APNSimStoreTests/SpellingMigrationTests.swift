@@ -29,7 +29,7 @@ struct SpellingMigrationTests {
         let store = try Store(path: path)
         let send = try #require(try store.sends(matching: SendFilter(apnsID: "APNS-1")).first)
         #expect(send.apnsID == "APNS-1" && send.teamID == "SIMTEAM001")
-        let delivery = try #require(try store.deliveries(matching: DeliveryFilter(apnsId: "APNS-1")).first)
+        let delivery = try #require(try store.deliveries(matching: DeliveryFilter(apnsID: "APNS-1")).first)
         #expect(delivery.presentation?.thread == "orders")
 
         let reopened = try DatabaseQueue(path: path)

@@ -104,7 +104,7 @@ struct StoreTests {
         for store in [try Store(), try Store(path: folder.appendingPathComponent("store.sqlite").path)] {
             let recorder = try DeliveryRecorder(store: store)
             recorder.record(.registered(DeviceRegistration(token: token, device: device, bundleID: "com.example.app", environment: .development)))
-            recorder.record(.accepted(DeliveryRecord(id: "p1", apnsId: "A1", device: "d1", bundleID: "com.example.app", token: token.hex,
+            recorder.record(.accepted(DeliveryRecord(id: "p1", apnsID: "A1", device: "d1", bundleID: "com.example.app", token: token.hex,
                                                      pushType: "alert", acceptedAt: Date(timeIntervalSince1970: 1_800_000_000))))
             recorder.record(.held(HeldPush(id: "p1", device: "d1", slot: nil, expires: nil, delivery: delivery)))
             try recorder.flush()

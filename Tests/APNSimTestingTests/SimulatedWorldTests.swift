@@ -38,7 +38,7 @@ struct SimulatedWorldTests {
             #expect(delivery.device == "iphone-dev")
             #expect(delivery.content?.title == "Order shipped")
             #expect(delivery.content?.badge == 3)
-            let sent = try #require(try world.send(apnsID: delivery.apnsId))
+            let sent = try #require(try world.send(apnsID: delivery.apnsID))
             #expect(sent.status == 200 && sent.topic == "com.example.app")
         }
     }
@@ -73,7 +73,7 @@ struct SimulatedWorldTests {
                 sent.append(apnsID)
             }
             let summary = try await world.deliverSummary(device: "iphone-dev")
-            #expect(summary.notifications.map(\.apnsId) == sent.reversed())
+            #expect(summary.notifications.map(\.apnsID) == sent.reversed())
             #expect(try world.summaries(device: "iphone-dev").map(\.id) == [summary.id])
             try world.setFocus(nil, device: "iphone-dev")
         }

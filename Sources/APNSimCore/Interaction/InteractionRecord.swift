@@ -10,9 +10,9 @@ public struct InteractionRecord: Sendable, Hashable, Codable {
     public var device: String
     public var bundleID: String
     /// The `apns-id` of the push that showed the notification.
-    public var apnsId: String
+    public var apnsID: String
     /// The delivery that showed it (`GET /v1/deliveries`).
-    public var deliveryId: String
+    public var deliveryID: String
     /// Its request identifier: the push's `apns-collapse-id`, or its `apns-id`.
     public var notification: String
     /// `UNNotificationResponse.actionIdentifier`: ``defaultAction`` for a tap, ``dismissAction`` for a dismiss, or
@@ -44,14 +44,20 @@ public struct InteractionRecord: Sendable, Hashable, Codable {
     /// `UNNotificationDismissActionIdentifier`: the user dismissed it.
     public static let dismissAction = "com.apple.UNNotificationDismissActionIdentifier"
 
-    public init(id: String, device: String, bundleID: String, apnsId: String, deliveryId: String, notification: String,
+    /// Swift names by Swift's conventions; the JSON ones as every record and query spells them.
+    enum CodingKeys: String, CodingKey {
+        case id, device, bundleID, apnsID = "apnsId", deliveryID = "deliveryId", notification, action, text, appState, delivered
+        case opened, openedBy, event, forwarded, delegate, detail, at
+    }
+
+    public init(id: String, device: String, bundleID: String, apnsID: String, deliveryID: String, notification: String,
                 action: String, text: String? = nil, appState: String, delivered: Bool, opened: String? = nil,
                 openedBy: String? = nil, event: VendorEvent? = nil, detail: String, at: Date) {
         self.id = id
         self.device = device
         self.bundleID = bundleID
-        self.apnsId = apnsId
-        self.deliveryId = deliveryId
+        self.apnsID = apnsID
+        self.deliveryID = deliveryID
         self.notification = notification
         self.action = action
         self.text = text

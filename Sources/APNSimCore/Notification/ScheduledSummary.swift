@@ -86,8 +86,8 @@ public struct SummaryDelivery: Sendable, Hashable, Codable {
 
     /// One notification of the summary.
     public struct Item: Sendable, Hashable, Codable {
-        public var apnsId: String
-        public var deliveryId: String
+        public var apnsID: String
+        public var deliveryID: String
         public var bundleID: String
         public var title: String?
         public var body: String?
@@ -96,9 +96,14 @@ public struct SummaryDelivery: Sendable, Hashable, Codable {
         /// When it arrived and began to wait.
         public var arrived: Date
 
-        public init(apnsId: String, deliveryId: String, bundleID: String, title: String?, body: String?, relevanceScore: Double, arrived: Date) {
-            self.apnsId = apnsId
-            self.deliveryId = deliveryId
+        /// Swift names by Swift's conventions; the JSON ones as every record spells them.
+        enum CodingKeys: String, CodingKey {
+            case apnsID = "apnsId", deliveryID = "deliveryId", bundleID, title, body, relevanceScore, arrived
+        }
+
+        public init(apnsID: String, deliveryID: String, bundleID: String, title: String?, body: String?, relevanceScore: Double, arrived: Date) {
+            self.apnsID = apnsID
+            self.deliveryID = deliveryID
             self.bundleID = bundleID
             self.title = title
             self.body = body

@@ -40,9 +40,13 @@ extension ControlAPI {
 
     /// `{"apnsId", "action", "text"}` of a tap, `{"apnsId"}` of a dismiss.
     private struct InteractionRequest: Decodable {
-        var apnsId: String
+        var apnsID: String
         var action: String?
         var text: String?
+
+        enum CodingKeys: String, CodingKey {
+            case apnsID = "apnsId", action, text
+        }
     }
 
     private func interact(_ request: Request, device: String, dismiss: Bool) async throws -> Response {
@@ -56,7 +60,7 @@ extension ControlAPI {
             return ControlJSON.error("a dismiss takes only apnsId; a button's action and text go to POST /v1/devices/\(device)/tap")
         }
         let action = dismiss ? InteractionRecord.dismissAction : body.action ?? InteractionRecord.defaultAction
-        switch await actions.interact(device: device, apnsID: body.apnsId, action: action, text: body.text) {
+        switch await actions.interact(device: device, apnsID: body.apnsID, action: action, text: body.text) {
         case .success(let record):
             return try ControlJSON.response(record)
         case .failure(let failure):

@@ -53,7 +53,7 @@ enum ControlQuery {
         var filter = SendFilter()
         filter.token = query["token"]
         filter.apnsID = query["apnsId"]
-        filter.uniqueId = query["uniqueId"]
+        filter.uniqueID = query["uniqueId"]
         filter.topic = query["topic"]
         if let status = query["status"] {
             guard let value = Int(status) else { throw ControlAPIError("status must be a number such as 400; got \(shown(status))") }
@@ -93,8 +93,8 @@ enum ControlQuery {
         filter.device = query["device"]
         filter.token = query["token"]
         filter.bundleID = try oneOf(query, "bundleID", old: "bundle")
-        filter.apnsId = query["apnsId"]
-        filter.uniqueId = query["uniqueId"]
+        filter.apnsID = query["apnsId"]
+        filter.uniqueID = query["uniqueId"]
         if let order = query["order"] {
             guard order == "newest" || order == "oldest" else { throw ControlAPIError("order must be newest or oldest; got \(shown(order))") }
             filter.newestFirst = order == "newest"
@@ -149,7 +149,7 @@ enum ControlQuery {
 
     static func interactionFilter(_ query: [String: String]) throws(ControlAPIError) -> (InteractionFilter, wait: Duration, count: Int) {
         var filter = InteractionFilter(device: query["device"], token: query["token"], bundleID: try oneOf(query, "bundleID", old: "bundle"),
-                                       apnsId: query["apnsId"])
+                                       apnsID: query["apnsId"])
         if let limit = query["limit"] { filter.limit = try positive(limit, name: "limit") }
         let (wait, count) = try longPoll(query, what: "interactions")
         return (filter, wait, count)

@@ -388,7 +388,7 @@ struct DeviceRegistry: Sendable {
             return Actions()
         case .removed(let former):
             var record = Self.uninstalled(plan, apnsID: apnsID, deliveryID: newID(), former: former, now: now)
-            record.uniqueId = uniqueID
+            record.uniqueID = uniqueID
             return Actions(persist: [.accepted(record)])
         case .device(let device):
             let deliveryID = newID()
@@ -410,9 +410,9 @@ struct DeviceRegistry: Sendable {
     /// ``deliver(_:to:expiration:now:)`` adding to `actions`, as a broadcast does for each of its deliveries.
     mutating func deliver(_ delivery: DeviceLinkMessage.Delivery, to device: String, expiration: PushPlan.Expiration,
                           uniqueID: String? = nil, now: Date, into actions: inout Actions) {
-        var accepted = DeliveryRecord(id: delivery.id, apnsId: delivery.apnsID, device: device, bundleID: delivery.bundleID,
+        var accepted = DeliveryRecord(id: delivery.id, apnsID: delivery.apnsID, device: device, bundleID: delivery.bundleID,
                                       token: delivery.token.hex, pushType: delivery.pushType.rawValue, acceptedAt: now)
-        accepted.uniqueId = uniqueID
+        accepted.uniqueID = uniqueID
         actions.persist.append(.accepted(accepted))
         let (session, lowPower, off) = inPlace(device) { ($0.session, $0.lowPowerMode, $0.notificationsOff.contains(delivery.bundleID)) }
             ?? (nil, false, false)
@@ -493,7 +493,7 @@ struct DeviceRegistry: Sendable {
     /// none reaches the device. One record, complete (as a receipt would leave it), rather than an insert and an update.
     private static func uninstalled(_ plan: PushPlan, apnsID: String, deliveryID: String, former: FormerHolder,
                                     now: Date) -> DeliveryRecord {
-        var record = DeliveryRecord(id: deliveryID, apnsId: apnsID, device: former.device, bundleID: plan.bundleID,
+        var record = DeliveryRecord(id: deliveryID, apnsID: apnsID, device: former.device, bundleID: plan.bundleID,
                                     token: plan.token.hex, pushType: plan.pushType.rawValue, acceptedAt: now)
         record.outcome = .dropped
         record.detail = "\(former.bundleID) was removed from device \(former.device) at \(former.removedAt.formatted(ControlJSON.dateStyle)); "

@@ -228,7 +228,7 @@ extension ProviderConnectionHandler {
             teamID: exchange.grant?.teamID,
             keyID: exchange.grant?.keyID,
             fault: exchange.fault?.summary,
-            uniqueId: uniqueID
+            uniqueID: uniqueID
         ))
     }
 

@@ -108,9 +108,9 @@ final class PushTracing: Sendable {
         for event in events {
             switch event {
             case .accepted(let record):
-                guard record.outcome == nil, let parent = contexts.withLock({ $0.byID[record.apnsId] }) else { continue }
+                guard record.outcome == nil, let parent = contexts.withLock({ $0.byID[record.apnsID] }) else { continue }
                 let deliver = tracer.startSpan("apnsim.deliver", context: parent, ofKind: .internal, at: Self.instant(record.acceptedAt))
-                deliver.attributes["apns.id"] = record.apnsId
+                deliver.attributes["apns.id"] = record.apnsID
                 deliver.attributes["apnsim.delivery.id"] = record.id
                 deliver.attributes["apnsim.device"] = record.device
                 deliver.attributes["apnsim.bundle_id"] = record.bundleID
