@@ -36,7 +36,7 @@ wait_completed() { # wait_completed COUNT — until the record has COUNT complet
 
 types='[{"name":"DeliveryAttributes","attributes":{"orderID":"String"},"contentState":{"status":"String","etaMinutes":"Int"}}]'
 # What a device process weighs with one device: the base the per-device figure leaves out.
-"$apnsim" device --id base --device-port "$device_port" --activity-types "com.example.app:$types" >"$work/base.log" 2>&1 &
+"$apnsim" device --id base --ephemeral --device-port "$device_port" --activity-types "com.example.app:$types" >"$work/base.log" 2>&1 &
 base=$!; pids+=($base)
 wait_for "the one-device process" 30 grep -q "registered, token" "$work/base.log"
 device_base=$(rss_mib $base)
