@@ -56,7 +56,11 @@ struct CommandErrorTests {
                       (["device", "--declared", #"[{"bundleID":"com.example.app","team":"T","categories":[{"identifier":""}]}]"#],
                        "--declared, app com.example.app: "),
                       (["device", "--notification-limit", "0"], "--notification-limit takes 1 or more notifications; got 0"),
-                      (["gateway", "--device-link-buffer", "0"], "--device-link-buffer takes 1 to 4096 MiB; got 0")])
+                      (["gateway", "--device-link-buffer", "0"], "--device-link-buffer takes 1 to 4096 MiB; got 0"),
+                      (["device", "--ephemeral", "--data", "kept"],
+                       "--ephemeral keeps nothing and --data names where to keep the device's identity: give one of them"),
+                      (["certs", "--print", "key.pem"], "--print takes one of the PKI's files (ca.pem, AuthKey_SIMKEY0001.p8"),
+                      (["certs", "--print", "ca.pem", "--export", "out"], "--print and --export do different things: give one of them")])
     func badOptions(_ arguments: [String], _ message: String) async throws {
         let (status, output) = try await ChildProcess.run([ApnsimProcess.executable.path] + arguments)
         #expect(status != .exited(0))

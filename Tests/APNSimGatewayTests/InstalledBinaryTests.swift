@@ -79,6 +79,10 @@ struct InstalledBinaryTests {
             #expect(response.status == .ok, "\(path)")
             #expect(String(buffer: try await response.body.collect(upTo: 1 << 20)).contains(mention), "\(path)")
         }
+        let (listed, certs) = try await ChildProcess.run(inFolder + ["apnsim", "certs"], environment: environment)
+        #expect(listed == .exited(0) && certs.contains("  \(data)/Certs/ca.pem "), "apnsim certs names the PKI the banner named: \(certs)")
+        let (_, pem) = try await ChildProcess.run(inFolder + ["apnsim", "certs", "--print", "ca.pem"], environment: environment)
+        #expect(pem == (try String(contentsOfFile: "\(data)/Certs/ca.pem", encoding: .utf8)))
         await up.stop()
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["apnsim"], "apnsim wrote nothing where it ran")
     }
