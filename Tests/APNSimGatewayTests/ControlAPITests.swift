@@ -245,4 +245,20 @@ struct ControlAPITests {
             await client.close()
         }
     }
+
+    @Test("An app whose bundle ID is empty or holds what Apple's do not is a 400 naming it, and nothing changes", arguments: [
+        ("", "an app's bundleID is empty; give one such as com.example.app"),
+        ("com.example/app", #"app "com.example/app": a bundle ID holds only A–Z, a–z, 0–9, hyphens and periods"#),
+        ("com.exämple.app", #"app "com.exämple.app": a bundle ID holds only A–Z, a–z, 0–9, hyphens and periods"#),
+    ])
+    func badBundleIDs(_ bundleID: String, _ sentence: String) async throws {
+        try await withGateway { harness in
+            let control = ControlClient(port: harness.endpoints.controlPort)
+            let answer = try await control.post("/v1/apps", #"[{"bundleID":"\#(bundleID)","team":"\#(TestWorld.team)"}]"#)
+            #expect(answer.status == 400)
+            #expect((answer.json as? [String: Any])?["error"] as? String == sentence + "; nothing was changed")
+            let apps = try #require(try await control.get("/v1/apps").json as? [[String: Any]])
+            #expect(!apps.contains { $0["bundleID"] as? String == bundleID })
+        }
+    }
 }

@@ -144,6 +144,24 @@ public struct World: Sendable {
     }
 }
 
+extension World.App {
+    /// Why `bundleID` cannot be an app's bundle ID, or `nil` when it can. Apple: "The bundle ID string must contain
+    /// only alphanumeric characters (A–Z, a–z, and 0–9), hyphens (-), and periods (.)" ("CFBundleIdentifier",
+    /// https://developer.apple.com/documentation/bundleresources/information-property-list/cfbundleidentifier). An
+    /// empty one would also name no app in `/v1/devices/{id}/apps/{bundleID}`.
+    public static func bundleIDProblem(_ bundleID: String) -> String? {
+        if bundleID.isEmpty { return "an app's bundleID is empty; give one such as com.example.app" }
+        let allowed = bundleID.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
+                || scalar == "-" || scalar == ".")
+        }
+        guard allowed else {
+            return "app \(bundleID.debugDescription): a bundle ID holds only A–Z, a–z, 0–9, hyphens and periods"
+        }
+        return nil
+    }
+}
+
 extension World {
     /// Problems that make the world inconsistent (a token for an unknown app, a key of an unknown team…),
     /// as sentences; empty when the world is sound.
@@ -153,6 +171,7 @@ extension World {
             found.append("key \(key.id) names team \(key.team), which is not declared under teams")
         }
         for app in apps.values.sorted(by: { $0.bundleID < $1.bundleID }) {
+            if let problem = App.bundleIDProblem(app.bundleID) { found.append(problem) }
             if teams[app.team] == nil { found.append("app \(app.bundleID) names team \(app.team), which is not declared under teams") }
             found += NotificationCategory.problems(app.categories ?? []).map { "app \(app.bundleID): \($0)" }
         }
