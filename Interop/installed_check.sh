@@ -27,12 +27,13 @@ echo "copied /usr/local/bin/apnsim out of apnsim:latest into an empty folder: $(
 if ldd "$folder/apnsim" | grep -q "not found"; then ldd "$folder/apnsim" | grep "not found"; echo "the binary needs libraries this machine lacks"; exit 1; fi
 
 # The user's environment: a home of its own, and none of the variables that would point apnsim at files.
-# exec: the subshell becomes apnsim, so $! below is apnsim's PID and SIGINT reaches it (a background subshell of a
-# script ignores SIGINT).
 run() { (cd "$folder" && exec env -u APNSIM_HOME -u XDG_DATA_HOME -u APNSIM_CERTS -u APNSIM_WORLD HOME="$home" \
   APNSIM_DEVELOPMENT_MANAGEMENT_PORT=0 APNSIM_PRODUCTION_MANAGEMENT_PORT=0 "$@"); }
-run ./apnsim up --development-port "$dev_port" --production-port 0 --control-port "$control_port" \
-  --device-port "$device_port" --media-port "$media_port" >"$work/up.log" 2>&1 &
+# Started without the function, whose own background subshell would be $! and ignore SIGINT: the subshell here execs
+# apnsim, so $! is apnsim up's PID and the SIGINT below reaches it.
+(cd "$folder" && exec env -u APNSIM_HOME -u XDG_DATA_HOME -u APNSIM_CERTS -u APNSIM_WORLD HOME="$home" \
+  APNSIM_DEVELOPMENT_MANAGEMENT_PORT=0 APNSIM_PRODUCTION_MANAGEMENT_PORT=0 ./apnsim up --development-port "$dev_port" \
+  --production-port 0 --control-port "$control_port" --device-port "$device_port" --media-port "$media_port") >"$work/up.log" 2>&1 &
 up=$!
 trap 'kill $up 2>/dev/null || true; pkill -f "device-port $device_port" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 600); do
