@@ -49,8 +49,7 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
             if !running.unregistered.isEmpty {
                 Console.say("apnsim: not every device registered within 30 s (\(running.unregisteredNames)); GET /v1/devices shows which did")
             }
-            Console.say(Self.banner(endpoints: running.endpoints, gateway: running.gateway, certs: running.certs,
-                                    mediaURL: running.mediaURL, files: files))
+            Console.say(Self.banner(endpoints: running.endpoints, gateway: running.gateway, mediaURL: running.mediaURL, files: files))
         }
         try await ProcessLife.run([telemetry].compactMap { $0 } + [service], name: "up", logger: options.logger, stopWhenStdinCloses: options.stopWhenStdinCloses)
         if let record = options.record {
@@ -64,8 +63,9 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
         (Bundle.main.executablePath ?? "").contains("/.build/") ? "swift run apnsim" : "apnsim"
     }
 
-    static func banner(endpoints: Gateway.Endpoints, gateway: Gateway, certs: String, mediaURL: String?,
+    static func banner(endpoints: Gateway.Endpoints, gateway: Gateway, mediaURL: String?,
                        files: (world: DevelopmentFiles.Found, certs: DevelopmentFiles.Found, media: DevelopmentFiles.Found)) -> String {
+        let certs = files.certs.path
         let inbox = "http://\(Gateway.Endpoints.reachable(gateway.configuration.controlHost)):\(endpoints.controlPort)/"
         let control = inbox + "v1"
         var lines = [

@@ -100,8 +100,8 @@ enum ControlQuery {
             filter.newestFirst = order == "newest"
         }
         filter.after = try time(query, "after")
-        if let before = query["before"], ControlJSON.date(before) == nil {
-            // Its old meaning: a delivery's ID, older ones than it (``OldSpellings``).
+        if let before = OldSpellings.oldCursor(query) {
+            // Its old meaning: a delivery's ID, older ones than it.
             guard query["cursor"] == nil else { throw ControlAPIError("before must be an RFC 3339 time or milliseconds since 1970; got \(shown(before))") }
             filter.page = .olderThan(before)
         } else {

@@ -24,19 +24,20 @@ enum OldSpellings {
     /// (`presentation.thread`).
     static let answersWithOldFields: Set<String> = ["GET /v1/sends", "GET /v1/deliveries"]
 
-    /// The old spellings a request to `route` (`METHOD /path`) used, in words: `since (now after)`.
-    static func used(route: String, query: [String: String]) -> [String] {
-        var used = (queryNames[route] ?? [:]).filter { query[$0.key] != nil }.map { "\($0.key) (now \($0.value))" }.sorted()
-        // `before=` on deliveries was a delivery's ID; it is a time now, and the ID is `cursor=`.
-        if route == "GET /v1/deliveries", let before = query["before"], ControlJSON.date(before) == nil {
-            used.append("before=ID (now cursor=ID)")
-        }
-        return used
+    /// Whether a request to `route` (`METHOD /path`) used an old spelling.
+    static func used(route: String, query: [String: String]) -> Bool {
+        (queryNames[route] ?? [:]).keys.contains { query[$0] != nil } || route == "GET /v1/deliveries" && oldCursor(query) != nil
+    }
+
+    /// The delivery ID of `GET /v1/deliveries?before=ID`: `before=` took a delivery's ID until it became a time, and the
+    /// ID is `cursor=` now; a value that is no time is read as the old one.
+    static func oldCursor(_ query: [String: String]) -> String? {
+        query["before"].flatMap { ControlJSON.date($0) == nil ? $0 : nil }
     }
 
     /// Marks `response` deprecated when the request to `route` used an old spelling or the answer writes one.
     static func mark(_ response: inout Response, route: String, query: [String: String]) {
-        guard answersWithOldFields.contains(route) || !used(route: route, query: query).isEmpty else { return }
+        guard answersWithOldFields.contains(route) || used(route: route, query: query) else { return }
         response.headers[HTTPField.Name("Deprecation")!] = deprecation
     }
 }
