@@ -12,7 +12,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "apnsim", targets: ["apnsim"]),
-        .library(name: "APNSimCore", targets: ["APNSimCore"]),
+        .library(name: "APNSimRules", targets: ["APNSimRules"]),
         .library(name: "APNSimGateway", targets: ["APNSimGateway"]),
         .library(name: "APNSimInbox", targets: ["APNSimInbox"]),
         .library(name: "APNSimStore", targets: ["APNSimStore"]),
@@ -54,7 +54,9 @@ let package = Package(
     ],
     targets: [
         .target(
-            name: "APNSimCore",
+            // Apple's and iOS's rules as values, and the values the other modules record and show. No I/O, no locks, no
+            // event loops: CI's layers check (Interop/check_imports.py) holds it to that.
+            name: "APNSimRules",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -64,9 +66,22 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            // What the processes run on: glibc's allocator tuned, the one-reader event queue, the clocks that move.
+            name: "APNSimRuntime",
+            dependencies: ["APNSimRules"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            // The device link's wire protocol (docs/device-link.md): messages, framing, the hand-written codec. Only the
+            // gateway and the device speak it.
+            name: "APNSimDeviceLink",
+            dependencies: ["APNSimRules"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "APNSimStore",
             dependencies: [
-                "APNSimCore",
+                "APNSimRules",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -75,7 +90,7 @@ let package = Package(
         .target(
             name: "APNSimGateway",
             dependencies: [
-                "APNSimCore",
+                "APNSimRules", "APNSimDeviceLink", "APNSimRuntime",
                 "APNSimStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -105,7 +120,7 @@ let package = Package(
             // The sandbox inbox on the control port: the page, its composer's routes, the devices' attachment copies.
             name: "APNSimInbox",
             dependencies: [
-                "APNSimCore", "APNSimStore", "APNSimGateway",
+                "APNSimRules", "APNSimStore", "APNSimGateway",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -119,7 +134,7 @@ let package = Package(
         .target(
             name: "APNSimProvider",
             dependencies: [
-                "APNSimCore",
+                "APNSimRules",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
@@ -132,7 +147,7 @@ let package = Package(
         .target(
             name: "APNSimExtensions",
             dependencies: [
-                "APNSimCore",
+                "APNSimRules", "APNSimRuntime",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -176,14 +191,14 @@ let package = Package(
             // and on Linux each folder of Modules/ as the module it is named for (os, OSLog, UniformTypeIdentifiers,
             // MobileCoreServices) when the extension imports it. Those are no part of this library.
             name: "APNSimUserNotifications",
-            dependencies: ["APNSimCore"],
+            dependencies: ["APNSimRules"],
             exclude: ["Modules"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "APNSimDevice",
             dependencies: [
-                "APNSimCore",
+                "APNSimRules", "APNSimDeviceLink", "APNSimRuntime",
                 "APNSimExtensions",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -197,7 +212,7 @@ let package = Package(
             // One world running (gateway, media server, devices): what apnsim up, apnsim replay and APNSimTesting stand on.
             name: "APNSimSandbox",
             dependencies: [
-                "APNSimCore", "APNSimGateway", "APNSimInbox", "APNSimStore", "APNSimDevice", "APNSimExtensions", "APNSimProvider",
+                "APNSimRules", "APNSimRuntime", "APNSimGateway", "APNSimInbox", "APNSimStore", "APNSimDevice", "APNSimExtensions", "APNSimProvider",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -209,7 +224,7 @@ let package = Package(
             // Scenario files: the model, the loader with file:line errors, the runner and its reports.
             name: "APNSimScenario",
             dependencies: [
-                "APNSimCore", "APNSimProvider", "APNSimSandbox", "APNSimStore",
+                "APNSimRules", "APNSimRuntime", "APNSimProvider", "APNSimSandbox", "APNSimStore",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -222,7 +237,7 @@ let package = Package(
             // A whole simulated world in a Swift test: start, tokens, provider settings, typed records, faults.
             name: "APNSimTesting",
             dependencies: [
-                "APNSimCore", "APNSimStore", "APNSimGateway", "APNSimSandbox", "APNSimProvider",
+                "APNSimRules", "APNSimRuntime", "APNSimStore", "APNSimGateway", "APNSimSandbox", "APNSimProvider",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -230,7 +245,7 @@ let package = Package(
         .executableTarget(
             name: "apnsim",
             dependencies: [
-                "APNSimCore",
+                "APNSimRules", "APNSimRuntime",
                 "APNSimGateway",
                 "APNSimInbox",
                 "APNSimStore",
@@ -270,10 +285,10 @@ let package = Package(
             path: "Tests/APNSimTestScratch"
         ),
         .testTarget(
-            name: "APNSimCoreTests",
+            name: "APNSimRulesTests",
             dependencies: [
                 "APNSimTestSupport",
-                "APNSimCore", "APNSimProvider",
+                "APNSimRules", "APNSimProvider",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -281,9 +296,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "APNSimDeviceLinkTests",
+            dependencies: ["APNSimDeviceLink", "APNSimRules"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "APNSimRuntimeTests",
+            dependencies: ["APNSimRuntime", "APNSimTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "APNSimGatewayTests",
             dependencies: [
-                "APNSimCore", "APNSimGateway", "APNSimInbox", "APNSimStore", "APNSimProvider", "APNSimDevice", "APNSimExtensions",
+                "APNSimRules", "APNSimDeviceLink", "APNSimRuntime", "APNSimGateway", "APNSimInbox", "APNSimStore", "APNSimProvider", "APNSimDevice", "APNSimExtensions",
                 "APNSimSandbox", "APNSimTesting", "APNSimTestSupport",
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -310,13 +335,13 @@ let package = Package(
         .testTarget(
             // Seeded mutation of every decoder of outside input (2,000 inputs each; 100,000 with APNSIM_STRESS=1): none may trap.
             name: "APNSimFuzzTests",
-            dependencies: ["APNSimCore", "APNSimProvider", "APNSimDevice", "APNSimGateway", "APNSimSandbox",
+            dependencies: ["APNSimRules", "APNSimDeviceLink", "APNSimProvider", "APNSimDevice", "APNSimGateway", "APNSimSandbox",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "APNSimDeviceTests",
-            dependencies: ["APNSimCore", "APNSimDevice", .product(name: "NIOCore", package: "swift-nio"),
+            dependencies: ["APNSimRules", "APNSimDeviceLink", "APNSimDevice", .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strictSettings
         ),
@@ -327,7 +352,7 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSimScenarioTests",
-            dependencies: ["APNSimCore", "APNSimScenario", "APNSimStore", "APNSimTestSupport"],
+            dependencies: ["APNSimRules", "APNSimScenario", "APNSimStore", "APNSimTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -337,7 +362,7 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSimStoreTests",
-            dependencies: ["APNSimCore", "APNSimStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["APNSimRules", "APNSimRuntime", "APNSimStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
     ]

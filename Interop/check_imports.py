@@ -1,8 +1,10 @@
 """Checks that every module a target's Swift files import is declared in Package.swift: one of the target's
 dependencies (a target, or a product named as its module), or a module of the toolchain. A module imported but not
 declared builds only because another dependency happens to bring it (the layering drifts without anyone seeing).
-Then checks that README.md's module graph (between `<!-- module graph -->` and `<!-- end module graph -->`) is the
-one Package.swift declares.
+Then checks the layers: APNSimRules imports nothing that does I/O, locks or runs event loops, and calls nothing that
+reads files, the environment or processes; only the gateway and the device (and the tests of the link, the two of them
+and the fuzzer's) depend on APNSimDeviceLink. Then checks that README.md's module graph (between `<!-- module graph -->`
+and `<!-- end module graph -->`) is the one Package.swift declares.
 Usage: check_imports.py PACKAGE_ROOT"""
 import json
 import os
@@ -44,6 +46,40 @@ for target in package["targets"]:
                     problems += 1
                     print(f"{os.path.relpath(path, root)}: imports {module}, which target {target['name']} does not declare in Package.swift")
 print(f"{len(package['targets'])} targets' imports checked against Package.swift, {problems} problems")
+
+# The rules module: values and rules only (docs/architecture.md). What it may not import, and what it may not call.
+forbidden_imports = {"Glibc", "Darwin", "Musl", "Dispatch", "Synchronization", "FoundationNetworking", "NIOCore", "NIOPosix",
+                     "NIOConcurrencyHelpers", "Logging", "GRDB", "Subprocess", "SystemPackage", "System"}
+forbidden_calls = re.compile(r"\b(FileManager|FileHandle|Data\(contentsOf|String\(contentsOf|contentsOfFile|fopen|fread|fwrite|"
+                             r"getenv|setenv|ProcessInfo|Process\(|posix_spawn|Mutex|Atomic|DispatchQueue|Thread\.|Task\.sleep|"
+                             r"URLSession|dlsym|mallopt|sysconf)\b")
+rules_folder = os.path.join(root, "Sources/APNSimRules")
+rules_files = 0
+for directory, _, names in os.walk(rules_folder):
+    for name in sorted(names):
+        if not name.endswith(".swift"):
+            continue
+        rules_files += 1
+        path = os.path.join(directory, name)
+        for number, line in enumerate(open(path, encoding="utf-8"), 1):
+            code = line.split("//", 1)[0]
+            imported = pattern.match(code)
+            if imported and imported.group(1) in forbidden_imports:
+                problems += 1
+                print(f"{os.path.relpath(path, root)}:{number}: imports {imported.group(1)}; APNSimRules holds values and rules only (docs/architecture.md)")
+            called = forbidden_calls.search(code)
+            if called:
+                problems += 1
+                print(f"{os.path.relpath(path, root)}:{number}: uses {called.group(1)}; APNSimRules reads no file, environment or process and holds no lock (docs/architecture.md)")
+print(f"APNSimRules: {rules_files} files checked for I/O, locks and event loops")
+
+# The device link: the gateway and the device speak it; no other module depends on it.
+link_users = {"APNSimGateway", "APNSimDevice", "APNSimGatewayTests", "APNSimDeviceTests", "APNSimDeviceLinkTests", "APNSimFuzzTests"}
+for target in package["targets"]:
+    inner = {next(iter(d.values()))[0] for d in target["dependencies"]}
+    if "APNSimDeviceLink" in inner and target["name"] not in link_users:
+        problems += 1
+        print(f"{target['name']} depends on APNSimDeviceLink; only {', '.join(sorted(link_users))} may (docs/architecture.md)")
 
 # The module graph: each library and executable target of apnsim, and the apnsim targets it depends on (not the build
 # tool, nor what Benchmarks/ builds: neither is part of apnsim).

@@ -5,7 +5,7 @@ import PackagePlugin
 /// without its source checkout:
 ///
 /// - APNSimExtensions: apnsim's UserNotifications mirror (Sources/APNSimUserNotifications, its Modules/ stand-ins, and
-///   the one file of APNSimCore it compiles in), to build a team's extension (docs/own-extensions.md, "Installing").
+///   the one file of APNSimRules it compiles in), to build a team's extension (docs/own-extensions.md, "Installing").
 /// - APNSimGateway: the control API's OpenAPI description and the records' JSON Schema, which it serves
 ///   (`GET /v1/openapi.json`, `GET /v1/records.schema.json`) as docs/ has them.
 /// - APNSimInbox: the inbox page's HTML, CSS and JavaScript (`Sources/APNSimInbox/Resources`).
@@ -23,7 +23,7 @@ struct EmbedFiles: BuildToolPlugin {
             if let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) {
                 for case let file as URL in walker where file.pathExtension == "swift" { mirror.append(file) }
             }
-            mirror.append(root.appending(path: "Sources/APNSimCore/Notification/AttachmentRules.swift"))
+            mirror.append(root.appending(path: "Sources/APNSimRules/Notification/AttachmentRules.swift"))
             (name, files) = ("EmbeddedMirror", mirror.sorted { $0.path < $1.path })
         case "APNSimGateway":
             (name, files) = ("EmbeddedDocs", [root.appending(path: "docs/control-api.openapi.yaml"),

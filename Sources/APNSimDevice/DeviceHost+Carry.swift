@@ -1,4 +1,5 @@
-import APNSimCore
+import APNSimDeviceLink
+import APNSimRules
 import Foundation
 import Logging
 import Synchronization

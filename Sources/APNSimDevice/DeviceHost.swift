@@ -1,5 +1,6 @@
-import APNSimCore
+import APNSimDeviceLink
 import APNSimExtensions
+import APNSimRules
 import Foundation
 import Logging
 import NIOCore

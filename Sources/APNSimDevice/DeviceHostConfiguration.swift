@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// Everything one simulated device needs: where the gateway's device link is, how to prove it is a device,

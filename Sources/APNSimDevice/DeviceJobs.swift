@@ -1,4 +1,5 @@
-import APNSimCore
+import APNSimRules
+import APNSimRuntime
 
 /// Work a device starts and does not wait for (an extension's run, a build, ending its extension processes), run as
 /// child tasks of whoever runs the device (``run()``), so each ends when the device stops instead of outliving it as an

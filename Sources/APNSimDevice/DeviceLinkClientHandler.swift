@@ -1,4 +1,5 @@
-import APNSimCore
+import APNSimDeviceLink
+import APNSimRules
 import NIOCore
 
 /// The device's end of one device link (docs/device-link.md), on its channel's event loop: it says hello (or, on a

@@ -1,4 +1,5 @@
-import APNSimCore
+import APNSimDeviceLink
+import APNSimRules
 import NIOCore
 
 /// The way to the gateway of one device's session: its own link, or a link its process's devices share, where each

@@ -1,4 +1,5 @@
-import APNSimCore
+import APNSimDeviceLink
+import APNSimRules
 import Foundation
 
 /// One simulated device's rules, as a value: what it has (apps, tokens, refusals, what it shows) and what it does

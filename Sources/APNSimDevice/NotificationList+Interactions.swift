@@ -1,4 +1,5 @@
-import APNSimCore
+import APNSimDeviceLink
+import APNSimRules
 import Foundation
 
 /// The user's side of a displayed notification: a tap, a button (with typed text for a text-input action) or a

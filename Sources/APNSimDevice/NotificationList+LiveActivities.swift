@@ -1,4 +1,5 @@
-import APNSimCore
+import APNSimDeviceLink
+import APNSimRules
 import Foundation
 
 /// Live Activities on the device (Apple, "Starting and updating Live Activities with ActivityKit push notifications",

@@ -1,4 +1,5 @@
-import APNSimCore
+import APNSimDeviceLink
+import APNSimRules
 import Foundation
 
 /// What one simulated device shows, and the path each push takes through it (Apple, "Generating a remote notification",

@@ -1,4 +1,5 @@
-import APNSimCore
+import APNSimDeviceLink
+import APNSimRules
 
 /// The receipts a device has sent, so that a push the gateway sends again (its receipt was lost with a link) is
 /// answered with the same receipt and never shown twice (docs/device-link.md, `ack`). A value, bounded: the newest

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// The notification categories each app on one device registered, which decide the buttons its notifications show.

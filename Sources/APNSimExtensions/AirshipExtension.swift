@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// Airship's `UANotificationServiceExtension`: `com.urbanairship.media_attachment` names one or more URLs (`url`, a

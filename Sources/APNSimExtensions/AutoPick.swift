@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 
 /// How an `auto` extension picks a vendor: by the first of these keys the payload has. A sandbox app on `auto`
 /// shows what each vendor's SDK would make of its payload.

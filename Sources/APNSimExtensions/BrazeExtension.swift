@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 
 /// Braze's rich-push extension: the payload's `ab.att` names a URL and a type; the file is downloaded, saved with
 /// the type as its extension and attached. Without a type, or when anything fails, the original content is shown.

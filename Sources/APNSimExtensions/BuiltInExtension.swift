@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// An extension apnsim runs itself, shaped as `UNNotificationServiceExtension` is: `didReceive` gets the content

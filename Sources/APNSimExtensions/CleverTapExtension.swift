@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// CleverTap's `CTNotificationServiceExtension`: `ct_mediaUrl` is attached only with `ct_mediaType`, which names

@@ -1,4 +1,5 @@
-import APNSimCore
+import APNSimRules
+import APNSimRuntime
 import Synchronization
 
 /// The content handler iOS passes `didReceive`, and everything else that can end an extension's turn, as one queue

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// What an extension process finds in its environment about the app it is embedded in, standing for the entitlements

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 
 /// The messages of docs/extension-protocol.md: one JSON object per line, on the extension's standard input
 /// (from the device) and standard output (from the extension).

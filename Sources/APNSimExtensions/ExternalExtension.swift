@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// Kind `executable`: each push goes to the app's extension process as a `request`; what it hands over comes back

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// Iterable's `ITBNotificationServiceExtension` (Iterable/iterable-swift-sdk, `notification-extension/`): it attaches

@@ -1,10 +1,10 @@
-import APNSimCore
+import APNSimRules
 import Crypto
 import Foundation
 
 /// Where the UserNotifications mirror's sources come from when apnsim builds a team's extension: the copy built into
 /// this binary (the EmbedFiles build plugin), written once into the build cache as a folder laid out as apnsim's
-/// package is (`Sources/APNSimUserNotifications`, `Sources/APNSimCore/Notification/AttachmentRules.swift`). So an
+/// package is (`Sources/APNSimUserNotifications`, `Sources/APNSimRules/Notification/AttachmentRules.swift`). So an
 /// apnsim copied anywhere, installed, or run from its image builds extensions with the mirror it was built with, and
 /// needs no checkout (docs/own-extensions.md, "Installing").
 enum MirrorSources {

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// OneSignal's extension (`OneSignalAttachmentHandler`): every entry of `att` (`{"id": "url"}`, also under

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import AsyncHTTPClient
 import Foundation
 import NIOCore

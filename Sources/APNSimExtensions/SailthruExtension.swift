@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// Sailthru's (Marigold's) extension: the payload's `_st` names a video and an image; the video is preferred. The

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// Salesforce Marketing Cloud MobilePush's extension: `_mediaUrl` is downloaded, saved under the URL's last path

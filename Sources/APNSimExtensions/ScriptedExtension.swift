@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// An extension that does what the push's `apnsim.extension` object says, to test what a misbehaving extension

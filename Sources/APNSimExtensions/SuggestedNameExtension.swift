@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// The extensions that download one URL from the payload and name the file by the response's suggested file name,

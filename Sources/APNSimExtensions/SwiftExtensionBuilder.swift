@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Crypto
 import Foundation
 
@@ -222,7 +222,7 @@ public struct SwiftExtensionBuilder: Sendable {
         }
         let swift = names.filter { $0.hasSuffix(".swift") }.sorted().map { folder.appendingPathComponent($0) }
         let coreGraphics = swift.filter { $0.lastPathComponent.hasPrefix("CGRect") }
-        let rules = packageRoot.appendingPathComponent("Sources/APNSimCore/Notification/AttachmentRules.swift")
+        let rules = packageRoot.appendingPathComponent("Sources/APNSimRules/Notification/AttachmentRules.swift")
         #if canImport(Darwin)
         return (swift.filter { !coreGraphics.contains($0) } + [rules], [])
         #else

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// The kind `swift` extensions of one device: each source built once (at install, or at its first push), and each

@@ -1,12 +1,13 @@
-import APNSimCore
+import APNSimDeviceLink
+import APNSimRules
 import APNSimStore
 import Hummingbird
 import Logging
-import Tracing
 import NIOCore
 import NIOExtras
 import NIOPosix
 import ServiceLifecycle
+import Tracing
 
 /// apnsim's fake APNs: one provider endpoint per environment, the recorder behind them, and the control API.
 ///
@@ -216,7 +217,7 @@ extension Gateway {
     public struct DeviceStatus: Sendable, Hashable {
         public var descriptor: DeviceDescriptor
         public var online: Bool
-        public var tokens: [DeviceLinkMessage.Registered]
+        public var tokens: [RegisteredApp]
     }
 
     /// The IDs of the devices of `specs` not yet linked with each app of their spec registered.

@@ -1,4 +1,5 @@
-import APNSimCore
+import APNSimRules
+import APNSimRuntime
 import APNSimStore
 import Foundation
 import Tracing

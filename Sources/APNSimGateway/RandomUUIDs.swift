@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// Makes the IDs of every push: the `apns-id` (when the provider sent none) and `apns-unique-id` values of responses,

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import APNSimGateway
 import Crypto
 import Foundation
@@ -78,7 +78,7 @@ final class AttachmentCopies: Sendable {
 
     /// Takes one part of a copy; throws a sentence when the part cannot be taken (the copy is then dropped, and the
     /// inbox shows the attachment from its source URL).
-    func receive(_ copy: DeviceLinkMessage.AttachmentCopy) throws(GatewayError) {
+    func receive(_ copy: AttachmentCopy) throws(GatewayError) {
         let sha = copy.sha256
         guard Self.isDigest(sha) else { throw GatewayError("attachment copy: \(sha.prefix(80)) is not a SHA-256 in lower-case hex") }
         guard copy.size >= 0, copy.size <= AttachmentRules.Kind.movie.maximumSize else {
@@ -125,7 +125,7 @@ final class AttachmentCopies: Sendable {
         try finish(part, copy: copy, digest: NotificationContent.Attachment.hex(hash.finalize()))
     }
 
-    private func finish(_ part: URL, copy: DeviceLinkMessage.AttachmentCopy, digest: String) throws(GatewayError) {
+    private func finish(_ part: URL, copy: AttachmentCopy, digest: String) throws(GatewayError) {
         let sha = copy.sha256
         guard digest == sha else {
             try? FileManager.default.removeItem(at: part)

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import APNSimGateway
 import Hummingbird
 
@@ -29,7 +29,7 @@ public struct Inbox: ControlPortAddition {
         addComposeRoutes(to: router.group("v1"), gateway: gateway)
     }
 
-    public func received(_ copy: DeviceLinkMessage.AttachmentCopy) throws {
+    public func received(_ copy: AttachmentCopy) throws {
         try copies.receive(copy)
     }
 

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// What the inbox's composer sends with (`POST /v1/compose`, docs/inbox.md). The control API turns a device and an

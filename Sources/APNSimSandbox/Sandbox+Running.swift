@@ -1,5 +1,5 @@
-import APNSimCore
 import APNSimGateway
+import APNSimRules
 
 extension Sandbox {
     /// A sandbox that is up: where it listens and what its devices registered.

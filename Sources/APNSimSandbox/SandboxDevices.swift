@@ -1,6 +1,7 @@
-import APNSimCore
 import APNSimDevice
 import APNSimGateway
+import APNSimRules
+import APNSimRuntime
 import Foundation
 import Logging
 import ServiceLifecycle

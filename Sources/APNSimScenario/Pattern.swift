@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// How an `expect` value matches a record: a mapping matches the keys it names (others may be anything), a list

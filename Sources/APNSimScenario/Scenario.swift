@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 
 /// A scenario file as written (docs/scenarios.md has every key): a world, then steps that send pushes, act on
 /// devices and wait, each with what must have happened.

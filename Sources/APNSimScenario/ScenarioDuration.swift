@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// A length of time as scenarios write it: `500ms`, `2s`, `61m`, `1h`, `1d`, or a plain number of seconds.

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import APNSimSandbox
 import Foundation
 import Yams
@@ -150,7 +150,7 @@ public enum ScenarioLoader {
                 if step.expect?.summary != nil, device.action != .deliverSummary {
                     throw fail("expect.summary", "expect.summary is about a deliverSummary device action; this one is \(device.action.rawValue)")
                 }
-                if let unknown = device.options?.first(where: { !DeviceLinkMessage.Foreground.knownOptions.contains($0) }) {
+                if let unknown = device.options?.first(where: { !Foreground.knownOptions.contains($0) }) {
                     throw fail("device.options", "options are banner, list, sound and badge; got \(unknown)")
                 }
             }

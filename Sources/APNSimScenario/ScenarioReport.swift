@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// How replays are reported: a test runner's text (each step, what was expected and what happened, and the

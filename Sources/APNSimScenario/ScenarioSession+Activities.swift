@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// `expect: activity`: the newest Live Activity of a type, on a device or on each device of a fleet, as

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// `tap` and `dismiss` steps: the user's side of a displayed notification, and `expect: interaction` on its record

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 import GRDB
 
@@ -189,9 +189,9 @@ public struct HeldPush: Sendable, Hashable, Codable, FetchableRecord, Persistabl
     public var device: String
     public var slot: String?
     public var expires: Date?
-    public var delivery: DeviceLinkMessage.Delivery
+    public var delivery: Delivery
 
-    public init(id: String, device: String, slot: String?, expires: Date?, delivery: DeviceLinkMessage.Delivery) {
+    public init(id: String, device: String, slot: String?, expires: Date?, delivery: Delivery) {
         self.id = id
         self.device = device
         self.slot = slot

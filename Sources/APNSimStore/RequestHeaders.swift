@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// A request's headers as a send record keeps them: the text of a JSON object of name → value, pseudo-headers

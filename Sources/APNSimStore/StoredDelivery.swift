@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// A delivery as the record keeps it, in a store file's row or in memory (``MemoryDeliveries``): the receipt's content,

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// What a provider client (APNSwift, pushy, your own) needs to talk to a ``SimulatedWorld`` as it would to APNs.

@@ -1,5 +1,6 @@
-import APNSimCore
 import APNSimGateway
+import APNSimRules
+import APNSimRuntime
 import APNSimSandbox
 import Foundation
 import Logging

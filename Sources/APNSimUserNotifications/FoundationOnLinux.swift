@@ -9,8 +9,8 @@ extension Data.ReadingOptions {
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-#if canImport(APNSimCore)
-import APNSimCore
+#if canImport(APNSimRules)
+import APNSimRules
 #endif
 
 extension URLResponse {

@@ -1,7 +1,7 @@
-// Built by SwiftPM this module sees APNSimCore; built by `apnsim extension build` as `UserNotifications`, the one
-// file of Core it needs (AttachmentRules.swift) is compiled into it.
-#if canImport(APNSimCore)
-import APNSimCore
+// Built by SwiftPM this module sees APNSimRules; built by `apnsim extension build` as `UserNotifications`, the one
+// file of Rules it needs (AttachmentRules.swift) is compiled into it.
+#if canImport(APNSimRules)
+import APNSimRules
 #endif
 
 /// `options` keys of `UNNotificationAttachment(identifier:url:options:)`.

@@ -1,4 +1,5 @@
-import APNSimCore
+import APNSimRules
+import APNSimRuntime
 import ArgumentParser
 import Foundation
 

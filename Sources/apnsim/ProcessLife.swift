@@ -1,9 +1,10 @@
 #if canImport(Glibc)
+import APNSimRuntime
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import APNSimCore
+import APNSimRules
 import Logging
 import NIOCore
 import NIOPosix

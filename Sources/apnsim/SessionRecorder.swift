@@ -1,5 +1,5 @@
-import APNSimCore
 import APNSimGateway
+import APNSimRules
 import APNSimScenario
 import APNSimStore
 import Foundation

@@ -1,6 +1,6 @@
-import APNSimCore
 import APNSimExtensions
 import APNSimGateway
+import APNSimRules
 import APNSimSandbox
 import ArgumentParser
 import Foundation

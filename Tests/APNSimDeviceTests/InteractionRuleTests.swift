@@ -1,5 +1,6 @@
-import APNSimCore
 import APNSimDevice
+import APNSimDeviceLink
+import APNSimRules
 import Foundation
 import Testing
 

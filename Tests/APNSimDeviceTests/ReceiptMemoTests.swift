@@ -1,5 +1,6 @@
-import APNSimCore
 @testable import APNSimDevice
+import APNSimDeviceLink
+import APNSimRules
 import Testing
 
 @Suite("Device state: the receipt memo's bounds")

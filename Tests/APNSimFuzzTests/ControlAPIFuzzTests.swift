@@ -1,4 +1,4 @@
-@testable import APNSimCore
+@testable import APNSimRules
 @testable import APNSimGateway
 import Crypto
 import Foundation

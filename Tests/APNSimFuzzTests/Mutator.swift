@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Foundation
 
 /// Seeded, reproducible mutation of inputs, for fuzz tests that must give the same inputs on every run.

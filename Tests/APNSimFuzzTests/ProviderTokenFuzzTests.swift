@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import APNSimProvider
 import Foundation
 import Testing

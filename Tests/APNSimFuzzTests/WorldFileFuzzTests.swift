@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import APNSimSandbox
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
-import APNSimCore
+import APNSimDeviceLink
 import APNSimGateway
+import APNSimRules
 import APNSimTestSupport
 import Foundation
 import Testing

@@ -1,6 +1,7 @@
-import APNSimCore
+import APNSimDeviceLink
 import APNSimGateway
 @testable import APNSimInbox
+import APNSimRules
 import Foundation
 import Testing
 

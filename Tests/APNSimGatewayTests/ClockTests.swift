@@ -1,6 +1,7 @@
-import APNSimCore
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimRuntime
 import APNSimTestSupport
 import Foundation
 import Testing

@@ -1,7 +1,8 @@
-import APNSimCore
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimRuntime
 import APNSimTestSupport
 import Foundation
 import Testing

@@ -1,6 +1,7 @@
-import APNSimCore
+import APNSimDeviceLink
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
 import APNSimTestSupport
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
-import APNSimCore
+import APNSimDeviceLink
 @testable import APNSimGateway
+import APNSimRules
 import APNSimStore
 import APNSimTestSupport
 import Foundation

@@ -1,5 +1,5 @@
 @testable import APNSimGateway
-import APNSimCore
+import APNSimRules
 import APNSimStore
 import Foundation
 import Testing

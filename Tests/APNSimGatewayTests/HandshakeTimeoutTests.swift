@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 @testable import APNSimGateway
 import APNSimProvider
 import APNSimTestSupport

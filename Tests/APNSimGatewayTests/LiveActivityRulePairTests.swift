@@ -1,6 +1,7 @@
-import APNSimCore
 @testable import APNSimDevice
+import APNSimDeviceLink
 @testable import APNSimGateway
+import APNSimRules
 import Foundation
 import Testing
 

@@ -4,7 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import APNSimCore
+import APNSimRules
 import APNSimGateway
 import APNSimProvider
 import Foundation

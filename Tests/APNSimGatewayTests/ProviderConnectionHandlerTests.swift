@@ -1,6 +1,7 @@
-import APNSimCore
 @testable import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimRuntime
 import APNSimStore
 import Foundation
 import Logging

@@ -1,5 +1,6 @@
-import APNSimCore
 import APNSimProvider
+import APNSimRules
+import APNSimRuntime
 import APNSimStore
 import APNSimTestSupport
 import Crypto

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import APNSimStore
 import Foundation
 import Testing
@@ -19,20 +19,17 @@ struct DeliveryRowTests {
         var content = NotificationContent(title: "Sale \"today\"", body: "é 🚀\n50% off", badge: 3, threadID: "sale")
         content.attachments = [.init(identifier: "image", type: "public.jpeg", size: 1_024, sha256: "c", url: "http://x/y.jpg")]
         content.userInfo = ["ab": .object(["att": .object(["type": .string("jpg")])]), "n": .number(1.5)]
-        let receipt = DeviceLinkMessage.Receipt(
-            id: "d1", outcome: .displayed, content: content,
-            extensionRun: ExtensionRun(ran: true, kind: .braze, outcome: .completed, diagnostic: "attached", durationMs: 12, log: ["done"]),
-            presentation: Presentation(bundleID: "com.example.app", thread: "sale", banner: true, list: false))
+        let run = ExtensionRun(ran: true, kind: .braze, outcome: .completed, diagnostic: "attached", durationMs: 12, log: ["done"])
+        let presentation = Presentation(bundleID: "com.example.app", thread: "sale", banner: true, list: false)
         recorder.record(Self.accepted("d1"))
         recorder.record(.acknowledged(id: "d1", at: Self.at + 0.5))
-        recorder.record(.receipt(id: "d1", outcome: .displayed, content: receipt.content.map(EncodedJSON.init), detail: "shown",
-                                 at: Self.at + 1, extensionRun: receipt.extensionRun.map(EncodedJSON.init),
-                                 presentation: receipt.presentation.map(EncodedJSON.init)))
+        recorder.record(.receipt(id: "d1", outcome: .displayed, content: EncodedJSON(content), detail: "shown",
+                                 at: Self.at + 1, extensionRun: EncodedJSON(run), presentation: EncodedJSON(presentation)))
         let record = try #require(try await recorder.deliveries(matching: DeliveryFilter()).first)
         #expect(record.outcome == .displayed)
-        #expect(record.content == receipt.content)
-        #expect(record.extensionRun == receipt.extensionRun)
-        #expect(record.presentation == receipt.presentation)
+        #expect(record.content == content)
+        #expect(record.extensionRun == run)
+        #expect(record.presentation == presentation)
         #expect(record.detail == "shown")
         #expect(record.acceptedAt == Self.at)
         #expect(record.deliveredAt == Self.at + 0.5)

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import APNSimStore
 import Foundation
 import Testing
@@ -99,7 +99,7 @@ struct StoreTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let token = DeviceToken(String(repeating: "ab", count: 32))!
         let device = DeviceDescriptor(id: "d1", name: "d1")
-        let delivery = DeviceLinkMessage.Delivery(id: "p1", apnsID: "A1", token: token, bundleID: "com.example.app", pushType: .alert,
+        let delivery = Delivery(id: "p1", apnsID: "A1", token: token, bundleID: "com.example.app", pushType: .alert,
                                                   priority: 10, collapseID: nil, payload: "{}")
         for store in [try Store(), try Store(path: folder.appendingPathComponent("store.sqlite").path)] {
             let recorder = try DeliveryRecorder(store: store)

@@ -1,4 +1,5 @@
-import APNSimCore
+import APNSimDeviceLink
+import APNSimRules
 import APNSimStore
 import Foundation
 import NIOCore

@@ -1,4 +1,5 @@
-import APNSimCore
+import APNSimDeviceLink
+import APNSimRules
 import Foundation
 
 /// The registry's one token table (``DeviceRegistry/tokens``): each token's app, environment, state, kind and holder,

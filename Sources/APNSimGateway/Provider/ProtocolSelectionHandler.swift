@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Logging
 import NIOCore
 import NIOHTTP2

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import NIOSSL
 import SwiftASN1
 import X509

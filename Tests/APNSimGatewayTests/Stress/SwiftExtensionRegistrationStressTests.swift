@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import APNSimDevice
 import APNSimExtensions
 import Foundation

@@ -1,7 +1,8 @@
-import APNSimCore
 import APNSimGateway
 import APNSimInbox
 import APNSimProvider
+import APNSimRules
+import APNSimRuntime
 import APNSimStore
 import APNSimTestSupport
 import Foundation

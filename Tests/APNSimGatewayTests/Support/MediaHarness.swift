@@ -1,5 +1,5 @@
 import APNSimExtensions
-import APNSimCore
+import APNSimRules
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -1,4 +1,4 @@
-import APNSimCore
+import APNSimRules
 import Crypto
 import Foundation
 import SwiftASN1
