@@ -306,7 +306,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "APNSimGatewayTests",
+            // The one target that starts real apnsim processes (and so depends on the executable), and the tests that run
+            // a gateway and devices in one process over loopback TLS, with their harness (Support/).
+            name: "APNSimEndToEndTests",
             dependencies: [
                 "APNSimRules", "APNSimDeviceLink", "APNSimRuntime", "APNSimGateway", "APNSimInbox", "APNSimStore", "APNSimProvider", "APNSimDevice", "APNSimExtensions",
                 "APNSimSandbox", "APNSimTesting", "APNSimTestSupport",
@@ -330,6 +332,37 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            // The gateway's parts without sockets: the registry, the connection state machine, the held pushes; and the
+            // Live Activity rules it shares with the device, held to the device's (APNSimDevice).
+            name: "APNSimGatewayTests",
+            dependencies: ["APNSimGateway", "APNSimRules", "APNSimDeviceLink", "APNSimStore", "APNSimDevice", "APNSimTestSupport",
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                           .product(name: "NIOEmbedded", package: "swift-nio")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "APNSimExtensionsTests",
+            dependencies: ["APNSimExtensions", "APNSimRules", "APNSimTestSupport",
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "APNSimInboxTests",
+            dependencies: ["APNSimInbox", "APNSimGateway", "APNSimRules"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "APNSimProviderTests",
+            dependencies: ["APNSimProvider", "APNSimRules", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "APNSimSandboxTests",
+            dependencies: ["APNSimSandbox"],
             swiftSettings: strictSettings
         ),
         .testTarget(

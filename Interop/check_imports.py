@@ -74,12 +74,27 @@ for directory, _, names in os.walk(rules_folder):
 print(f"APNSimRules: {rules_files} files checked for I/O, locks and event loops")
 
 # The device link: the gateway and the device speak it; no other module depends on it.
-link_users = {"APNSimGateway", "APNSimDevice", "APNSimGatewayTests", "APNSimDeviceTests", "APNSimDeviceLinkTests", "APNSimFuzzTests"}
+link_users = {"APNSimGateway", "APNSimDevice", "APNSimGatewayTests", "APNSimEndToEndTests", "APNSimDeviceTests", "APNSimDeviceLinkTests", "APNSimFuzzTests"}
 for target in package["targets"]:
     inner = {next(iter(d.values()))[0] for d in target["dependencies"]}
     if "APNSimDeviceLink" in inner and target["name"] not in link_users:
         problems += 1
         print(f"{target['name']} depends on APNSimDeviceLink; only {', '.join(sorted(link_users))} may (docs/architecture.md)")
+
+# Tests: a test target per library module, named for it; exactly one test target depends on the apnsim executable (the
+# end-to-end tests), so touching a module's unit tests builds no end-to-end test.
+libraries = [t["name"] for t in package["targets"] if t["type"] == "regular" and not (t.get("path") or "").startswith("Tests/")]
+tests = {t["name"] for t in package["targets"] if t["type"] == "test"}
+for library in libraries:
+    if library + "Tests" not in tests:
+        problems += 1
+        print(f"library module {library} has no test target {library}Tests in Package.swift")
+on_executable = [t["name"] for t in package["targets"]
+                 if t["type"] == "test" and "apnsim" in {next(iter(d.values()))[0] for d in t["dependencies"]}]
+if len(on_executable) != 1:
+    problems += 1
+    print(f"{len(on_executable)} test targets depend on the apnsim executable ({', '.join(on_executable) or 'none'}); exactly one may")
+print(f"{len(libraries)} library modules, each with its test target; {', '.join(on_executable)} the one test target on the apnsim executable")
 
 # The module graph: each library and executable target of apnsim, and the apnsim targets it depends on (not the build
 # tool, nor what Benchmarks/ builds: neither is part of apnsim).

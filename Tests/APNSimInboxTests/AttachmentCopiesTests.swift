@@ -1,4 +1,3 @@
-import APNSimDeviceLink
 import APNSimGateway
 @testable import APNSimInbox
 import APNSimRules
@@ -12,9 +11,13 @@ struct AttachmentCopiesTests {
     static let bytes = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
     static let sha = NotificationContent.Attachment.sha256(of: bytes)
 
-    static func parts() -> [DeviceLinkMessage.AttachmentCopy] {
-        DeviceLinkMessage.AttachmentCopy.messages(for: bytes, sha256: sha, uti: "public.png").compactMap {
-            if case .attachmentCopy(let copy) = $0 { copy } else { nil }
+    static func parts() -> [AttachmentCopy] { parts(of: bytes, sha256: sha, uti: "public.png") }
+
+    /// `bytes` in parts as a device sends them (``AttachmentCopy/chunkSize`` each, base64).
+    static func parts(of bytes: [UInt8], sha256: String, uti: String) -> [AttachmentCopy] {
+        stride(from: 0, to: bytes.count, by: AttachmentCopy.chunkSize).map { offset in
+            let chunk = bytes[offset..<min(offset + AttachmentCopy.chunkSize, bytes.count)]
+            return AttachmentCopy(sha256: sha256, uti: uti, size: bytes.count, offset: offset, data: Data(chunk).base64EncodedString())
         }
     }
 
@@ -62,9 +65,7 @@ struct AttachmentCopiesTests {
         let copies = try AttachmentCopies(folder: folder, limit: 100_000)
         let small = [UInt8](repeating: 7, count: 40_000)
         let smallSHA = NotificationContent.Attachment.sha256(of: small)
-        for case .attachmentCopy(let part) in DeviceLinkMessage.AttachmentCopy.messages(for: small, sha256: smallSHA, uti: "public.jpeg") {
-            try copies.receive(part)
-        }
+        for part in Self.parts(of: small, sha256: smallSHA, uti: "public.jpeg") { try copies.receive(part) }
         for part in Self.parts() { try copies.receive(part) }
         #expect(copies.file(smallSHA) == nil)
         #expect(copies.file(Self.sha) != nil)
