@@ -267,13 +267,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            // What every test target's end-to-end tests share: the hang guard, the trait that runs them a few at a
-            // time, an HTTP client with the hang guard's timeouts. Not a product.
+            // What the test targets share: the hang guard, the trait that runs end-to-end tests a few at a time, an HTTP
+            // client with the hang guard's timeouts, the test world and its keys (TestWorld). Not a product.
             name: "APNSimTestSupport",
             dependencies: [
-                "APNSimTestScratch",
+                "APNSimTestScratch", "APNSimRules", "APNSimProvider",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/APNSimTestSupport",
             swiftSettings: strictSettings
@@ -338,9 +339,11 @@ let package = Package(
             // The gateway's parts without sockets: the registry, the connection state machine, the held pushes; and the
             // Live Activity rules it shares with the device, held to the device's (APNSimDevice).
             name: "APNSimGatewayTests",
-            dependencies: ["APNSimGateway", "APNSimRules", "APNSimDeviceLink", "APNSimStore", "APNSimDevice", "APNSimTestSupport",
+            dependencies: ["APNSimGateway", "APNSimRules", "APNSimDeviceLink", "APNSimRuntime", "APNSimStore", "APNSimDevice",
+                           "APNSimProvider", "APNSimTestSupport",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                           .product(name: "NIOEmbedded", package: "swift-nio")],
+                           .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                           .product(name: "NIOTLS", package: "swift-nio"), .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -10,6 +10,11 @@ struct DeviceLinkEndpoint {
     let services: DeviceServices
     let sslContext: NIOSSLContext
 
+    /// How long a link may stay silent: three heartbeat intervals of `heartbeatInterval` seconds.
+    static func readTimeout(heartbeatInterval: Double) -> TimeAmount {
+        .milliseconds(Int64(saturating: heartbeatInterval * 3000))
+    }
+
     func bind(host: String, port: Int, group: any EventLoopGroup, quiesce: ServerQuiescingHelper) async throws -> any Channel {
         let services = self.services
         let sslContext = self.sslContext
@@ -22,7 +27,7 @@ struct DeviceLinkEndpoint {
                     try channel.syncOptions?.setOption(.writeBufferWaterMark, value: waterMark)
                     // A link silent for three heartbeat intervals is dead: DeviceLinkHandler closes it.
                     try channel.pipeline.syncOperations.addHandler(
-                        IdleStateHandler(readTimeout: .milliseconds(Int64(saturating: services.heartbeatInterval * 3000))))
+                        ReadTimeoutHandler(timeout: Self.readTimeout(heartbeatInterval: services.heartbeatInterval)))
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
                     try channel.pipeline.syncOperations.addHandler(DeviceLinkHandler(services: services))
                 }

@@ -41,7 +41,7 @@ struct ProviderEndpoint {
                         promise.succeed(.certificateVerified)
                     }
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(IdleStateHandler(readTimeout: TimeAmount(services.policy.idleTimeout)))
+                    try sync.addHandler(ReadTimeoutHandler(timeout: TimeAmount(services.policy.idleTimeout)))
                     try sync.addHandler(tls)
                     try sync.addHandler(ProtocolSelectionHandler(connection: connection))
                 }

@@ -1,5 +1,6 @@
-import APNSimRules
 import APNSimProvider
+import APNSimRules
+import APNSimTestSupport
 import Foundation
 import Synchronization
 import Testing

@@ -1,3 +1,4 @@
+import APNSimTestSupport
 import NIOCore
 import NIOHPACK
 

@@ -9,6 +9,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHPACK
 import NIOHTTP2
+import APNSimTestSupport
 import Testing
 
 /// The provider connection's handler in an `EmbeddedChannel`: HTTP/2 frames in, frames and a close out, time moved by
@@ -27,7 +28,9 @@ struct ProviderConnectionHandlerTests {
 
         /// `beforeHTTP2`: the connection as it is until its TLS handshake and HTTP/2 preface are done, with the handler
         /// that waits for them (and closes it when the handshake timeout runs out) instead of the HTTP/2 handler.
-        init(policy: GatewayConfiguration.ConnectionPolicy = .init(), beforeHTTP2: Bool = false) throws {
+        /// `idleTimer`: the read timeout `ProviderEndpoint` puts in front (``ReadTimeoutHandler``), on the embedded loop's
+        /// clock; without it, a test sends the idle event itself.
+        init(policy: GatewayConfiguration.ConnectionPolicy = .init(), beforeHTTP2: Bool = false, idleTimer: Bool = false) throws {
             let clock = ManualClock(Date())
             let store = try Store()
             let recorder = try SendRecorder(store: store, clock: .manual(clock))
@@ -42,6 +45,11 @@ struct ProviderConnectionHandlerTests {
             let connection = ProviderConnection(environment: .development, services: services, remoteAddress: "test")
             loop = EmbeddedEventLoop()
             channel = EmbeddedChannel(loop: loop)
+            if idleTimer {
+                let idle = policy.idleTimeout.components
+                let timeout = TimeAmount.nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)
+                try channel.pipeline.syncOperations.addHandler(ReadTimeoutHandler(timeout: timeout))
+            }
             if beforeHTTP2 {
                 try channel.pipeline.syncOperations.addHandler(ProtocolSelectionHandler(connection: connection))
             } else {
@@ -174,5 +182,21 @@ struct ProviderConnectionHandlerTests {
         #expect(!connection.isOpen)
         connection.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         #expect(try connection.written() == [])
+    }
+
+    @Test("Idle by the loop's clock: the idle timeout after the last push, and not before, GOAWAY IdleTimeout, then close")
+    func idleTimeout() throws {
+        var policy = GatewayConfiguration.ConnectionPolicy()
+        policy.idleTimeout = .seconds(60)
+        let connection = try Connection(policy: policy, idleTimer: true)
+        connection.loop.advanceTime(by: .seconds(59))
+        try connection.push(stream: 1)
+        #expect(try connection.written() == ["200@1"])
+        connection.loop.advanceTime(by: .seconds(59))
+        #expect(connection.isOpen, "59 s after the last push, 118 s after the connection opened")
+        #expect(try connection.written() == [])
+        connection.loop.advanceTime(by: .seconds(1))
+        #expect(try connection.written() == ["GOAWAY(1,IdleTimeout)"])
+        #expect(!connection.isOpen)
     }
 }

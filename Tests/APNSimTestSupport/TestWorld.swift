@@ -1,40 +1,41 @@
-import APNSimRules
 import APNSimProvider
+import APNSimRules
 import Crypto
 import Foundation
 
-/// The world every gateway test starts with, and the private keys that sign for it.
-enum TestWorld {
-    static let team = "SIMTEAM001"
-    static let otherTeam = "OTHERTEAM1"
+/// The world every gateway test starts with, and the private keys that sign for it: what the gateway's unit tests and
+/// the end-to-end tests share.
+public enum TestWorld {
+    public static let team = "SIMTEAM001"
+    public static let otherTeam = "OTHERTEAM1"
 
     /// Key IDs and what they are.
-    static let teamKey = "SIMKEY0001"          // team key, both environments
-    static let developmentKey = "DEVKEY0001"   // team key, development only
-    static let productionKey = "PRODKEY001"    // team key, production only
-    static let topicKey = "TOPICKEY01"         // topic-specific: com.example.other only
-    static let relatedKey = "RELATED001"       // related to the team key
-    static let otherTeamKey = "OTHERKEY01"     // another team's key
+    public static let teamKey = "SIMKEY0001"          // team key, both environments
+    public static let developmentKey = "DEVKEY0001"   // team key, development only
+    public static let productionKey = "PRODKEY001"    // team key, production only
+    public static let topicKey = "TOPICKEY01"         // topic-specific: com.example.other only
+    public static let relatedKey = "RELATED001"       // related to the team key
+    public static let otherTeamKey = "OTHERKEY01"     // another team's key
 
-    static let privateKeys: [String: P256.Signing.PrivateKey] = Dictionary(uniqueKeysWithValues:
+    public static let privateKeys: [String: P256.Signing.PrivateKey] = Dictionary(uniqueKeysWithValues:
         [teamKey, developmentKey, productionKey, topicKey, relatedKey, otherTeamKey].map { ($0, P256.Signing.PrivateKey()) })
 
-    static let devToken = "a1" + String(repeating: "0", count: 62)
-    static let prodToken = "b2" + String(repeating: "0", count: 62)
-    static let goneToken = "c3" + String(repeating: "0", count: 62)
-    static let expiredToken = "d4" + String(repeating: "0", count: 62)
-    static let otherAppToken = "e5" + String(repeating: "0", count: 62)
-    static let otherTeamToken = "e6" + String(repeating: "0", count: 62)
+    public static let devToken = "a1" + String(repeating: "0", count: 62)
+    public static let prodToken = "b2" + String(repeating: "0", count: 62)
+    public static let goneToken = "c3" + String(repeating: "0", count: 62)
+    public static let expiredToken = "d4" + String(repeating: "0", count: 62)
+    public static let otherAppToken = "e5" + String(repeating: "0", count: 62)
+    public static let otherTeamToken = "e6" + String(repeating: "0", count: 62)
     /// An 80-byte token, the size Live Activity tokens come in.
-    static let longToken = String(repeating: "f6", count: 80)
-    static let goneSince = Date(timeIntervalSince1970: 1_767_225_600.123)
+    public static let longToken = String(repeating: "f6", count: 80)
+    public static let goneSince = Date(timeIntervalSince1970: 1_767_225_600.123)
 
-    static func signer(_ keyID: String) -> ProviderTokenSigner {
+    public static func signer(_ keyID: String) -> ProviderTokenSigner {
         let team = keyID == otherTeamKey ? otherTeam : team
         return ProviderTokenSigner(key: privateKeys[keyID]!, keyID: keyID, teamID: team)
     }
 
-    static func make() -> World {
+    public static func make() -> World {
         var world = World()
         world.teams[team] = .init(id: team, name: "Sandbox")
         world.teams[otherTeam] = .init(id: otherTeam, name: "Someone else")
