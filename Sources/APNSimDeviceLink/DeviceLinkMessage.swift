@@ -332,10 +332,6 @@ public enum DeviceLinkMessage: Sendable, Hashable {
 extension AttachmentCopy {
     /// The messages that carry `bytes`, in order.
     public static func messages(for bytes: [UInt8], sha256: String, uti: String?) -> [DeviceLinkMessage] {
-        stride(from: 0, to: max(bytes.count, 1), by: chunkSize).map { offset in
-            let chunk = bytes[offset..<min(offset + chunkSize, bytes.count)]
-            return .attachmentCopy(.init(sha256: sha256, uti: uti, size: bytes.count, offset: offset,
-                                         data: Data(chunk).base64EncodedString()))
-        }
+        parts(of: bytes, sha256: sha256, uti: uti).map { .attachmentCopy($0) }
     }
 }

@@ -58,19 +58,9 @@ struct HTTP2ConnectionTests {
             return frames
         }
 
-        /// HEADERS of a push to the test world's development token, signed with a valid token unless `authorized` is false.
-        func headers(stream: HTTP2StreamID, authorized: Bool = true, endStream: Bool = false) -> HTTP2Frame {
-            var headers = HPACKHeaders()
-            headers.add(name: ":method", value: "POST")
-            headers.add(name: ":scheme", value: "https")
-            headers.add(name: ":authority", value: "api.sandbox.push.apple.com")
-            headers.add(name: ":path", value: "/3/device/\(TestWorld.devToken)")
-            if authorized {
-                headers.add(name: "authorization", value: "bearer \(jwt)")
-            }
-            headers.add(name: "apns-topic", value: "com.example.app")
-            headers.add(name: "apns-push-type", value: "alert")
-            return HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers, endStream: endStream)))
+        /// HEADERS of a push to the test world's development token, with the connection's provider token.
+        func headers(stream: HTTP2StreamID) -> HTTP2Frame {
+            HTTP2Frame(streamID: stream, payload: .headers(.init(headers: ProviderConnectionHandlerTests.Connection.pushHeaders(jwt: jwt))))
         }
 
         func push(stream: HTTP2StreamID, body: String = #"{"aps":{"alert":"hi"}}"#) {

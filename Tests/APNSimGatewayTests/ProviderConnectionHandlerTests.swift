@@ -45,11 +45,7 @@ struct ProviderConnectionHandlerTests {
             let connection = ProviderConnection(environment: .development, services: services, remoteAddress: "test")
             loop = EmbeddedEventLoop()
             channel = EmbeddedChannel(loop: loop)
-            if idleTimer {
-                let idle = policy.idleTimeout.components
-                let timeout = TimeAmount.nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)
-                try channel.pipeline.syncOperations.addHandler(ReadTimeoutHandler(timeout: timeout))
-            }
+            if idleTimer { try channel.pipeline.syncOperations.addHandler(ReadTimeoutHandler(timeout: ProviderEndpoint.readTimeout(policy))) }
             if beforeHTTP2 {
                 try channel.pipeline.syncOperations.addHandler(ProtocolSelectionHandler(connection: connection))
             } else {
@@ -65,17 +61,23 @@ struct ProviderConnectionHandlerTests {
 
         /// A valid alert push to the test world's development token, HEADERS then DATA in one read.
         func push(stream: HTTP2StreamID, body: String = #"{"aps":{"alert":"hi"}}"#) throws {
+            let jwt = TestWorld.signer(TestWorld.teamKey).token(issuedAt: clock.now)
+            channel.pipeline.fireChannelRead(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: Self.pushHeaders(jwt: jwt)))))
+            channel.pipeline.fireChannelRead(HTTP2Frame(streamID: stream,
+                                                        payload: .data(.init(data: .byteBuffer(ByteBuffer(string: body)), endStream: true))))
+            channel.pipeline.fireChannelReadComplete()
+        }
+
+        /// The HEADERS of an alert push to the test world's development token, authorized by `jwt` (none: `nil`).
+        static func pushHeaders(jwt: String?) -> HPACKHeaders {
             var headers = HPACKHeaders()
             headers.add(name: ":method", value: "POST")
             headers.add(name: ":scheme", value: "https")
             headers.add(name: ":path", value: "/3/device/\(TestWorld.devToken)")
-            headers.add(name: "authorization", value: "bearer \(TestWorld.signer(TestWorld.teamKey).token(issuedAt: clock.now))")
+            if let jwt { headers.add(name: "authorization", value: "bearer \(jwt)") }
             headers.add(name: "apns-topic", value: "com.example.app")
             headers.add(name: "apns-push-type", value: "alert")
-            channel.pipeline.fireChannelRead(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers))))
-            channel.pipeline.fireChannelRead(HTTP2Frame(streamID: stream,
-                                                        payload: .data(.init(data: .byteBuffer(ByteBuffer(string: body)), endStream: true))))
-            channel.pipeline.fireChannelReadComplete()
+            return headers
         }
 
         /// Every frame written since the last call, as short words: `200@1`, `GOAWAY(1,IdleTimeout)`, `SETTINGS`.

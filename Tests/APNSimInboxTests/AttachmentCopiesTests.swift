@@ -11,15 +11,7 @@ struct AttachmentCopiesTests {
     static let bytes = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
     static let sha = NotificationContent.Attachment.sha256(of: bytes)
 
-    static func parts() -> [AttachmentCopy] { parts(of: bytes, sha256: sha, uti: "public.png") }
-
-    /// `bytes` in parts as a device sends them (``AttachmentCopy/chunkSize`` each, base64).
-    static func parts(of bytes: [UInt8], sha256: String, uti: String) -> [AttachmentCopy] {
-        stride(from: 0, to: bytes.count, by: AttachmentCopy.chunkSize).map { offset in
-            let chunk = bytes[offset..<min(offset + AttachmentCopy.chunkSize, bytes.count)]
-            return AttachmentCopy(sha256: sha256, uti: uti, size: bytes.count, offset: offset, data: Data(chunk).base64EncodedString())
-        }
-    }
+    static func parts() -> [AttachmentCopy] { AttachmentCopy.parts(of: bytes, sha256: sha, uti: "public.png") }
 
     @Test("Parts in order make a copy with the type's MIME type; a second copy of the same file is ignored")
     func whole() throws {
@@ -65,7 +57,7 @@ struct AttachmentCopiesTests {
         let copies = try AttachmentCopies(folder: folder, limit: 100_000)
         let small = [UInt8](repeating: 7, count: 40_000)
         let smallSHA = NotificationContent.Attachment.sha256(of: small)
-        for part in Self.parts(of: small, sha256: smallSHA, uti: "public.jpeg") { try copies.receive(part) }
+        for part in AttachmentCopy.parts(of: small, sha256: smallSHA, uti: "public.jpeg") { try copies.receive(part) }
         for part in Self.parts() { try copies.receive(part) }
         #expect(copies.file(smallSHA) == nil)
         #expect(copies.file(Self.sha) != nil)

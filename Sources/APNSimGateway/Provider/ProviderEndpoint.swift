@@ -16,6 +16,11 @@ struct ProviderEndpoint {
     let certificateCheck: ProviderCertificateCheck
 
     /// Binds and starts accepting connections; returns the listening channel.
+    /// How long a provider connection may send nothing before it is idle (GOAWAY IdleTimeout).
+    static func readTimeout(_ policy: GatewayConfiguration.ConnectionPolicy) -> TimeAmount {
+        TimeAmount(policy.idleTimeout)
+    }
+
     func bind(host: String, port: Int, group: any EventLoopGroup, quiesce: ServerQuiescingHelper) async throws -> any Channel {
         let environment = self.environment, role = self.role
         let services = self.services
@@ -41,7 +46,7 @@ struct ProviderEndpoint {
                         promise.succeed(.certificateVerified)
                     }
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(ReadTimeoutHandler(timeout: TimeAmount(services.policy.idleTimeout)))
+                    try sync.addHandler(ReadTimeoutHandler(timeout: Self.readTimeout(services.policy)))
                     try sync.addHandler(tls)
                     try sync.addHandler(ProtocolSelectionHandler(connection: connection))
                 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Part of the bytes of an attachment a device shows, in order: `offset` is where `data` (base64) starts in the
 /// file of `size` bytes whose SHA-256 is `sha256`; `uti` is its uniform type identifier. (Not `type`: a
 /// message's fields share its object with the `type` that names the message.)
@@ -16,5 +18,13 @@ public struct AttachmentCopy: Sendable, Hashable, Codable {
         self.size = size
         self.offset = offset
         self.data = data
+    }
+
+    /// `bytes` in the parts a device sends, in order: ``chunkSize`` bytes each, base64.
+    public static func parts(of bytes: [UInt8], sha256: String, uti: String?) -> [AttachmentCopy] {
+        stride(from: 0, to: max(bytes.count, 1), by: chunkSize).map { offset in
+            let chunk = bytes[offset..<min(offset + chunkSize, bytes.count)]
+            return AttachmentCopy(sha256: sha256, uti: uti, size: bytes.count, offset: offset, data: Data(chunk).base64EncodedString())
+        }
     }
 }
