@@ -221,23 +221,24 @@ let package = Package(
             plugins: ["EmbedFiles"]
         ),
         .target(
-            // Scenario files: the model, the loader with file:line errors, the runner and its reports.
-            name: "APNSimScenario",
+            // A whole simulated world in a Swift test (start, tokens, provider settings, typed records, faults), and the
+            // control API's client for a gateway started elsewhere.
+            name: "APNSimTesting",
             dependencies: [
-                "APNSimRules", "APNSimRuntime", "APNSimProvider", "APNSimSandbox", "APNSimStore",
-                .product(name: "Yams", package: "Yams"),
+                "APNSimRules", "APNSimRuntime", "APNSimStore", "APNSimGateway", "APNSimSandbox", "APNSimProvider",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
         .target(
-            // A whole simulated world in a Swift test: start, tokens, provider settings, typed records, faults.
-            name: "APNSimTesting",
+            // Scenario files: the model, the loader with file:line errors, the runner and its reports.
+            name: "APNSimScenario",
             dependencies: [
-                "APNSimRules", "APNSimRuntime", "APNSimStore", "APNSimGateway", "APNSimSandbox", "APNSimProvider",
+                "APNSimRules", "APNSimRuntime", "APNSimProvider", "APNSimSandbox", "APNSimStore", "APNSimTesting",
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -280,6 +281,29 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            // The in-process world the end-to-end tests stand on, on APNSimTesting's control client: a gateway on ephemeral
+            // loopback ports with a test PKI and a clock the test moves (GatewayHarness), devices over the real link and
+            // TLS, the media server, raw HTTP/2 connections. Not a product: `package` access only.
+            name: "APNSimTestKit",
+            dependencies: [
+                "APNSimTestSupport", "APNSimTesting",
+                "APNSimRules", "APNSimRuntime", "APNSimGateway", "APNSimInbox", "APNSimStore", "APNSimProvider", "APNSimDevice", "APNSimExtensions",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            path: "Tests/APNSimTestKit",
+            swiftSettings: strictSettings
+        ),
+        .target(
             // Sets TMPDIR to a folder of the test process's own before any test runs, and removes it at exit, so that
             // `swift test` leaves nothing in the temporary directory (Tests/APNSimTestScratch/scratch.c).
             name: "APNSimTestScratch",
@@ -307,12 +331,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            // The one target that starts real apnsim processes (and so depends on the executable), and the tests that run
-            // a gateway and devices in one process over loopback TLS, with their harness (Support/).
+            // The one target that starts real apnsim processes (and so depends on the executable; Support/ starts them),
+            // and the tests that run a gateway and devices in one process over loopback TLS (on APNSimTestKit).
             name: "APNSimEndToEndTests",
             dependencies: [
                 "APNSimRules", "APNSimDeviceLink", "APNSimRuntime", "APNSimGateway", "APNSimInbox", "APNSimStore", "APNSimProvider", "APNSimDevice", "APNSimExtensions",
-                "APNSimSandbox", "APNSimTesting", "APNSimTestSupport",
+                "APNSimSandbox", "APNSimTesting", "APNSimTestSupport", "APNSimTestKit",
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "apnsim",  // built for the tests that start real device processes

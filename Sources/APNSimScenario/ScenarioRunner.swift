@@ -1,6 +1,7 @@
 import APNSimRules
 import APNSimRuntime
 import APNSimSandbox
+import APNSimTesting
 import Foundation
 import Logging
 

@@ -1,4 +1,5 @@
 import APNSimRules
+import APNSimTesting
 import Foundation
 
 /// `expect: activity`: the newest Live Activity of a type, on a device or on each device of a fleet, as

@@ -1,4 +1,5 @@
 import APNSimRules
+import APNSimTesting
 import Foundation
 
 /// `tap` and `dismiss` steps: the user's side of a displayed notification, and `expect: interaction` on its record
@@ -13,7 +14,7 @@ extension ScenarioSession {
         var body: [String: JSONValue] = ["apnsId": .string(apnsID)]
         if let action = interaction.action { body["action"] = .string(action) }
         if let text = interaction.text { body["text"] = .string(text) }
-        let answer = try await target.control.post("/v1/devices/\(interaction.device)/\(verb)", body: JSONValue.object(body).jsonText)
+        let answer = try await target.control.post("/v1/devices/\(interaction.device)/\(verb)", JSONValue.object(body).jsonText)
         if let refused = pattern?["refused"] {
             guard answer.status == 422 else {
                 return ("\(verb) not refused", ["interaction: expected a refusal, but the control API answered \(answer.status)"])

@@ -1,5 +1,6 @@
-import APNSimRules
 import APNSimProvider
+import APNSimRules
+import APNSimTesting
 import Foundation
 
 extension ScenarioSession {

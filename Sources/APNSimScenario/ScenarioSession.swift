@@ -1,5 +1,6 @@
-import APNSimRules
 import APNSimProvider
+import APNSimRules
+import APNSimTesting
 import Foundation
 
 /// One scenario running against one world: its provider connections and JWTs, kept across steps as a provider
@@ -145,7 +146,7 @@ actor ScenarioSession {
             happened.append("waited \(wait)")
         }
         if let advance = step.advance {
-            let answer = try await target.control.post("/v1/clock", body: #"{"advance":\#(advance.seconds)}"#)
+            let answer = try await target.control.post("/v1/clock", #"{"advance":\#(advance.seconds)}"#)
             if answer.status == 200, let offset = answer.body?["offsetSeconds"]?.number {
                 clockOffset = offset
                 happened.append("clock advanced \(advance), now \(answer.body?["now"]?.string ?? "")")
@@ -162,7 +163,7 @@ actor ScenarioSession {
             case .add(let fault):
                 let encoder = JSONEncoder()
                 encoder.dateEncodingStrategy = .iso8601
-                answer = try await target.control.post("/v1/faults", body: String(decoding: try encoder.encode(fault), as: UTF8.self))
+                answer = try await target.control.post("/v1/faults", String(decoding: try encoder.encode(fault), as: UTF8.self))
                 happened.append(answer.body?.array?.first?["id"]?.string.map { "fault \($0) added" } ?? "")
             }
             if answer.status != 200 {
@@ -217,14 +218,14 @@ actor ScenarioSession {
                                              "environment": .string((device.environment ?? .development).rawValue)]
             if let team = device.team ?? loaded.world.apps[device.app ?? ""]?.team { body["team"] = .string(team) }
             answer = try await target.control.post("/v1/devices/\(id)/apps",
-                                                   body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
+                                                   String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
         case .uninstall:
             answer = try await target.control.delete("/v1/devices/\(id)/apps/\(device.app ?? "")")
         case .foreground, .background:
             var body: [String: JSONValue] = ["bundleID": .string(device.app ?? "")]
             if let options = device.options { body["options"] = .array(options.map(JSONValue.string)) }
             answer = try await target.control.post("/v1/devices/\(id)/\(device.action.rawValue)",
-                                                   body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
+                                                   String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
         case .restart:
             answer = try await target.control.post("/v1/devices/\(id)/restart")
         case .startActivity:
@@ -232,7 +233,7 @@ actor ScenarioSession {
                                              "attributes": device.attributes ?? .object([:]), "contentState": device.contentState ?? .object([:])]
             if let channel = device.channel { body["channel"] = .string(try channelID(channel)) }
             answer = try await target.control.post("/v1/devices/\(id)/activities",
-                                                   body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
+                                                   String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
         case .endActivity:
             guard let activity = try await newestActivity(device: id, bundleID: device.app ?? "", type: device.type ?? ""),
                   let id = activity["id"]?.string else {
@@ -242,15 +243,15 @@ actor ScenarioSession {
             if let state = device.contentState { body["contentState"] = state }
             if let dismissal = device.dismissalDate { body["dismissalDate"] = .string(dismissal) }
             answer = try await target.control.post("/v1/activities/\(id)/end",
-                                                   body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
+                                                   String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
         case .focus:
             let focus = Focus(name: device.name ?? "", allowedApps: device.allowedApps ?? [])
-            answer = try await target.control.post("/v1/devices/\(id)/focus", body: String(decoding: try JSONEncoder().encode(focus), as: UTF8.self))
+            answer = try await target.control.post("/v1/devices/\(id)/focus", String(decoding: try JSONEncoder().encode(focus), as: UTF8.self))
         case .focusOff:
             answer = try await target.control.delete("/v1/devices/\(id)/focus")
         case .summary:
             let summary = ScheduledSummary(times: device.times ?? [], apps: device.apps, timeZone: device.timeZone)
-            answer = try await target.control.post("/v1/devices/\(id)/summary", body: String(decoding: try JSONEncoder().encode(summary), as: UTF8.self))
+            answer = try await target.control.post("/v1/devices/\(id)/summary", String(decoding: try JSONEncoder().encode(summary), as: UTF8.self))
         case .summaryOff:
             answer = try await target.control.delete("/v1/devices/\(id)/summary")
         case .deliverSummary:

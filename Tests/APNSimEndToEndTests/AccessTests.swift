@@ -1,7 +1,9 @@
 import APNSimDeviceLink
 import APNSimGateway
 import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -49,7 +51,7 @@ struct AccessTests {
             try? await raw.send(DeviceLinkFraming.frame(.hello(.init(device: .init(id: "intruder", name: "x")))))
             let answered = await raw.bytesUntilClosed()
             #expect(GatewayDeviceLinkTests.messages(in: answered).isEmpty, "no welcome, no message at all")
-            let devices = try await ControlClient(port: harness.endpoints.controlPort).get("/v1/devices").json as? [Any]
+            let devices = try await harness.control.get("/v1/devices").json as? [Any]
             #expect(devices?.isEmpty == true)
         }
     }

@@ -1,7 +1,8 @@
-import APNSimRules
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
 import APNSimStore
+import APNSimTestKit
 import APNSimTestSupport
 import Foundation
 import Testing

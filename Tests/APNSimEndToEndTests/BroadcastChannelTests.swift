@@ -1,10 +1,12 @@
-import APNSimRules
 import APNSimDevice
 import APNSimExtensions
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
 import APNSimStore
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Crypto
 import Foundation
 import Testing
@@ -161,7 +163,7 @@ struct BroadcastChannelTests {
             #expect(zero.status == 200, "a channel without storage takes apns-expiration 0")
             #expect(zero["apns-request-id"] != nil && zero["apns-unique-id"] != nil)
             let unique = try #require(zero["apns-unique-id"])
-            let sends = try await ControlClient(port: harness.endpoints.controlPort).get("/v1/sends?uniqueId=\(unique)").json as? [[String: Any]]
+            let sends = try await harness.control.get("/v1/sends?uniqueId=\(unique)").json as? [[String: Any]]
             #expect(sends?.count == 1 && sends?.first?["status"] as? Int == 200, "the broadcast is found by its apns-unique-id")
         }
     }
@@ -188,7 +190,7 @@ struct BroadcastChannelTests {
         try await withGateway { harness in
             try await withDevice(harness, id: "device-1") { first in
                 try await withDevice(harness, id: "device-2") { second in
-                    let control = ControlClient(port: harness.endpoints.controlPort)
+                    let control = harness.control
                     let stored = try await Self.create(harness, policy: 1)
                     let one = try await Self.subscribe(control, device: "device-1", channel: stored)
                     let two = try await Self.subscribe(control, device: "device-2", channel: stored)
@@ -236,7 +238,7 @@ struct BroadcastChannelTests {
     func offlineDevice() async throws {
         try await withGateway { harness in
             try await withDevice(harness) { device in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let stored = try await Self.create(harness, policy: 1), unstored = try await Self.create(harness, policy: 0)
                 let kept = try await Self.subscribe(control, device: "device-1", channel: stored)
                 let lost = try await Self.subscribe(control, device: "device-1", channel: unstored)
@@ -263,7 +265,7 @@ struct BroadcastChannelTests {
             var app = AppManifest.signed(bundleID: Self.app, team: TestWorld.team, environment: .development, now: Date())
             app.activityTypes = [LiveActivityDeliveryTests.delivery]
             try await withDevice(harness, apps: [app]) { device in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let channel = try await Self.create(harness, policy: 1)
                 let startToken = try #require(device.pushToStartTokens[Self.app]?["DeliveryAttributes"]?.hex)
                 let (response, startID) = try await LiveActivityDeliveryTests.update(harness, token: startToken, aps: #"""
@@ -303,7 +305,7 @@ struct BroadcastChannelTests {
     func unknownChannel() async throws {
         try await withGateway { harness in
             try await withDevice(harness) { _ in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let refused = try await control.post("/v1/devices/device-1/activities", #"""
                     {"bundleID":"com.example.app","attributesType":"DeliveryAttributes","attributes":{},"contentState":{},"channel":"bm9uZQ=="}
                     """#)
@@ -334,7 +336,7 @@ struct BroadcastChannelTests {
                 let (_, read) = try await apnsim(["read", Self.app, id], port: manage)
                 #expect(read.hasPrefix(#"{"message-storage-policy":1,"push-type":"LiveActivity"}"#), "\(read)")
 
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let activity = try await Self.subscribe(control, device: "device-1", channel: id)
                 let (sent, sentOutput) = try await apnsim(["broadcast", Self.app, id, "--payload",
                     #"{"aps":{"event":"update","timestamp":1800000060,"content-state":{"status":"on the way","etaMinutes":20}}}"#], port: provider)

@@ -1,4 +1,6 @@
 #if canImport(Glibc)
+import APNSimTestKit
+import APNSimTesting
 import Glibc
 #endif
 import APNSimProvider
@@ -57,7 +59,7 @@ enum Capabilities {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
               let mask = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16) else {
-            throw ProcessTestError("no CapEff line in /proc/\(pid)/status")
+            throw HarnessError("no CapEff line in /proc/\(pid)/status")
         }
         return mask & (1 << 12) != 0
     }

@@ -1,8 +1,10 @@
-import APNSimRules
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -18,7 +20,7 @@ struct CarriedBroadcastTests {
                 let (first, second, third) = (hosts[0], hosts[1], hosts[2])
                 do {
                     do {
-                        let control = ControlClient(port: harness.endpoints.controlPort)
+                        let control = harness.control
                         let channel = try await BroadcastChannelTests.create(harness, policy: 1)
                         var ids: [String: String] = [:]
                         for device in ["fan-1", "fan-2", "fan-3"] {

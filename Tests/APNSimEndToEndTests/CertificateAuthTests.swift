@@ -1,6 +1,7 @@
-import APNSimRules
 import APNSimProvider
+import APNSimRules
 import APNSimStore
+import APNSimTestKit
 import APNSimTestSupport
 import Foundation
 import NIOHTTP2

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

@@ -2,7 +2,9 @@ import APNSimGateway
 import APNSimProvider
 import APNSimRules
 import APNSimRuntime
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -13,7 +15,7 @@ struct ClockTests {
     func virtualClock() async throws {
         let clock = VirtualClock()
         try await withGateway({ $0.clock = .virtual(clock); $0.virtualClock = clock }) { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let before = try #require(try await control.get("/v1/clock").json as? [String: Any])
             #expect(before["virtual"] as? Bool == true)
             let moved = try await control.post("/v1/clock", #"{"advance":3700}"#)
@@ -36,7 +38,7 @@ struct ClockTests {
     func badAdvance(_ body: String, _ status: Int, _ mention: String) async throws {
         let clock = VirtualClock()
         try await withGateway({ $0.clock = .virtual(clock); $0.virtualClock = clock }) { harness in
-            let answer = try await ControlClient(port: harness.endpoints.controlPort).post("/v1/clock", body)
+            let answer = try await harness.control.post("/v1/clock", body)
             #expect(answer.status == status)
             #expect(((answer.json as? [String: Any])?["error"] as? String)?.contains(mention) == true, "\(answer.json)")
             #expect(clock.offsetSeconds == 0)
@@ -46,7 +48,7 @@ struct ClockTests {
     @Test("A gateway on the system's clock answers 409 and says why")
     func systemClock() async throws {
         try await withGateway({ $0.clock = .system }) { harness in
-            let answer = try await ControlClient(port: harness.endpoints.controlPort).post("/v1/clock", #"{"advance":60}"#)
+            let answer = try await harness.control.post("/v1/clock", #"{"advance":60}"#)
             #expect(answer.status == 409)
             #expect(((answer.json as? [String: Any])?["error"] as? String)?.contains("system's clock") == true)
         }

@@ -1,4 +1,5 @@
 import APNSimExtensions
+import APNSimTestKit
 import APNSimTestSupport
 import Foundation
 import Testing

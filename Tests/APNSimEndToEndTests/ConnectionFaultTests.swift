@@ -1,8 +1,10 @@
-import APNSimRules
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -15,7 +17,7 @@ struct ConnectionFaultTests {
         try await withGateway { harness in
             try await withDevice(harness) { device in
                 let token = try #require(device.tokens["com.example.app"]).hex
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 #expect(try await control.post("/v1/faults", #"{"kind":"goAway","after":5,"reason":"Shutdown"}"#).status == 200)
                 let client = try await harness.connect()
                 let jwt = harness.jwt()
@@ -82,7 +84,7 @@ struct ConnectionFaultTests {
     ])
     func badFaults(_ body: String, _ mention: String) async throws {
         try await withGateway { harness in
-            let answer = try await ControlClient(port: harness.endpoints.controlPort).post("/v1/faults", body)
+            let answer = try await harness.control.post("/v1/faults", body)
             #expect(answer.status == 400)
             let error = try #require((answer.json as? [String: Any])?["error"] as? String)
             #expect(error.contains(mention), "got: \(error)")

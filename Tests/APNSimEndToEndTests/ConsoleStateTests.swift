@@ -1,9 +1,11 @@
-import APNSimRules
 import APNSimDevice
 import APNSimExtensions
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -28,7 +30,7 @@ struct ConsoleStateTests {
         try await withGateway({ $0.uninstallDelay = 120 }) { harness in
             try await withDevice(harness) { device in
                 let token = try #require(device.tokens["com.example.app"])
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 #expect(try await Self.state(control, try await Self.push(harness, token)) == "delivered")
 
                 #expect(try await control.post("/v1/devices/device-1/offline").status == 200)

@@ -1,7 +1,9 @@
 import APNSimDevice
 @testable import APNSimGateway
 import APNSimInbox
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Hummingbird
 import Testing
@@ -54,7 +56,7 @@ struct ControlAPIDescriptionTests {
     @Test("GET /v1/openapi.json is docs/control-api.openapi.yaml as JSON, and it and the records' schema need no control token")
     func served() async throws {
         try await withGateway({ $0.controlHost = "0.0.0.0"; $0.controlToken = "s3cret" }) { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let description = try await control.get("/v1/openapi.json")
             #expect(description.status == 200)
             let served = try #require(description.json as? [String: Any])
@@ -70,7 +72,7 @@ struct ControlAPIDescriptionTests {
     @Test("A method a path does not take is 405 naming the ones it does, in Allow too; an unknown path is still 404")
     func methodNotAllowed() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let deleted = try await control.delete("/v1/devices")
             #expect(deleted.status == 405)
             #expect((deleted.json as? [String: Any])?["error"] as? String == "DELETE is not a method of /v1/devices; it takes GET")
@@ -91,7 +93,7 @@ struct ControlAPIDescriptionTests {
     func badInstall(_ body: String, _ error: String) async throws {
         try await withGateway { harness in
             try await withDevice(harness) { device in
-                let answer = try await ControlClient(port: harness.endpoints.controlPort).post("/v1/devices/device-1/apps", body)
+                let answer = try await harness.control.post("/v1/devices/device-1/apps", body)
                 #expect(answer.status == 400)
                 let sentence = try #require((answer.json as? [String: Any])?["error"] as? String)
                 #expect(sentence.hasPrefix(error) || sentence.contains(error), "\(sentence)")
@@ -104,7 +106,7 @@ struct ControlAPIDescriptionTests {
     func backgroundOptions() async throws {
         try await withGateway { harness in
             try await withDevice(harness) { _ in
-                let answer = try await ControlClient(port: harness.endpoints.controlPort)
+                let answer = try await harness.control
                     .post("/v1/devices/device-1/background", #"{"bundleID":"com.example.app","options":["banner","loud"]}"#)
                 #expect(answer.status == 400)
                 #expect((answer.json as? [String: Any])?["error"] as? String == "options are banner, list, sound and badge; got loud")

@@ -4,7 +4,9 @@ import APNSimProvider
 import APNSimRules
 import APNSimRuntime
 import APNSimStore
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Crypto
 import Foundation
 import NIOHTTP1
@@ -23,7 +25,7 @@ struct ControlAPITests {
             let client = try await harness.connect()
             let jwt = harness.jwt()
             for _ in 0..<40 { #expect(try await Self.push(harness, client, jwt: jwt).status == 200) }
-            let health = try #require(try await ControlClient(port: harness.endpoints.controlPort).get("/v1/health").json as? [String: Any])
+            let health = try #require(try await harness.control.get("/v1/health").json as? [String: Any])
             let kept = try #require(health["sends"] as? Int)
             #expect(kept <= 11)
             #expect(kept + (health["droppedSends"] as? Int ?? -1) == 40)
@@ -39,7 +41,7 @@ struct ControlAPITests {
     ])
     func badQueries(_ path: String) async throws {
         try await withGateway { harness in
-            let answer = try await ControlClient(port: harness.endpoints.controlPort).get(path)
+            let answer = try await harness.control.get(path)
             #expect(answer.status == 400)
             let error = try #require((answer.json as? [String: Any])?["error"] as? String)
             let value = String(path.split(separator: "=").last!)
@@ -52,7 +54,7 @@ struct ControlAPITests {
     func badInstallWait(_ wait: String) async throws {
         try await withGateway { harness in
             try await withDevice(harness) { device in
-                let answer = try await ControlClient(port: harness.endpoints.controlPort)
+                let answer = try await harness.control
                     .post("/v1/devices/device-1/apps?wait=\(wait)", #"{"bundleID":"com.example.other","team":"SIMTEAM001"}"#)
                 #expect(answer.status == 400)
                 #expect((answer.json as? [String: Any])?["error"] as? String
@@ -65,7 +67,7 @@ struct ControlAPITests {
     @Test("health, sends with filters, reset")
     func sendsAndReset() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let health = try await control.get("/v1/health")
             #expect(health.status == 200)
             #expect((health.json as? [String: Any])?["status"] as? String == "ok")
@@ -123,7 +125,7 @@ struct ControlAPITests {
     @Test("A token set added through /v1/tokens: its tokens are answered 200, the next token of its seed is not; a bad set is refused")
     func tokenSet() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             try await Self.addTokenSet(control, count: 5000, seed: 7)
             let tokens = TokenSet(count: 5001, seed: 7, bundleID: "com.example.app", environment: .development).tokens
             let client = try await harness.connect()
@@ -145,13 +147,13 @@ struct ControlAPITests {
     @Test("GET /v1/tokens pages through the world's tokens in hex order, each page linking the next; a bad page is refused")
     func tokenPages() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             try await Self.addTokenSet(control, count: 2500, seed: 11)
             let whole = try #require(try await control.get("/v1/tokens?limit=10000").json as? [[String: Any]]).compactMap { $0["token"] as? String }
             #expect(whole.count >= 2500 && whole == whole.sorted(), "one page of them all, in hex order")
             var paged: [String] = [], next: String? = "/v1/tokens?limit=1000", pages = 0
             while let path = next {
-                let page = try await control.getWithHeaders(path)
+                let page = try await control.get(path)
                 #expect(page.status == 200, "\(page.json)")
                 paged += (page.json as? [[String: Any]] ?? []).compactMap { $0["token"] as? String }
                 pages += 1
@@ -175,7 +177,7 @@ struct ControlAPITests {
     @Test("Tokens added, unregistered and reset through /v1/tokens change what the gateway answers")
     func tokens() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let fresh = String(repeating: "9a", count: 32)
             let client = try await harness.connect()
             let jwt = harness.jwt()
@@ -212,7 +214,7 @@ struct ControlAPITests {
     ])
     func badBodies(_ path: String, _ body: String) async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let before = harness.gateway.world.snapshot
             let answer = try await control.post(path, body)
             #expect(answer.status == 400)
@@ -227,7 +229,7 @@ struct ControlAPITests {
     @Test("A key and an app added through the API can be used at once")
     func keysAndApps() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let key = P256.Signing.PrivateKey()
             let pem = key.publicKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
             #expect(try await control.post("/v1/teams", #"[{"id":"NEWTEAM001"}]"#).status == 200)
@@ -254,7 +256,7 @@ struct ControlAPITests {
     ])
     func badBundleIDs(_ bundleID: String, _ sentence: String) async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let answer = try await control.post("/v1/apps", #"[{"bundleID":"\#(bundleID)","team":"\#(TestWorld.team)"}]"#)
             #expect(answer.status == 400)
             #expect((answer.json as? [String: Any])?["error"] as? String == sentence + "; nothing was changed")

@@ -3,7 +3,9 @@ import APNSimGateway
 import APNSimProvider
 import APNSimRules
 import APNSimRuntime
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -15,7 +17,7 @@ struct DeviceControlTests {
         try await withGateway { harness in
             try await withDevice(harness) { device in
                 let token = try #require(device.tokens["com.example.app"])
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 #expect(try await control.post("/v1/devices/device-1/offline").status == 200)
                 let devices = try await control.get("/v1/devices").json as? [[String: Any]]
                 #expect(devices?.first?["online"] as? Bool == false)
@@ -40,7 +42,7 @@ struct DeviceControlTests {
         try await withGateway { harness in
             try await withDevice(harness) { device in
                 let token = try #require(device.tokens["com.example.app"])
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 #expect(try await control.post("/v1/devices/device-1/foreground", #"{"bundleID":"com.example.app"}"#).status == 200)
                 let hidden = UUID().uuidString
                 _ = try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"open"}}"#, apnsID: hidden)
@@ -64,7 +66,7 @@ struct DeviceControlTests {
         try await withGateway { harness in
             try await withDevice(harness) { device in
                 let token = try #require(device.tokens["com.example.app"])
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 #expect(try await control.post("/v1/devices/device-1/restart").status == 200)
                 let apnsID = UUID().uuidString
                 #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"after"}}"#,
@@ -79,7 +81,7 @@ struct DeviceControlTests {
     func install() async throws {
         try await withGateway { harness in
             try await withDevice(harness) { device in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let installed = try await control.post("/v1/devices/device-1/apps",
                                                        #"{"bundleID":"com.example.other","environment":"development"}"#)
                 #expect(installed.status == 200)
@@ -124,7 +126,7 @@ struct DeviceControlTests {
         let body = String(decoding: try JSONEncoder().encode(app), as: UTF8.self)
         try await withGateway { harness in
             try await withDevice(harness) { _ in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 // One gives up after 1 s; the other waits. Before each waiter had its own deadline, whichever came
                 // second took the first's place: either the patient one was answered 202 (pending) by the impatient one's timer,
                 // or the patient one waited for ever. So the order they arrive in does not matter.
@@ -144,7 +146,7 @@ struct DeviceControlTests {
         try await withGateway({ $0.uninstallDelay = delay }) { harness in
             try await withDevice(harness) { device in
                 let token = try #require(device.tokens["com.example.app"])
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let removed = try await control.delete("/v1/devices/device-1/apps/com.example.app")
                 #expect(removed.status == 200)
                 let push = { (apnsID: String) in

@@ -3,7 +3,9 @@ import APNSimGateway
 import APNSimProvider
 import APNSimRules
 import APNSimRuntime
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -28,7 +30,7 @@ struct DeviceDeliveryTests {
         try await withGateway { harness in
             try await withDevice(harness) { device in
                 let token = try #require(device.tokens["com.example.app"])
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let devices = try #require(try await control.get("/v1/devices").json as? [[String: Any]])
                 #expect(devices.first?["online"] as? Bool == true)
                 #expect(((devices.first?["apps"] as? [[String: Any]])?.first?["token"] as? String) == token.hex)
@@ -94,7 +96,7 @@ struct DeviceDeliveryTests {
     func storeAndForward() async throws {
         try await withGateway { harness in
             let data = temporaryDirectory()
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let token = try #require(try await withDevice(harness, dataDirectory: data) { $0.tokens["com.example.app"] })
             // The link is closed when withDevice returns; the gateway notices when the connection ends.
             _ = try await control.devices { $0.first?["online"] as? Bool == false }
@@ -140,7 +142,7 @@ struct DevicePathTests {
                     extra: [("apns-id", apnsID)] + extra.map { (name: $0.0, value: $0.1) })))
                 await client.close()
                 #expect(response.status == 200, "\(response.bodyText)")
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
                 #expect(record["outcome"] as? String == outcome)
                 #expect(device.displayed.isEmpty, "nothing is shown for a \(pushType) push")
@@ -153,7 +155,7 @@ struct DevicePathTests {
         try await withGateway { harness in
             try await withDevice(harness) { device in
                 let token = try #require(device.tokens["com.example.app"])
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let first = UUID().uuidString, second = UUID().uuidString
                 for (id, body) in [(first, "1-0"), (second, "2-0")] {
                     #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"\#(body)"}}"#,
@@ -175,7 +177,7 @@ struct DevicePathTests {
                 let apnsID = UUID().uuidString
                 #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"exactly once"}}"#,
                                                            apnsID: apnsID).status == 200)
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
                 #expect(record["outcome"] as? String == "displayed")
                 #expect(device.displayed.map(\.content.body) == ["exactly once"])
@@ -198,7 +200,7 @@ struct GatewayRestartTests {
         // First run: the device registers and goes away; a push for it is stored.
         let token = try await withGateway(storePath: storePath) { harness in
             let token = try #require(try await withDevice(harness, dataDirectory: data) { $0.tokens["com.example.app"] })
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             _ = try await control.devices { $0.first?["online"] as? Bool == false }
             #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"kept across a restart"}}"#,
                                                        apnsID: apnsID).status == 200)
@@ -207,7 +209,7 @@ struct GatewayRestartTests {
 
         // Second run on the same file: the token is still known, and the stored push reaches the device.
         try await withGateway(storePath: storePath) { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let devices = try #require(try await control.get("/v1/devices").json as? [[String: Any]])
             #expect(((devices.first?["apps"] as? [[String: Any]])?.first?["token"] as? String) == token.hex)
             try await withDevice(harness, dataDirectory: data) { device in
@@ -228,7 +230,7 @@ extension GatewayRestartTests {
         let token = try await withGateway(storePath: storePath) { harness in
             try await withDevice(harness) { device in
                 let token = try #require(device.tokens["com.example.app"])
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 #expect(try await control.delete("/v1/devices/device-1/apps/com.example.app").status == 200)
                 return token
             }
@@ -248,7 +250,7 @@ struct ExpiryTests {
     func expiredWhileOffline() async throws {
         try await withGateway { harness in
             let data = temporaryDirectory()
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let token = try #require(try await withDevice(harness, dataDirectory: data) { $0.tokens["com.example.app"] })
             _ = try await DeviceProcessTests.devices(control) { $0.first?["online"] as? Bool == false }
 

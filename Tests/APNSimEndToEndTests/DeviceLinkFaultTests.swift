@@ -3,7 +3,9 @@ import APNSimGateway
 import APNSimProvider
 import APNSimRules
 import APNSimRuntime
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -15,7 +17,7 @@ struct DeviceLinkFaultTests {
     func dropOne() async throws {
         try await withGateway { harness in
             try await withDevices(harness, ids: ["pair-1", "pair-2"]) { hosts in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let before = try await control.devices { $0.count == 2 && $0.allSatisfy { $0["linkedAt"] != nil } }
                 #expect(before.allSatisfy { $0["link"] as? String == (TestLinks.shared ? "shared" : "own") }, "\(before)")
                 let linkedAt = Dictionary(uniqueKeysWithValues: before.map { ($0["id"] as! String, $0["linkedAt"] as! String) })

@@ -2,7 +2,9 @@ import APNSimDeviceLink
 import APNSimGateway
 import APNSimProvider
 import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -70,7 +72,7 @@ struct GatewayDeviceLinkTests {
         try await withGateway { harness in
             let raw = try await Self.connect(harness)
             try await raw.send(DeviceLinkFraming.frame(.hello(.init(device: .init(id: "raw-install", name: "raw")))))
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             _ = try await control.devices { $0.contains { $0["id"] as? String == "raw-install" && $0["online"] as? Bool == true } }
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask {
@@ -129,7 +131,7 @@ struct GatewayDeviceLinkTests {
             // Pushes of 3 KB, 50 at a time, until the device shows offline or 12 MB went: more than the link's 64 KiB, its
             // outbox's 64 KiB and the largest send buffer Linux gives a socket by default (4 MiB, tcp_wmem). The link ends
             // once its TLS shutdown is over, which waits a while for a peer that reads nothing; the check waits for it.
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let client = try await harness.connect()
             let payload = #"{"aps":{"alert":{"title":"stalled","body":""# + String(repeating: "x", count: 3000) + #""}}}"#
             let headers = harness.headers(jwt: harness.jwt())
@@ -175,7 +177,7 @@ struct GatewayDeviceLinkTests {
             try? await raw.send(DeviceLinkFraming.frame(.hello(.init(device: .init(id: "anonymous", name: "x")))))
             let bytes = await raw.bytesUntilClosed()
             #expect(Self.messages(in: bytes).isEmpty, "no device-link message without an identity")
-            let devices = try await ControlClient(port: harness.endpoints.controlPort).get("/v1/devices").json as? [Any]
+            let devices = try await harness.control.get("/v1/devices").json as? [Any]
             #expect(devices?.isEmpty == true)
         }
     }

@@ -1,7 +1,9 @@
-import APNSimRules
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -21,7 +23,7 @@ struct DeviceProcessTests {
     @Test("A device process registers, displays a push, and after a restart gets what was stored for it")
     func processLifecycle() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let data = temporaryDirectory()
             let first = try await DeviceProcess.start(harness, id: "proc-1", data: data)
             let online = try await Self.devices(control) { Self.token($0, of: "proc-1") != nil && $0.first?["online"] as? Bool == true }
@@ -51,7 +53,7 @@ struct DeviceProcessTests {
           arguments: [1, 3])
     func identityKeptByDefault(count: Int) async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let home = temporaryDirectory()
             let ids = count == 1 ? ["kept"] : (1...count).map { "kept-\($0)" }
             let options = count == 1 ? [] : ["--count", String(count)]
@@ -86,7 +88,7 @@ struct DeviceProcessTests {
     @Test("A device process started with --ephemeral is a new device each time: new tokens, nothing kept")
     func ephemeralIdentity() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let home = temporaryDirectory()
             let first = try await DeviceProcess.start(harness, id: "fresh", data: nil, extra: ["--ephemeral"], environment: ["APNSIM_HOME": home])
             let before = try #require(Self.token(try await Self.devices(control) { Self.token($0, of: "fresh") != nil }, of: "fresh"))
@@ -106,7 +108,7 @@ struct DeviceProcessTests {
     @Test("A device process that dies before answering a push gets it again and shows it once")
     func processLostAck() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let device = try await DeviceProcess.start(harness, id: "proc-2", data: temporaryDirectory(),
                                                  extra: ["--drop-link-before-ack", "1"])
             defer { device.stop() }
@@ -134,7 +136,7 @@ struct DeviceProcessPathTests {
     ])
     func path(_ pushType: String, _ topic: String, _ payload: String, _ outcome: String) async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let device = try await DeviceProcess.start(harness, id: "path-\(pushType)", data: temporaryDirectory())
             defer { device.stop() }
             let online = try await DeviceProcessTests.devices(control) { DeviceProcessTests.token($0, of: "path-\(pushType)") != nil }
@@ -168,7 +170,7 @@ struct DeviceProcessListTests {
     @Test("In a device process: collapse-id replaces, and mutable content passes through unchanged")
     func collapseAndMutableContent() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let device = try await DeviceProcess.start(harness, id: "list-1", data: temporaryDirectory())
             defer { device.stop() }
             let online = try await DeviceProcessTests.devices(control) { DeviceProcessTests.token($0, of: "list-1") != nil }
@@ -188,7 +190,7 @@ struct DeviceProcessListTests {
     @Test("In a device process: an app in the foreground whose willPresent allows nothing shows nothing")
     func foregroundSuppressed() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let device = try await DeviceProcess.start(harness, id: "list-2", data: temporaryDirectory(),
                                                  extra: ["--foreground", "com.example.app"])
             defer { device.stop() }

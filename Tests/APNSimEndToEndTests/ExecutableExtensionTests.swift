@@ -1,9 +1,11 @@
-import APNSimRules
 import APNSimDevice
 import APNSimExtensions
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Logging
 import Testing
@@ -94,7 +96,7 @@ struct ExecutableExtensionTests {
         let other = AppManifest.signed(bundleID: "com.example.other", team: TestWorld.team, environment: .development, now: Date())
         try await withGateway { harness in
             try await withDevice(harness, apps: [Self.app(["sh", "-c", "read line; echo garbage; sleep 30"]), other]) { device in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let broken = UUID().uuidString, fine = UUID().uuidString
                 let client = try await harness.connect()
                 let jwt = harness.jwt()  // one token per connection: a new one each time is TooManyProviderTokenUpdates
@@ -131,7 +133,7 @@ struct ExecutableExtensionTests {
                 let response = try await client.send(.push(token: try #require(device.tokens["com.example.other"]).hex, payload: GatewayHarness.alert,
                                                            headers: harness.headers(jwt: harness.jwt(), topic: "com.example.other", extra: [("apns-id", fine)])))
                 #expect(response.status == 200, "\(response)")
-                let shown = try await DeviceDeliveryTests.delivery(ControlClient(port: harness.endpoints.controlPort), apnsID: fine)
+                let shown = try await DeviceDeliveryTests.delivery(harness.control, apnsID: fine)
                 #expect(shown?["outcome"] as? String == "displayed")
             }
         }

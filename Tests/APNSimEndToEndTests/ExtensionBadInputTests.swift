@@ -1,7 +1,9 @@
-import APNSimRules
 import APNSimDevice
 import APNSimGateway
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -89,7 +91,7 @@ struct ExtensionBadInputTests {
         try await withGateway { harness in
             try await withDevice(harness) { _ in
                 let app = appWithExtension(.braze) { $0.bundleID = "com.other.NotificationService" }
-                let response = try await ControlClient(port: harness.endpoints.controlPort)
+                let response = try await harness.control
                     .post("/v1/devices/device-1/apps", String(decoding: try JSONEncoder().encode(app), as: UTF8.self))
                 #expect(response.status == 422)
                 #expect((response.json as? [String: Any])?["kind"] as? String == "extensionPrefix")

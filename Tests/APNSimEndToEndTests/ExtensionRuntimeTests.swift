@@ -1,8 +1,10 @@
-import APNSimRules
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -140,7 +142,7 @@ struct ExtensionRuntimeTests {
         let data = temporaryDirectory()
         let app = appWithExtension(.scripted)
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let apnsID = UUID().uuidString
             let payload = Self.script(#"{"action":"hang","atExpiry":"best-attempt","title":"Late"}"#)
             try await withDevice(harness, dataDirectory: data, apps: [app], extensionBudget: .seconds(600)) { device in

@@ -2,7 +2,9 @@ import APNSimGateway
 import APNSimProvider
 import APNSimRules
 import APNSimRuntime
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -18,7 +20,7 @@ struct FaultInjectionTests {
     ])
     func queuedFault(_ reason: String, _ status: Int) async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let queued = try await control.post("/v1/faults", #"[{"reason":"\#(reason)","count":2}]"#)
             #expect(queued.status == 200)
             #expect((queued.json as? [[String: Any]])?.count == 1)
@@ -42,7 +44,7 @@ struct FaultInjectionTests {
     @Test("A fault scoped to one token leaves other tokens alone; a header error still wins")
     func scopedFault() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             #expect(try await control.post("/v1/faults", #"[{"reason":"Unregistered","token":"\#(TestWorld.devToken.uppercased())"}]"#).status == 200)
             let client = try await harness.connect()
             let jwt = harness.jwt()
@@ -72,7 +74,7 @@ struct FaultInjectionTests {
     ])
     func badFaults(_ body: String) async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let answer = try await control.post("/v1/faults", body)
             #expect(answer.status == 400)
             #expect(((answer.json as? [String: Any])?["error"] as? String)?.isEmpty == false)
@@ -83,7 +85,7 @@ struct FaultInjectionTests {
     @Test("DELETE /v1/faults and POST /v1/reset drop queued faults")
     func clearing() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             _ = try await control.post("/v1/faults", #"[{"reason":"ServiceUnavailable","count":5}]"#)
             #expect(try await control.delete("/v1/faults").status == 200)
             #expect(harness.gateway.faults.pending.isEmpty)

@@ -1,5 +1,6 @@
-import APNSimRules
 import APNSimGateway
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
 import Foundation
 import Testing

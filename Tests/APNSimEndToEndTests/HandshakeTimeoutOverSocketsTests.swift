@@ -1,6 +1,7 @@
-import APNSimRules
 @testable import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
 import Foundation
 import Testing

@@ -1,8 +1,10 @@
-import APNSimRules
 import APNSimDevice
 import APNSimGateway
+import APNSimRules
 import APNSimStore
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import NIOCore
 import Testing
@@ -18,7 +20,7 @@ struct HangFaultTests {
 
     /// Returns once a connection is held at its handshake (its HANG record is written when the gateway takes it).
     static func untilHeld(_ harness: GatewayHarness) async throws {
-        try await ControlClient(port: harness.endpoints.controlPort).waitUntil("a connection is held at its handshake") {
+        try await harness.control.waitUntil("a connection is held at its handshake") {
             (try? harness.sends())?.contains { $0.method == "HANG" && $0.explanation?.contains("TLS handshake is held") == true } == true
         }
     }
@@ -91,7 +93,7 @@ struct HangFaultTests {
                 #expect(held.explanation?.contains("never answered") == true)
                 #expect(sends.first { $0.payload?.contains("answered") == true }?.status == 200)
                 // Displayed after the held push was read: had it been processed, it would be displayed too.
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 #expect(try await control.deliveries("apnsId=\(Self.apnsID("answered"))").count == 1)
                 #expect(try await control.deliveries("token=\(token)&limit=100", count: 2).count == 2, "first and answered only")
                 let heldDeliveries = try await control.get("/v1/deliveries?apnsId=\(Self.apnsID("held"))").json as? [Any]
@@ -135,7 +137,7 @@ struct HangFaultTests {
             let before = await raw.bytes(until: Self.answered(1))
             try await raw.send(Self.push(stream: 3, token: TestWorld.devToken, alert: "second", jwt: jwt) + Self.ping(2))
             // Served on another connection only once the silent one has recorded its second push.
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let unprocessed: @Sendable (SendRecord) -> Bool = { $0.method == "POST" && $0.status == 0 }
             try await control.waitUntil("the second push is recorded") { (try? harness.sends())?.contains(where: unprocessed) == true }
             try await BadInputTests.stillServes(harness)

@@ -2,6 +2,7 @@ import APNSimDevice
 import APNSimGateway
 import APNSimRules
 import APNSimRuntime
+import APNSimTestKit
 import APNSimTestSupport
 import Foundation
 import Testing

@@ -1,7 +1,9 @@
 import APNSimDevice
 import APNSimGateway
 import APNSimStore
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -75,12 +77,12 @@ struct InboxTests {
                     }
                     if step == 1, text.contains("event: sends") {
                         step = 2
-                        _ = try await ControlClient(port: harness.endpoints.controlPort).post("/v1/devices/device-1/offline")
+                        _ = try await harness.control.post("/v1/devices/device-1/offline")
                     }
                     if step == 2, text.contains("event: devices") {
                         step = 3
                         beforeReset = text
-                        _ = try await ControlClient(port: harness.endpoints.controlPort).post("/v1/reset")
+                        _ = try await harness.control.post("/v1/reset")
                     }
                     if step == 3, text.contains("event: reset") { break }
                 }
@@ -97,7 +99,7 @@ struct InboxTests {
         try await withGateway { harness in
             try await withDevice(harness) { device in
                 let token = try #require(device.tokens["com.example.app"])
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 for index in 0..<7 {
                     _ = try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"\#(index)"}}"#,
                                                            apnsID: UUID().uuidString)
@@ -123,11 +125,12 @@ struct InboxTests {
     @Test("Without a composer, GET /v1/compose says why and POST /v1/compose is 503 with that sentence")
     func composerOff() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let offer = try #require(try await control.get("/v1/compose").json as? [String: Any])
             #expect(offer["available"] as? Bool == false)
             #expect((offer["why"] as? String)?.contains("provider key") == true)
-            let (status, json) = try await control.post("/v1/compose", #"{"device":"d","bundleID":"b","payload":"{}"}"#)
+            let answer = try await control.post("/v1/compose", #"{"device":"d","bundleID":"b","payload":"{}"}"#)
+            let (status, json) = (answer.status, answer.json)
             #expect(status == 503)
             #expect(((json as? [String: Any])?["error"] as? String)?.contains("provider key") == true)
         }

@@ -1,5 +1,7 @@
 import APNSimExtensions
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import AsyncHTTPClient
 import Foundation
 import NIOCore

@@ -1,9 +1,11 @@
-import APNSimRules
 import APNSimDevice
 import APNSimExtensions
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -27,7 +29,7 @@ struct InteractionTests {
         let apnsID = UUID().uuidString
         let token = try #require(device.tokens["com.example.app"])
         #expect(try await DeviceDeliveryTests.push(harness, token: token, payload: payload, apnsID: apnsID).status == 200)
-        let control = ControlClient(port: harness.endpoints.controlPort)
+        let control = harness.control
         #expect(try await control.deliveries("apnsId=\(apnsID)&wait=30").first?["outcome"] as? String == "displayed")
         return apnsID
     }
@@ -36,7 +38,7 @@ struct InteractionTests {
     func brazeTap() async throws {
         try await withGateway { harness in
             try await withDevice(harness, apps: [Self.app()]) { device in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let apnsID = try await Self.shown(harness, device, #"{"aps":{"alert":"Sale"},"ab":{"c":"Y2FtcA"},"ab_uri":"shop://sale/42"}"#)
                 let tapped = try await control.post("/v1/devices/device-1/tap", #"{"apnsId":"\#(apnsID)"}"#)
                 #expect(tapped.status == 200, "\(tapped.json)")
@@ -65,7 +67,7 @@ struct InteractionTests {
     func repliesAndDismisses() async throws {
         try await withGateway { harness in
             try await withDevice(harness, apps: [Self.app()]) { device in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let message = try await Self.shown(harness, device, #"{"aps":{"alert":"Hi","category":"MESSAGE"}}"#)
                 let order = try await Self.shown(harness, device, #"{"aps":{"alert":"Shipped","category":"ORDER"}}"#)
 
@@ -103,7 +105,7 @@ struct InteractionTests {
                 var app = Self.app()
                 app.responses = .init(urlKeys: ["deeplink"], forward: url)
                 try await withDevice(harness, apps: [app]) { device in
-                    let control = ControlClient(port: harness.endpoints.controlPort)
+                    let control = harness.control
                     let message = try await Self.shown(harness, device, #"{"aps":{"alert":"Hi","category":"MESSAGE"},"chat":"c-7"}"#)
                     let reply = try await control.post("/v1/devices/device-1/tap", #"{"apnsId":"\#(message)","action":"reply","text":"On my way"}"#)
                     let record = try #require(reply.json as? [String: Any])
@@ -132,7 +134,7 @@ struct InteractionTests {
             var app = Self.app()
             app.entitlements = [Interruption.timeSensitiveEntitlement]
             try await withDevice(harness, apps: [app]) { device in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 #expect(try await control.post("/v1/devices/device-1/focus", #"{"name":"Work","allowedApps":["com.example.other"]}"#).status == 200)
                 let active = try await Self.shown(harness, device, #"{"aps":{"alert":"Lunch?"}}"#)
                 let held = try #require(try await control.deliveries("apnsId=\(active)").first)
@@ -167,7 +169,7 @@ struct InteractionTests {
                 #expect(focused.status == .exited(0))
                 #expect(focused.output == "device-1: Focus Work on; it lets com.example.other through\n")
                 let held = try await Self.shown(harness, device, #"{"aps":{"alert":"Newsletter"}}"#)
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 #expect(((try await control.deliveries("apnsId=\(held)").first)?["detail"] as? String)?.contains("Work Focus") == true)
                 let off = try await ChildProcess.run([ApnsimProcess.executable.path, "focus", "device-1", "--off"] + url)
                 #expect(off.status == .exited(0) && off.output == "device-1: Focus off\n")
@@ -182,7 +184,7 @@ struct InteractionTests {
         app.responses = .init(delegate: .init(source: repositoryRoot.appendingPathComponent("Scenarios/interactions/RoutingApp").path))
         try await withGateway { [app] harness in
             try await withDevice(harness, apps: [app]) { device in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let routed = try await Self.shown(harness, device, #"{"aps":{"alert":"Shipped"},"screen":"orders/42"}"#)
                 let tapped = try #require(try await control.post("/v1/devices/device-1/tap", #"{"apnsId":"\#(routed)"}"#).json as? [String: Any])
                 let delegate = try #require(tapped["delegate"] as? [String: Any], "\(tapped)")

@@ -1,9 +1,11 @@
-import APNSimRules
 import APNSimDevice
 import APNSimExtensions
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -25,7 +27,7 @@ struct LiveActivityDeliveryTests {
     func startAndUpdate() async throws {
         try await withGateway { harness in
             try await withDevice(harness) { device in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let started = try await control.post("/v1/devices/device-1/activities", #"""
                     {"bundleID":"com.example.app","attributesType":"DeliveryAttributes","attributes":{"orderID":"A-1"},
                      "contentState":{"status":"packed","etaMinutes":40}}
@@ -89,7 +91,7 @@ struct LiveActivityDeliveryTests {
     func refusedStarts() async throws {
         try await withGateway { harness in
             try await withDevice(harness) { _ in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let body = #"{"bundleID":"com.example.other","attributesType":"T","attributes":{},"contentState":{}}"#
                 let noApp = try await control.post("/v1/devices/device-1/activities", body)
                 #expect(noApp.status == 404)
@@ -114,7 +116,7 @@ struct LiveActivityDeliveryTests {
             var app = AppManifest.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())
             app.activityTypes = [Self.delivery]
             try await withDevice(harness, apps: [app], configure: { $0.activityBudget = ActivityBudget(perHour: 1, frequentPerHour: 2) }) { _ in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let unknown = try await control.post("/v1/devices/device-1/activities",
                     #"{"bundleID":"com.example.app","attributesType":"ScoreAttributes","attributes":{},"contentState":{}}"#)
                 #expect(unknown.status == 422)
@@ -155,7 +157,7 @@ struct LiveActivityDeliveryTests {
             var app = AppManifest.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())
             app.activityTypes = [Self.delivery]
             try await withDevice(harness, apps: [app]) { device in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let devices = try #require(try await control.get("/v1/devices").json as? [[String: Any]])
                 let apps = try #require(devices.first?["apps"] as? [[String: Any]])
                 let startToken = try #require((apps.first?["pushToStartTokens"] as? [String: String])?["DeliveryAttributes"])

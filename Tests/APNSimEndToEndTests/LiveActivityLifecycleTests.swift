@@ -3,7 +3,9 @@ import APNSimGateway
 import APNSimProvider
 import APNSimRules
 import APNSimRuntime
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -50,7 +52,7 @@ struct LiveActivityLifecycleTests {
     func orderStaleAndEnd() async throws {
         try await withGateway { harness in
             try await withDevice(harness) { _ in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let first = try await Self.start(control, order: "A-1")
                 harness.clock.advance(by: 1)  // the gateway's clock, moved by hand: the second starts a second later
                 let second = try await Self.start(control, order: "A-2")
@@ -108,7 +110,7 @@ struct LiveActivityLifecycleTests {
             var app = AppManifest.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())
             app.infoPlist = ["NSSupportsLiveActivitiesFrequentUpdates": .bool(true)]
             try await withDevice(harness, apps: [app], configure: { $0.activityBudget = ActivityBudget(perHour: 1, frequentPerHour: 3) }) { _ in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let activity = try await Self.start(control, order: "F-1")
                 var results: [String] = []
                 for (index, priority) in [10, 10, 10, 10, 5].enumerated() {
@@ -131,7 +133,7 @@ struct LiveActivityLifecycleTests {
     func refusedPayloads() async throws {
         try await withGateway { harness in
             try await withDevice(harness) { _ in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let activity = try await Self.start(control, order: "R-1")
                 let padding = String(repeating: "x", count: 4100)
                 let large = try await Self.push(harness, control, token: activity.token, aps: """

@@ -1,5 +1,7 @@
 import APNSimProvider
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 

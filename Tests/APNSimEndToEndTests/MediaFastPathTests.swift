@@ -1,4 +1,5 @@
 @testable import APNSimExtensions
+import APNSimTestKit
 import APNSimTestSupport
 import AsyncHTTPClient
 import Foundation

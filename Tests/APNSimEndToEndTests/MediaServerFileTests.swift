@@ -1,3 +1,4 @@
+import APNSimTestKit
 import APNSimTestSupport
 import AsyncHTTPClient
 import Foundation

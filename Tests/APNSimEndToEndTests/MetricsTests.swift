@@ -1,8 +1,10 @@
-import APNSimRules
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -44,7 +46,7 @@ struct MetricsTests {
             try await withDevice(harness, apps: [appWithExtension(.scripted)], extensionBudget: .seconds(1),
                                  configure: { $0.extensionGrace = .milliseconds(300) }) { device in
                 let token = try #require(device.tokens["com.example.app"])
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 var accepted: [String] = []
                 for payload in [#"{"aps":{"alert":"one"}}"#, #"{"aps":{"alert":"two"}}"#,
                                 richPush(#""apnsim":{"extension":{"action":"hang","atExpiry":"nothing"}}"#)] {
@@ -106,7 +108,7 @@ struct MetricsTests {
             let held = try await RawConnection.connect(port: port)
             try await HangFaultTests.untilHeld(harness)  // connections are set up in any order: this one first
             try await BadInputTests.stillServes(harness)
-            let samples = Self.samples(try #require(try await ControlClient(port: harness.endpoints.controlPort).get("/metrics").json as? String))
+            let samples = Self.samples(try #require(try await harness.control.get("/metrics").json as? String))
             #expect(Self.value(samples, "apnsim_provider_connections_refused_total", ["reason": "tls_error"]) == 1)
             #expect(Self.value(samples, "apnsim_provider_connections_refused_total", ["reason": "not_http2"]) == 1)
             #expect(Self.value(samples, "apnsim_provider_connections_refused_total", ["reason": "hang"]) == 1)
@@ -129,7 +131,7 @@ struct MetricsTests {
                     #expect(first["status"] as? Int == 200 && first["bytes"] as? Int == size && first["error"] == nil)
                     let second = try #require((missing.run["downloads"] as? [[String: Any]])?.first)
                     #expect(second["status"] as? Int == 404 && second["bytes"] as? Int == 0 && (second["error"] as? String)?.contains("404") == true)
-                    let scraped = try await ControlClient(port: harness.endpoints.controlPort).get("/metrics")
+                    let scraped = try await harness.control.get("/metrics")
                     let samples = Self.samples(try #require(scraped.json as? String))
                     #expect(Self.value(samples, "apnsim_media_downloads_total", ["status": "200"]) == 1)
                     #expect(Self.value(samples, "apnsim_media_downloads_total", ["status": "404"]) == 1)
@@ -145,7 +147,7 @@ struct MetricsTests {
         try await withGateway { harness in
             try await withDevice(harness) { device in
                 let token = try #require(device.tokens["com.example.app"])
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 #expect(try await control.post("/v1/devices/device-1/offline").status == 200)
                 let older = try await ConsoleStateTests.push(harness, token)
                 let newer = try await ConsoleStateTests.push(harness, token)
@@ -165,7 +167,7 @@ struct MetricsTests {
     @Test("With a control token, /metrics asks for it, as the API does")
     func behindToken() async throws {
         try await withGateway({ $0.controlToken = "s3cret" }) { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             #expect(try await control.get("/metrics").status == 401)
             let scraped = try await control.get("/metrics", headers: [("authorization", "Bearer s3cret")])
             #expect(scraped.status == 200 && (scraped.json as? String)?.contains("# TYPE") != false)

@@ -1,7 +1,9 @@
-import APNSimRules
 import APNSimDevice
 import APNSimGateway
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -14,7 +16,7 @@ struct ProbeTests {
     @Test("The probes answer without the control token, which every other route still needs")
     func probesNeedNoToken() async throws {
         try await withGateway({ $0.controlHost = "0.0.0.0"; $0.controlToken = "s3cret-token" }) { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let live = try await control.get("/healthz")
             #expect(live.status == 200)
             #expect((live.json as? [String: Any])?["status"] as? String == "ok")
@@ -29,7 +31,7 @@ struct ProbeTests {
     @Test("/readyz is 503 with the reason until the devices it waits for link and register, 200 then, 503 when one goes")
     func readinessFollowsDevices() async throws {
         try await withGateway({ $0.readyDevices = [Self.phone] }) { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let before = try await control.get("/readyz")
             #expect(before.status == 503)
             let reason = try #require((before.json as? [String: Any])?["reason"] as? String)
@@ -55,7 +57,7 @@ struct ProbeTests {
     ])
     func unknownParameters(_ path: String, _ message: String) async throws {
         try await withGateway { harness in
-            let answer = try await ControlClient(port: harness.endpoints.controlPort).get(path)
+            let answer = try await harness.control.get(path)
             #expect(answer.status == 400)
             #expect((answer.json as? [String: Any])?["error"] as? String == message)
         }
@@ -65,7 +67,7 @@ struct ProbeTests {
     func unknownPostParameter() async throws {
         try await withGateway { harness in
             try await withDevice(harness) { device in
-                let answer = try await ControlClient(port: harness.endpoints.controlPort)
+                let answer = try await harness.control
                     .post("/v1/devices/device-1/apps?wiat=5", #"{"bundleID":"com.example.other","team":"SIMTEAM001"}"#)
                 #expect(answer.status == 400)
                 #expect((answer.json as? [String: Any])?["error"] as? String
@@ -86,7 +88,7 @@ struct ProbeTests {
     ])
     func knownParameters(_ path: String) async throws {
         try await withGateway { harness in
-            let answer = try await ControlClient(port: harness.endpoints.controlPort).get(path)
+            let answer = try await harness.control.get(path)
             #expect(answer.status == 200, "\(answer.json)")
         }
     }

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -78,7 +80,7 @@ struct ProcessStopTests {
             let token = try #require(line.split(separator: " ").last.map(String.init)?.trimmingCharacters(in: .whitespacesAndNewlines))
             let client = try await harness.connect()
             let jwt = harness.jwt()
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask {
                     while !Task.isCancelled {
@@ -99,7 +101,7 @@ struct ProcessStopTests {
         try await withGateway { harness in
             let device = try await DeviceProcess.start(harness, id: "installing", data: temporaryDirectory())
             _ = try await device.process.waitForOutput("registered, token")
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask {
                     for number in 0..<1000 where !Task.isCancelled {
@@ -243,12 +245,12 @@ private struct FullListener {
                 bind(listener, address, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, address, &length) == 0
             }
         }
-        guard bound else { throw ProcessTestError("cannot listen on loopback: errno \(errno)") }
+        guard bound else { throw HarnessError("cannot listen on loopback: errno \(errno)") }
         let filler = socket(AF_INET, streamSocket, 0)
         let connected = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) == 0 }
         }
-        guard connected else { throw ProcessTestError("cannot fill the accept queue: errno \(errno)") }
+        guard connected else { throw HarnessError("cannot fill the accept queue: errno \(errno)") }
         port = Int(UInt16(bigEndian: address.sin_port))
         descriptors = [listener, filler]
     }

@@ -1,11 +1,12 @@
-import APNSimRules
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
 import APNSimStore
+import APNSimTestKit
+import APNSimTestSupport
 import Foundation
 import Logging
 import NIOCore
-import APNSimTestSupport
 import ServiceLifecycle
 import Testing
 

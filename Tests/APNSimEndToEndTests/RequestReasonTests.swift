@@ -2,6 +2,7 @@ import APNSimProvider
 import APNSimRules
 import APNSimRuntime
 import APNSimStore
+import APNSimTestKit
 import APNSimTestSupport
 import Crypto
 import Foundation

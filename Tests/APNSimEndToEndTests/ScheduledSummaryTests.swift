@@ -1,8 +1,10 @@
-import APNSimRules
 import APNSimDevice
 import APNSimExtensions
 import APNSimGateway
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Testing
 
@@ -16,7 +18,7 @@ struct ScheduledSummaryTests {
             var app = InteractionTests.app()
             app.entitlements = [Interruption.timeSensitiveEntitlement]
             try await withDevice(harness, apps: [app]) { device in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let refused = try await control.post("/v1/devices/device-1/summary", #"{"times":["8:00","25:00"]}"#)
                 #expect(refused.status == 400)
                 #expect((refused.json as? [String: Any])?["error"] as? String == "summary time 8:00 is not a time of day as HH:mm (08:00, 18:30)")
@@ -91,7 +93,7 @@ struct ScheduledSummaryTests {
     func keptAcrossRestart() async throws {
         try await withGateway { harness in
             try await withDevice(harness, apps: [InteractionTests.app()]) { device in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 #expect(try await control.post("/v1/devices/device-1/focus", #"{"name":"Sleep"}"#).status == 200)
                 #expect(try await control.post("/v1/devices/device-1/summary", #"{"times":["07:30"],"apps":["com.example.news"]}"#).status == 200)
                 let listed = try #require((try await control.get("/v1/devices").json as? [[String: Any]])?.first)

@@ -1,12 +1,14 @@
-import APNSimRules
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import AsyncHTTPClient
+import Foundation
 import NIOCore
 import NIOHTTP1
-import Foundation
 import Testing
 
 /// Provider → gateway → device → the app's notification service extension (downloads, attachments) → the
@@ -19,7 +21,7 @@ struct ServiceExtensionTests {
         let apnsID = UUID().uuidString
         let response = try await DeviceDeliveryTests.push(harness, token: token, payload: payload, apnsID: apnsID)
         #expect(response.status == 200)
-        let control = ControlClient(port: harness.endpoints.controlPort)
+        let control = harness.control
         // Long enough for a download while other suites keep both cores busy; the long-poll returns at once.
         return try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
     }

@@ -1,7 +1,9 @@
-import APNSimRules
 import APNSimDevice
 import APNSimGateway
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import NIOHTTP1
 import Testing
@@ -12,7 +14,7 @@ import Testing
 struct SpellingTests {
     /// `path`'s answer, and whether it carried `Deprecation`.
     static func get(_ control: ControlClient, _ path: String) async throws -> (json: Any, deprecated: Bool) {
-        let answer = try await control.getWithHeaders(path)
+        let answer = try await control.get(path)
         #expect(answer.status == 200, "\(path): \(answer.json)")
         return (answer.json, answer.headers.first(name: "Deprecation") == "@1795910400")
     }
@@ -30,7 +32,7 @@ struct SpellingTests {
     func oldQueries() async throws {
         try await withGateway { harness in
             try await withDevice(harness) { device in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let token = try #require(device.tokens["com.example.app"])
                 for index in 0..<4 {
                     _ = try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"\#(index)"}}"#,
@@ -65,7 +67,7 @@ struct SpellingTests {
     @Test("A send record names its apns-id apnsId and its team team, and for one release apnsID and teamID beside them")
     func sendRecordSpelling() async throws {
         try await withGateway { harness in
-            let control = ControlClient(port: harness.endpoints.controlPort)
+            let control = harness.control
             let apnsID = UUID().uuidString
             _ = try await DeviceDeliveryTests.push(harness, token: try #require(DeviceToken(TestWorld.devToken)),
                                                    payload: #"{"aps":{"alert":"a"}}"#, apnsID: apnsID)
@@ -82,7 +84,7 @@ struct SpellingTests {
     func interactionsWait() async throws {
         try await withGateway { harness in
             try await withDevice(harness, apps: [InteractionTests.app()]) { device in
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let apnsID = try await InteractionTests.shown(harness, device, #"{"aps":{"alert":"Sale"}}"#)
                 // Asked before the tap: a wait that answered at once would answer with nothing (the tap takes a round
                 // trip to the device, far longer than the request takes to reach the gateway).

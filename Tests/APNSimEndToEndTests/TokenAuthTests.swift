@@ -4,7 +4,9 @@ import APNSimProvider
 import APNSimRules
 import APNSimRuntime
 import APNSimStore
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import NIOHTTP2
 import Testing
@@ -175,7 +177,7 @@ struct TokenAuthTests {
                 let apnsID = UUID().uuidString
                 let answer = try await DeviceDeliveryTests.push(harness, token: token, payload: GatewayHarness.alert, apnsID: apnsID)
                 let unique = try #require(answer["apns-unique-id"])
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let sends = try #require(try await control.get("/v1/sends?uniqueId=\(unique)").json as? [[String: Any]])
                 #expect(sends.count == 1 && sends.first?["apnsId"] as? String == apnsID && sends.first?["uniqueId"] as? String == unique)
                 let deliveries = try await control.deliveries("uniqueId=\(unique.uppercased())")

@@ -1,8 +1,10 @@
-import APNSimRules
 import APNSimDevice
 import APNSimGateway
 import APNSimProvider
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import InMemoryTracing
 import Logging
@@ -38,7 +40,7 @@ struct TracingTests {
                     ])))
                 await client.close()
                 #expect(response.status == 200)
-                let control = ControlClient(port: harness.endpoints.controlPort)
+                let control = harness.control
                 let delivery = try #require(try await control.deliveries("apnsId=\(apnsID)").first)
                 #expect(delivery["outcome"] as? String == "displayed")
 

@@ -1,4 +1,5 @@
 import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
 import APNSimTesting
 import Foundation

@@ -48,6 +48,11 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return nil
     }
 
+    public var bool: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
     public var number: Double? {
         if case .number(let value) = self { return value }
         return nil

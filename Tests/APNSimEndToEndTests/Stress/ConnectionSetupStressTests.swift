@@ -1,5 +1,6 @@
 import APNSimProvider
 import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
 import Foundation
 import Synchronization

@@ -1,6 +1,7 @@
-import APNSimRules
 import APNSimDevice
 import APNSimExtensions
+import APNSimRules
+import APNSimTestKit
 import Foundation
 import Logging
 import Testing

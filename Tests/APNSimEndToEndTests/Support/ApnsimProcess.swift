@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import APNSimTestKit
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -25,7 +26,7 @@ final class ApnsimProcess: Sendable {
                 let url = candidate.appendingPathComponent("apnsim")
                 if FileManager.default.isExecutableFile(atPath: url.path) { return url }
             }
-            throw ProcessTestError("no apnsim executable next to \(directory.path); build it with swift build")
+            throw HarnessError("no apnsim executable next to \(directory.path); build it with swift build")
         }
     }
 
@@ -122,7 +123,7 @@ final class ApnsimProcess: Sendable {
         /// The output once `check` holds for it; throws if the process closed its output first or `timeout` passed.
         func wait(timeout: Duration, until check: @escaping @Sendable (String) -> Bool) async throws -> String {
             guard let found = try await withHangGuard(timeout, { await self.next(matching: check) }), let found else {
-                throw ProcessTestError("the process did not print what was expected; it printed:\n\(text)")
+                throw HarnessError("the process did not print what was expected; it printed:\n\(text)")
             }
             return found
         }
@@ -148,11 +149,6 @@ final class ApnsimProcess: Sendable {
     }
 }
 
-struct ProcessTestError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// A TCP port nothing listens on: the kernel picks a free one for a moment, and it is released at once.
 /// A loopback port nothing listens on, held until ``close()``: a socket bound to it and never listening, so a
 /// connection to it is refused, and no server started meanwhile on port 0 (this test's or another's) can be given
@@ -164,7 +160,7 @@ final class ClosedPort: Sendable {
 
     init() throws {
         guard let (descriptor, port) = LoopbackSocket.bound(to: 0) else {
-            throw ProcessTestError("cannot hold a closed loopback port: errno \(errno)")
+            throw HarnessError("cannot hold a closed loopback port: errno \(errno)")
         }
         self.descriptor = descriptor
         self.port = port

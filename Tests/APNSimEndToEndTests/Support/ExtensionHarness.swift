@@ -1,5 +1,6 @@
-import APNSimRules
 import APNSimDevice
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
 import Foundation
 import Testing

@@ -1,6 +1,8 @@
-import APNSimRules
 import APNSimProvider
+import APNSimRules
+import APNSimTestKit
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 
 /// `apnsim gateway` as its own process on ephemeral ports, with the committed `Certs/` and sandbox world (tests run
@@ -25,7 +27,7 @@ struct GatewayProcess {
         guard let provider = ProcessStopTests.port(after: "development (sandbox) provider API  https://127.0.0.1:", in: banner),
               let control = ProcessStopTests.port(after: "control API                         http://127.0.0.1:", in: banner),
               let device = ProcessStopTests.port(after: "device link                         127.0.0.1:", in: banner) else {
-            throw ProcessTestError("the gateway's banner lacks a port:\n\(banner)")
+            throw HarnessError("the gateway's banner lacks a port:\n\(banner)")
         }
         return GatewayProcess(process: process, providerPort: provider, controlPort: control, devicePort: device)
     }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import APNSimTestKit
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -22,7 +23,7 @@ enum RestartPort {
             let port = Int.random(in: low..<rangeStart)
             if isFree(port) { return port }
         }
-        throw ProcessTestError("no free loopback port below \(rangeStart) in 100 tries")
+        throw HarnessError("no free loopback port below \(rangeStart) in 100 tries")
     }
 
     /// Whether a socket can bind `port` on 127.0.0.1 now, as the gateway binds it.

@@ -5,8 +5,8 @@ import Synchronization
 
 /// A byte-level connection to the gateway, optionally over TLS, for sending what no well-behaved client would.
 /// It collects every byte the gateway sends until the gateway closes the connection.
-struct RawConnection: Sendable {
-    let channel: any Channel
+package struct RawConnection: Sendable {
+    package let channel: any Channel
     private let received: ReceivedBytes
 
     /// Connects; `first` is written as soon as the connection is up, from the event loop (over TLS, right after the
@@ -15,9 +15,9 @@ struct RawConnection: Sendable {
     ///   reading and should be noticed soon.
     /// - Parameter closeWithoutWaiting: close without waiting for the gateway's TLS close_notify (NIOSSL waits 5 s),
     ///   for a connection the gateway has stopped answering.
-    static func connect(port: Int, tls: (caFile: String, alpn: [String])? = nil,
-                        clientCertificate: (certificate: String, key: String)? = nil, sending first: [UInt8] = [],
-                        receiveBuffer: Int? = nil, closeWithoutWaiting: Bool = false) async throws -> RawConnection {
+    package static func connect(port: Int, tls: (caFile: String, alpn: [String])? = nil,
+                                clientCertificate: (certificate: String, key: String)? = nil, sending first: [UInt8] = [],
+                                receiveBuffer: Int? = nil, closeWithoutWaiting: Bool = false) async throws -> RawConnection {
         let received = ReceivedBytes()
         let sslContext: NIOSSLContext?
         if let tls {
@@ -51,42 +51,42 @@ struct RawConnection: Sendable {
     }
 
     /// Stops reading what the gateway sends: it stays in the socket, and then in the gateway.
-    func stopReading() async throws {
+    package func stopReading() async throws {
         try await channel.setOption(ChannelOptions.autoRead, value: false)
     }
 
-    func send(_ bytes: [UInt8]) async throws {
+    package func send(_ bytes: [UInt8]) async throws {
         try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
     }
 
     /// Everything received, once the gateway has closed the connection.
-    func bytesUntilClosed() async -> [UInt8] {
+    package func bytesUntilClosed() async -> [UInt8] {
         try? await channel.closeFuture.get()
         return received.bytes
     }
 
     /// Everything received so far, once `done` holds for it or the gateway has closed the connection.
-    func bytes(until done: @escaping @Sendable ([UInt8]) -> Bool) async -> [UInt8] {
+    package func bytes(until done: @escaping @Sendable ([UInt8]) -> Bool) async -> [UInt8] {
         await withCheckedContinuation { continuation in
             received.notify(when: done, continuation)
             channel.closeFuture.whenComplete { _ in received.closed() }
         }
     }
 
-    func close() async {
+    package func close() async {
         try? await channel.close()
     }
 
     private final class ReceivedBytes: Sendable {
         private struct State {
-            var bytes: [UInt8] = []
-            var waiter: (done: @Sendable ([UInt8]) -> Bool, continuation: CheckedContinuation<[UInt8], Never>)?
+            package var bytes: [UInt8] = []
+            package var waiter: (done: @Sendable ([UInt8]) -> Bool, continuation: CheckedContinuation<[UInt8], Never>)?
         }
         private let storage = Mutex(State())
 
-        var bytes: [UInt8] { storage.withLock { $0.bytes } }
+        package var bytes: [UInt8] { storage.withLock { $0.bytes } }
 
-        func append(_ buffer: ByteBuffer) {
+        package func append(_ buffer: ByteBuffer) {
             storage.withLock { state in
                 state.bytes += buffer.readableBytesView
                 if let waiter = state.waiter, waiter.done(state.bytes) {
@@ -96,13 +96,13 @@ struct RawConnection: Sendable {
             }
         }
 
-        func notify(when done: @escaping @Sendable ([UInt8]) -> Bool, _ continuation: CheckedContinuation<[UInt8], Never>) {
+        package func notify(when done: @escaping @Sendable ([UInt8]) -> Bool, _ continuation: CheckedContinuation<[UInt8], Never>) {
             storage.withLock { state in
                 if done(state.bytes) { continuation.resume(returning: state.bytes) } else { state.waiter = (done, continuation) }
             }
         }
 
-        func closed() {
+        package func closed() {
             storage.withLock { state in
                 state.waiter?.continuation.resume(returning: state.bytes)
                 state.waiter = nil
@@ -111,16 +111,16 @@ struct RawConnection: Sendable {
     }
 
     private final class Collector: ChannelInboundHandler {
-        typealias InboundIn = ByteBuffer
-        let received: ReceivedBytes
-        init(received: ReceivedBytes) { self.received = received }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) { received.append(unwrapInboundIn(data)) }
-        func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+        package typealias InboundIn = ByteBuffer
+        package let received: ReceivedBytes
+        package init(received: ReceivedBytes) { self.received = received }
+        package func channelRead(context: ChannelHandlerContext, data: NIOAny) { received.append(unwrapInboundIn(data)) }
+        package func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
     }
 }
 
 /// One HTTP/2 frame on the wire (RFC 9113 §4.1).
-func http2Frame(type: UInt8, flags: UInt8 = 0, stream: UInt32, payload: [UInt8]) -> [UInt8] {
+package func http2Frame(type: UInt8, flags: UInt8 = 0, stream: UInt32, payload: [UInt8]) -> [UInt8] {
     let length = UInt32(payload.count)
     let header: [UInt8] = [UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
                            UInt8(truncatingIfNeeded: length), type, flags,
@@ -131,7 +131,7 @@ func http2Frame(type: UInt8, flags: UInt8 = 0, stream: UInt32, payload: [UInt8])
 
 /// A header block of literal fields, never indexed and never Huffman-coded (RFC 7541 §6.2.2), so a test can
 /// write HEADERS frames by hand.
-func hpackLiterals(_ fields: [(name: String, value: String)]) -> [UInt8] {
+package func hpackLiterals(_ fields: [(name: String, value: String)]) -> [UInt8] {
     func integer(_ value: Int) -> [UInt8] {  // RFC 7541 §5.1 with a 7-bit prefix and H = 0
         guard value >= 127 else { return [UInt8(value)] }
         var bytes: [UInt8] = [127]
@@ -154,7 +154,7 @@ func hpackLiterals(_ fields: [(name: String, value: String)]) -> [UInt8] {
 }
 
 /// HTTP/2 frames in a byte stream: (type, stream, payload).
-func http2Frames(in bytes: [UInt8]) -> [(type: UInt8, stream: UInt32, payload: [UInt8])] {
+package func http2Frames(in bytes: [UInt8]) -> [(type: UInt8, stream: UInt32, payload: [UInt8])] {
     var frames: [(type: UInt8, stream: UInt32, payload: [UInt8])] = []
     var index = 0
     while index + 9 <= bytes.count {
@@ -169,14 +169,14 @@ func http2Frames(in bytes: [UInt8]) -> [(type: UInt8, stream: UInt32, payload: [
 
 /// Writes its bytes once the connection is active.
 private final class FirstBytes: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-    let bytes: [UInt8]
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
+    package let bytes: [UInt8]
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    package init(bytes: [UInt8]) { self.bytes = bytes }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes)), promise: nil)
         context.fireChannelActive()
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)

@@ -4,12 +4,12 @@ import NIOHPACK
 
 /// What the gateway answered on a raw connection, frame by frame: the decoded HEADERS of each stream, the
 /// RST_STREAM codes, and any GOAWAY. HEADERS are decoded in order with one HPACK decoder, as a client would.
-struct RawResponses {
-    var headers: [UInt32: [(name: String, value: String)]] = [:]
-    var resets: [UInt32: UInt32] = [:]
-    var goAway: (lastStreamID: UInt32, errorCode: UInt32, debug: String)?
+package struct RawResponses {
+    package var headers: [UInt32: [(name: String, value: String)]] = [:]
+    package var resets: [UInt32: UInt32] = [:]
+    package var goAway: (lastStreamID: UInt32, errorCode: UInt32, debug: String)?
 
-    init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         var decoder = HPACKDecoder(allocator: ByteBufferAllocator())
         for frame in http2Frames(in: bytes) {
             switch frame.type {
@@ -31,24 +31,24 @@ struct RawResponses {
     }
 
     /// The `:status` of each stream that has one.
-    var statuses: [UInt32: String] {
+    package var statuses: [UInt32: String] {
         headers.compactMapValues { fields in fields.first { $0.name == ":status" }?.value }
     }
 }
 
 /// The connection preface and an empty SETTINGS frame, then the ACK of the server's SETTINGS.
-let clientPreface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + http2Frame(type: 0x4, stream: 0, payload: [])
+package let clientPreface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + http2Frame(type: 0x4, stream: 0, payload: [])
     + http2Frame(type: 0x4, flags: 0x1, stream: 0, payload: [])
 
 /// A push request as two frames, HEADERS (END_HEADERS) then DATA (END_STREAM), from literal header fields.
-func rawPush(stream: UInt32, fields: [(name: String, value: String)], body: String = GatewayHarness.alert) -> [UInt8] {
+package func rawPush(stream: UInt32, fields: [(name: String, value: String)], body: String = GatewayHarness.alert) -> [UInt8] {
     http2Frame(type: 0x1, flags: 0x4, stream: stream, payload: hpackLiterals(fields))
         + http2Frame(type: 0x0, flags: 0x1, stream: stream, payload: Array(body.utf8))
 }
 
-extension GatewayHarness {
+package extension GatewayHarness {
     /// The header fields of a valid token-auth push to `token`, pseudo-headers first.
-    func rawFields(token: String = TestWorld.devToken, jwt: String? = nil) -> [(name: String, value: String)] {
+    package func rawFields(token: String = TestWorld.devToken, jwt: String? = nil) -> [(name: String, value: String)] {
         [(":method", "POST"), (":scheme", "https"), (":path", "/3/device/\(token)"), (":authority", "localhost"),
          ("authorization", "bearer \(jwt ?? self.jwt())"), ("apns-topic", "com.example.app"), ("apns-push-type", "alert")]
     }

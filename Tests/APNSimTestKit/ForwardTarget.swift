@@ -7,13 +7,13 @@ import Synchronization
 
 /// A team's backend as a test double for `responses.forward`: `POST /responses` answers each request with the next of
 /// `statuses` (200 once they run out) and keeps every body it was sent.
-final class ForwardTarget: Sendable {
+package final class ForwardTarget: Sendable {
     private let state: Mutex<(statuses: [Int], bodies: [Data])>
 
-    init(statuses: [Int]) { state = Mutex((statuses, [])) }
+    package init(statuses: [Int]) { state = Mutex((statuses, [])) }
 
     /// The bodies received so far, oldest first.
-    var bodies: [Data] { state.withLock { $0.bodies } }
+    package var bodies: [Data] { state.withLock { $0.bodies } }
 
     fileprivate func take(_ body: Data) -> Int {
         state.withLock { state in
@@ -24,8 +24,8 @@ final class ForwardTarget: Sendable {
 }
 
 /// Runs a ``ForwardTarget`` on an ephemeral port until `body` returns; `body` gets its `/responses` URL.
-func withForwardTarget<T: Sendable>(statuses: [Int] = [],
-                                    _ body: @escaping @Sendable (_ url: String, _ target: ForwardTarget) async throws -> T) async throws -> T {
+package func withForwardTarget<T: Sendable>(statuses: [Int] = [],
+                                            _ body: @escaping @Sendable (_ url: String, _ target: ForwardTarget) async throws -> T) async throws -> T {
     let target = ForwardTarget(statuses: statuses)
     let router = Router()
     router.post("responses") { request, _ -> Response in

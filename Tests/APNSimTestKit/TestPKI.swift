@@ -7,18 +7,18 @@ import X509
 /// A whole development PKI made in code for one test run: a CA, the gateway's certificate, and provider
 /// client certificates of every shape the tests need. Files land in a temporary folder, because the gateway
 /// and the client read PEM files as users' set-ups do.
-struct TestPKI: Sendable {
-    let directory: URL
-    let caKey: P256.Signing.PrivateKey
-    let caName: DistinguishedName
-    let ca: Certificate
+package struct TestPKI: Sendable {
+    package let directory: URL
+    package let caKey: P256.Signing.PrivateKey
+    package let caName: DistinguishedName
+    package let ca: Certificate
 
-    var caFile: String { path("ca.pem") }
-    var tls: (chain: String, key: String) { (path("gateway.pem"), path("gateway-key.pem")) }
+    package var caFile: String { path("ca.pem") }
+    package var tls: (chain: String, key: String) { (path("gateway.pem"), path("gateway-key.pem")) }
 
-    static let shared: TestPKI = try! TestPKI()
+    package static let shared: TestPKI = try! TestPKI()
 
-    init() throws {
+    package init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-pki-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         caKey = P256.Signing.PrivateKey()
@@ -51,22 +51,34 @@ struct TestPKI: Sendable {
         try write(gateway, key: gatewayKey, name: "gateway")
     }
 
-    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    package func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
     /// What a provider certificate should look like.
-    struct ProviderSpec: Sendable {
-        var bundleID = "com.example.app"
-        var environments: Set<APNsEnvironment> = [.development]
+    package struct ProviderSpec: Sendable {
+        package var bundleID = "com.example.app"
+        package var environments: Set<APNsEnvironment> = [.development]
         /// `nil`: no topic extension (a single-topic certificate).
-        var topics: [String]? = ["com.example.app", "com.example.app.voip", "com.example.app.complication"]
-        var validFrom = Date().addingTimeInterval(-3600)
-        var validUntil = Date().addingTimeInterval(86_400 * 30)
+        package var topics: [String]? = ["com.example.app", "com.example.app.voip", "com.example.app.complication"]
+        package var validFrom = Date().addingTimeInterval(-3600)
+        package var validUntil = Date().addingTimeInterval(86_400 * 30)
         /// Issue from an unrelated CA.
-        var foreignIssuer = false
+        package var foreignIssuer = false
+
+        package init(bundleID: String = "com.example.app", environments: Set<APNsEnvironment> = [.development],
+                     topics: [String]? = ["com.example.app", "com.example.app.voip", "com.example.app.complication"],
+                     validFrom: Date = Date().addingTimeInterval(-3600), validUntil: Date = Date().addingTimeInterval(86_400 * 30),
+                     foreignIssuer: Bool = false) {
+            self.bundleID = bundleID
+            self.environments = environments
+            self.topics = topics
+            self.validFrom = validFrom
+            self.validUntil = validUntil
+            self.foreignIssuer = foreignIssuer
+        }
     }
 
     /// Issues a provider client certificate; returns the certificate and key file paths.
-    func providerCertificate(_ spec: ProviderSpec) throws -> (certificate: String, key: String) {
+    package func providerCertificate(_ spec: ProviderSpec) throws -> (certificate: String, key: String) {
         let key = P256.Signing.PrivateKey()
         let issuerKey = spec.foreignIssuer ? P256.Signing.PrivateKey() : caKey
         let issuerName = spec.foreignIssuer ? try DistinguishedName { CommonName("Someone Else's CA") } : caName
@@ -97,7 +109,7 @@ struct TestPKI: Sendable {
     }
 
     /// A device identity for the device link: a client certificate from the test CA.
-    static let deviceIdentity: (certificate: String, key: String) = {
+    package static let deviceIdentity: (certificate: String, key: String) = {
         let pki = TestPKI.shared
         let issued = try! pki.providerCertificate(ProviderSpec(bundleID: "apnsim device", environments: [], topics: nil))
         // Also under the names `apnsim device --certs DIR` reads, so device processes can use this PKI.
@@ -107,7 +119,7 @@ struct TestPKI: Sendable {
     }()
 
     /// Apple's topic extension: SEQUENCE { topic, SEQUENCE { type } … }.
-    static func topicList(_ topics: [String]) throws -> [UInt8] {
+    package static func topicList(_ topics: [String]) throws -> [UInt8] {
         var serializer = DER.Serializer()
         try serializer.appendConstructedNode(identifier: .sequence) { coder in
             for topic in topics {

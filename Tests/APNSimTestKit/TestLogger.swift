@@ -5,36 +5,42 @@ import Synchronization
 /// The logger of every gateway, device and media server a test runs: errors only by default, so a green run prints
 /// nothing alarming (many tests expect refusals, which the product logs as warnings with the compiler's "error:" lines
 /// in them). `APNSIM_TEST_LOG_LEVEL=notice swift test` shows why each connection closed, for chasing a rare failure.
-func testLogger(_ label: String) -> Logger {
+package func testLogger(_ label: String) -> Logger {
     var logger = Logger(label: label)
     logger.logLevel = ProcessInfo.processInfo.environment["APNSIM_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
     return logger
 }
 
 /// A log handler that keeps every record it is given, with what its metadata provider added, for a test to read.
-struct RecordingLogHandler: LogHandler {
-    struct Record: Sendable {
-        var message: String
-        var metadata: Logger.Metadata
+package struct RecordingLogHandler: LogHandler {
+    package struct Record: Sendable {
+        package var message: String
+        package var metadata: Logger.Metadata
     }
 
-    final class Records: Sendable {
+    package final class Records: Sendable {
         private let kept = Mutex<[Record]>([])
-        var all: [Record] { kept.withLock { $0 } }
-        func add(_ record: Record) { kept.withLock { $0.append(record) } }
+        package var all: [Record] { kept.withLock { $0 } }
+        package func add(_ record: Record) { kept.withLock { $0.append(record) } }
+        package init() {}
     }
 
-    let records: Records
-    var metadata: Logger.Metadata = [:]
-    var metadataProvider: Logger.MetadataProvider?
-    var logLevel: Logger.Level = .trace
+    package let records: Records
+    package var metadata: Logger.Metadata = [:]
+    package var metadataProvider: Logger.MetadataProvider?
+    package var logLevel: Logger.Level = .trace
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package init(records: Records, metadataProvider: Logger.MetadataProvider? = nil) {
+        self.records = records
+        self.metadataProvider = metadataProvider
+    }
+
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var all = metadata
         if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
         if let given = event.metadata { all.merge(given) { $1 } }

@@ -5,20 +5,23 @@ import APNSimRules
 import APNSimRuntime
 import APNSimStore
 import APNSimTestSupport
+import APNSimTesting
 import Foundation
 import Logging
 
 /// A real gateway on ephemeral loopback ports with a test PKI, a test world and a clock the test moves.
-struct GatewayHarness: Sendable {
-    let endpoints: Gateway.Endpoints
-    let clock: ManualClock
-    let gateway: Gateway
-    var pki: TestPKI { .shared }
+package struct GatewayHarness: Sendable {
+    package let endpoints: Gateway.Endpoints
+    package let clock: ManualClock
+    package let gateway: Gateway
+    package var pki: TestPKI { .shared }
+    /// The gateway's control API, as a test in any language talks to it.
+    package var control: ControlClient { ControlClient(port: endpoints.controlPort) }
 
     /// A provider connection to one environment, with token auth unless a certificate is given.
     /// `management`: to the channel management API's port instead.
-    func connect(_ environment: APNsEnvironment = .development, certificate: (certificate: String, key: String)? = nil,
-                 alpn: [String] = ["h2"], management: Bool = false) async throws -> ProviderClient {
+    package func connect(_ environment: APNsEnvironment = .development, certificate: (certificate: String, key: String)? = nil,
+                         alpn: [String] = ["h2"], management: Bool = false) async throws -> ProviderClient {
         let port = management ? endpoints.managementPorts[environment]! : endpoints.providerPorts[environment]!
         var configuration = ProviderClient.Configuration(host: "127.0.0.1", port: port, caFile: pki.caFile)
         configuration.clientCertificate = certificate
@@ -27,13 +30,13 @@ struct GatewayHarness: Sendable {
     }
 
     /// A provider token for `keyID`, issued at the gateway clock's now (or `issuedAt`).
-    func jwt(_ keyID: String = TestWorld.teamKey, issuedAt: Date? = nil, format: ProviderTokenSigner.SignatureFormat = .raw) -> String {
+    package func jwt(_ keyID: String = TestWorld.teamKey, issuedAt: Date? = nil, format: ProviderTokenSigner.SignatureFormat = .raw) -> String {
         TestWorld.signer(keyID).token(issuedAt: issuedAt ?? clock.now, format: format)
     }
 
     /// The usual headers of a token-auth alert push.
-    func headers(jwt: String? = nil, topic: String? = "com.example.app", pushType: String? = "alert",
-                 extra: [(name: String, value: String)] = []) -> [(name: String, value: String)] {
+    package func headers(jwt: String? = nil, topic: String? = "com.example.app", pushType: String? = "alert",
+                         extra: [(name: String, value: String)] = []) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
         if let jwt { headers.append(("authorization", "bearer \(jwt)")) }
         if let topic { headers.append(("apns-topic", topic)) }
@@ -41,10 +44,10 @@ struct GatewayHarness: Sendable {
         return headers + extra
     }
 
-    static let alert = #"{"aps":{"alert":{"title":"Hello","body":"from a test"}}}"#
+    package static let alert = #"{"aps":{"alert":{"title":"Hello","body":"from a test"}}}"#
 
     /// Everything recorded so far, newest first.
-    func sends() throws -> [SendRecord] {
+    package func sends() throws -> [SendRecord] {
         try gateway.recorder.flush()
         return try gateway.store.sends(matching: .init(limit: 10_000))
     }
@@ -52,9 +55,9 @@ struct GatewayHarness: Sendable {
 
 /// Runs `body` against a fresh gateway; `configure` may change the configuration first.
 @discardableResult
-func withGateway<T: Sendable>(_ configure: @Sendable (inout GatewayConfiguration) -> Void = { _ in },
-                              world: World = TestWorld.make(), storePath: String? = nil, logger: Logger? = nil,
-                              _ body: @escaping @Sendable (GatewayHarness) async throws -> T) async throws -> T {
+package func withGateway<T: Sendable>(_ configure: @Sendable (inout GatewayConfiguration) -> Void = { _ in },
+                                      world: World = TestWorld.make(), storePath: String? = nil, logger: Logger? = nil,
+                                      _ body: @escaping @Sendable (GatewayHarness) async throws -> T) async throws -> T {
     let (gateway, clock) = try makeTestGateway(configure, world: world, storePath: storePath, logger: logger)
     return try await gateway.withRunning { endpoints in
         try await body(GatewayHarness(endpoints: endpoints, clock: clock, gateway: gateway))
@@ -63,8 +66,8 @@ func withGateway<T: Sendable>(_ configure: @Sendable (inout GatewayConfiguration
 
 /// A gateway on ephemeral ports with the test PKI and a manual clock, not yet running; the timeouts that only guard
 /// against a slow peer are the hang guard.
-func makeTestGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void = { _ in }, world: World = TestWorld.make(),
-                     storePath: String? = nil, logger: Logger? = nil) throws -> (Gateway, ManualClock) {
+package func makeTestGateway(_ configure: @Sendable (inout GatewayConfiguration) -> Void = { _ in }, world: World = TestWorld.make(),
+                             storePath: String? = nil, logger: Logger? = nil) throws -> (Gateway, ManualClock) {
     let pki = TestPKI.shared
     let clock = ManualClock(Date())
     var configuration = GatewayConfiguration(tls: .init(certificateChain: pki.tls.chain, privateKey: pki.tls.key,

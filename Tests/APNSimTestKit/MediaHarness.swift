@@ -5,8 +5,8 @@ import Logging
 import ServiceLifecycle
 
 /// Runs the media server on an ephemeral port, serving `directory` (`Scenarios/media`), until `body` returns.
-func withMediaServer<T: Sendable>(directory: URL = repositoryRoot.appendingPathComponent("Scenarios/media"),
-                                  _ body: @escaping @Sendable (_ baseURL: String) async throws -> T) async throws -> T {
+package func withMediaServer<T: Sendable>(directory: URL = repositoryRoot.appendingPathComponent("Scenarios/media"),
+                                          _ body: @escaping @Sendable (_ baseURL: String) async throws -> T) async throws -> T {
     let logger = testLogger("apnsim.media.test")
     var server = MediaServer(directory: directory, port: 0, logger: logger)
     let (ports, sink) = AsyncStream.makeStream(of: Int.self)
@@ -24,14 +24,14 @@ func withMediaServer<T: Sendable>(directory: URL = repositoryRoot.appendingPathC
     }
 }
 
-/// The package's root folder.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+/// The package's root folder (this file is `Tests/APNSimTestKit/MediaHarness.swift`).
+package let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 
-struct MediaServerDidNotStart: Error {}
+package struct MediaServerDidNotStart: Error {}
 
 /// The fixtures' SHA-256, as the delivery record carries it.
-func fixtureSHA256(_ name: String) throws -> String {
+package func fixtureSHA256(_ name: String) throws -> String {
     let data = try Data(contentsOf: repositoryRoot.appendingPathComponent("Scenarios/media/\(name)"))
     return NotificationContent.Attachment.sha256(of: Array(data))
 }
