@@ -40,7 +40,7 @@ final class ExternalExtensionProcess: Sendable {
         do {
             // A crash ends the process at once, as on iOS: Swift's backtracer would hold a crashed Swift extension
             // for seconds, past its budget, before it exits.
-            child = try await ChildProcess.start(command, environment: environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }) { [weak self, logger] stream, bytes in
+            child = try await ChildProcess.start(command, environment: environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }) { [weak self] stream, bytes in
                 switch stream {
                 case .standardOutput: self?.received(bytes)
                 case .standardError: self?.receivedError(bytes)

@@ -145,7 +145,7 @@ extension MemoryDeliveries {
         /// `INSERT OR REPLACE`: a row with the same ID goes, and this one is recorded last.
         private mutating func insert(_ stored: StoredDelivery) {
             if let old = byID[stored.id], let previous = row(old) {
-                remove(old)
+                _ = remove(old)
                 unindex(old, token: previous.token, device: previous.device)
             }
             let number = nextRow
