@@ -8,16 +8,16 @@ extension DeviceHost {
     /// Pushes the gateway carried on this link for devices of this process: each goes to its device, and their
     /// receipts go back together (``DeviceLinkMessage/Receipts``). A push for a device this process does not host is
     /// left unanswered: the gateway sends it on that device's own link should this one end.
-    func carried(_ carry: DeviceLinkMessage.Carry) -> [DeviceLinkMessage] {
+    func carried(_ carry: DeviceLinkMessage.Carry) -> [DeviceLinkMessage.Written] {
         Self.carried(carry, carrier: self, group: configuration.group, logger: logger)
     }
 
     /// The pushes of `carry`, each to its device among `group`'s: the receipts, and whatever `carrier`'s own pushes
     /// ask for besides (a pending ack), are returned for the link that carried them; another device's pending ack goes on
     /// its own session. With no `carrier` (a shared link, about no device), every pending ack goes on its device's own.
-    static func carried(_ carry: DeviceLinkMessage.Carry, carrier: DeviceHost?, group: DeviceHostGroup?, logger: Logger) -> [DeviceLinkMessage] {
+    static func carried(_ carry: DeviceLinkMessage.Carry, carrier: DeviceHost?, group: DeviceHostGroup?, logger: Logger) -> [DeviceLinkMessage.Written] {
         var receipts: [DeviceLinkMessage.CarriedReceipt] = []
-        var answers: [DeviceLinkMessage] = []
+        var answers: [DeviceLinkMessage.Written] = []
         var read: (text: String, payload: PushPayload?)?  // a broadcast's pushes share one payload: read it once
         let hosts = group?.hosts(carry.pushes.lazy.map(\.device))  // one for each push, under one lock
         receipts.reserveCapacity(carry.pushes.count)

@@ -47,7 +47,7 @@ extension DeviceHost {
 
     /// One device link, until the gateway closes it (returns), it breaks (throws), or the task is cancelled.
     private func runLink(sslContext: NIOSSLContext) async throws {
-        let hello = DeviceLinkMessage.hello(.init(device: configuration.device, host: configuration.group?.id))
+        let hello = DeviceLinkMessage.Written.hello(.init(device: configuration.device, host: configuration.group?.id))
         try await DeviceLinkConnection.run(configuration, sslContext: sslContext, opening: DeviceLinkFraming.frame(hello), logger: logger,
                                            devices: configuration.device.id, respond: { outbox in
             let route = DeviceRoute(outbox: outbox)
@@ -57,7 +57,7 @@ extension DeviceHost {
 
     /// The device's answer to one message from the gateway on `route`; throwing ends the device's session (its own link,
     /// or its part of a shared one).
-    func receive(_ message: DeviceLinkMessage, on route: DeviceRoute) throws -> Outgoing {
+    func receive(_ message: DeviceLinkMessage.ToDevice, on route: DeviceRoute) throws -> Outgoing {
         let now = configuration.clock.now()
         switch message {
         case .welcome:

@@ -248,13 +248,13 @@ public final class DeviceHost: Sendable {
 
     /// The bytes of an attachment the device shows, as the device link carries them to the gateway; none when the
     /// file is gone (the inbox then shows the source URL's). The gateway checks them against the SHA-256.
-    private static func copyMessages(of attachment: NotificationContent.Attachment) -> [DeviceLinkMessage] {
+    private static func copyMessages(of attachment: NotificationContent.Attachment) -> [DeviceLinkMessage.Written] {
         guard let file = attachment.file, let data = FileManager.default.contents(atPath: file) else { return [] }
         return DeviceLinkMessage.AttachmentCopy.messages(for: [UInt8](data), sha256: attachment.sha256, uti: attachment.type)
     }
 
     /// Sends `messages` on `link`, or keeps them for the next link when it is down or the write fails.
-    func send(_ messages: [DeviceLinkMessage], on link: DeviceRoute?) {
+    func send(_ messages: [DeviceLinkMessage.Written], on link: DeviceRoute?) {
         send(Outgoing(messages: messages), on: link)
     }
 

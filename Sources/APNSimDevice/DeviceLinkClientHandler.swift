@@ -15,7 +15,7 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
 
     /// Given one message from the gateway and the device it names (on a shared link), the answers as frames; throwing
     /// ends the link with that error.
-    typealias Respond = @Sendable (_ deviceID: String?, DeviceLinkMessage) throws -> [UInt8]
+    typealias Respond = @Sendable (_ deviceID: String?, DeviceLinkMessage.ToDevice) throws -> [UInt8]
 
     let ended: EventLoopFuture<Void>
     private let endedPromise: EventLoopPromise<Void>
@@ -83,7 +83,7 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
     private func scheduleHeartbeat(context: ChannelHandlerContext) {
         heartbeat = context.eventLoop.assumeIsolated().scheduleTask(in: heartbeatInterval) {
             self.heartbeatSequence += 1
-            let beat = DeviceLinkMessage.heartbeat(.init(sequence: self.heartbeatSequence))
+            let beat = DeviceLinkMessage.Written.heartbeat(.init(sequence: self.heartbeatSequence))
             context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: DeviceLinkFraming.frame(beat))), promise: nil)
             self.scheduleHeartbeat(context: context)
         }

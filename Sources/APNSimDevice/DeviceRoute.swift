@@ -16,7 +16,7 @@ struct DeviceRoute: Sendable, Equatable {
     }
 
     /// `messages` as the frames this route writes them.
-    func frames(_ messages: [DeviceLinkMessage]) -> [UInt8] {
+    func frames(_ messages: [DeviceLinkMessage.Written]) -> [UInt8] {
         messages.flatMap { DeviceLinkFraming.frame($0, deviceID: deviceID) }
     }
 
@@ -36,7 +36,7 @@ struct DeviceRoute: Sendable, Equatable {
 
 /// A device's messages for the gateway, and the receipts among them it has written already (``DeviceState/Actions/written``).
 struct Outgoing: Sendable {
-    var messages: [DeviceLinkMessage] = []
+    var messages: [DeviceLinkMessage.Written] = []
     var written: [String: DeviceLinkMessage.Receipt.Compact] = [:]
 
     var isEmpty: Bool { messages.isEmpty }

@@ -20,7 +20,7 @@ struct DeviceState: Sendable {
     /// What an event asks for.
     struct Actions: Sendable {
         /// Messages for the gateway, in order, after the copies of ``attachments``.
-        var send: [DeviceLinkMessage] = []
+        var send: [DeviceLinkMessage.Written] = []
         /// Receipts in ``send`` already written (the device keeps each answer as its JSON, ``ReceiptMemo``), by ID:
         /// framed from these bytes, not written again.
         var written: [String: DeviceLinkMessage.Receipt.Compact] = [:]
@@ -89,7 +89,7 @@ struct DeviceState: Sendable {
     /// Whether the link to the gateway is up (between its `welcome` and its end).
     private(set) var isLinked = false
     /// Messages finished while the link was down; sent after the next `welcome`.
-    private(set) var outbox: [DeviceLinkMessage] = []
+    private(set) var outbox: [DeviceLinkMessage.Written] = []
     /// Pushes whose service extension is running; one sent again meanwhile is not run twice.
     private var inExtension: Set<String> = []
     /// Attachments (by SHA-256) whose copy went to the gateway on this link; each goes once per link.
@@ -138,13 +138,13 @@ struct DeviceState: Sendable {
     }
 
     /// Messages that could not be written (the link closed under them): they go after the next `welcome`.
-    mutating func unsent(_ messages: [DeviceLinkMessage]) {
+    mutating func unsent(_ messages: [DeviceLinkMessage.Written]) {
         outbox += messages
     }
 
     /// Messages finished outside a link event (an extension's receipts, a build's registration): sent now when the link
     /// is up, kept in the outbox when it is not.
-    private mutating func sendWhenLinked(_ messages: [DeviceLinkMessage], attachments: [NotificationContent.Attachment] = [],
+    private mutating func sendWhenLinked(_ messages: [DeviceLinkMessage.Written], attachments: [NotificationContent.Attachment] = [],
                                          into actions: inout Actions) {
         guard isLinked else {
             outbox += messages
@@ -158,7 +158,7 @@ struct DeviceState: Sendable {
 
     /// The device's answer to one message from the gateway (not a `carry`: ``answer(_:payload:now:)`` takes each of
     /// its pushes); throwing ends the link with that error.
-    mutating func handle(_ message: DeviceLinkMessage, now: Date) throws(DeviceError) -> Actions {
+    mutating func handle(_ message: DeviceLinkMessage.ToDevice, now: Date) throws(DeviceError) -> Actions {
         switch message {
         case .welcome:
             return linked(now: now)
@@ -216,8 +216,13 @@ struct DeviceState: Sendable {
         case .deliverSummary(let request):
             let delivered = center.deliverSummary(due: nil)
             return Actions(send: [.summarized(summaryDelivery(id: request.id, scheduledFor: nil, delivered, now: now))])
-        case .interacted, .summarized, .carry, .heartbeatAck, .error, .hello, .link, .register, .unregister, .ack, .receipt, .receipts, .installRefused, .attachmentCopy:
-            return Actions()
+        case .heartbeatAck:
+            return Actions()  // the answer to the device's heartbeat: the link is alive, which its arrival already said
+        case .error(let error):
+            throw DeviceError("the gateway ended the link: \(error.reason): \(error.explanation)")
+        case .carry:
+            // The host reads a carry's pushes itself, each through answer(_:payload:now:) (DeviceHost+Carry).
+            preconditionFailure("a carry reached a device's state; its host takes each of its pushes")
         }
     }
 
@@ -323,7 +328,7 @@ struct DeviceState: Sendable {
     /// of them: one waiting for this push's outcome (`GET /v1/deliveries?wait=`) then saw the older push still
     /// `displayed`, which it had already replaced on the device (a test did, on a busy machine). Sent last, this push's
     /// outcome is recorded after what it did to the others.
-    static func messages(_ receipts: [DeviceLinkMessage.Receipt], answering deliveryID: String) -> [DeviceLinkMessage] {
+    static func messages(_ receipts: [DeviceLinkMessage.Receipt], answering deliveryID: String) -> [DeviceLinkMessage.Written] {
         let own = receipts.count > 1 && receipts.first?.id == deliveryID
         return (own ? Array(receipts.dropFirst()) + [receipts[0]] : receipts).map { .receipt($0) }
     }
@@ -406,13 +411,13 @@ struct DeviceState: Sendable {
         return actions
     }
 
-    private mutating func refuse(_ app: AppManifest, _ refusal: InstallCheck.Refusal) -> DeviceLinkMessage {
+    private mutating func refuse(_ app: AppManifest, _ refusal: InstallCheck.Refusal) -> DeviceLinkMessage.Written {
         refusals[app.bundleID] = refusal
         return .installRefused(.init(bundleID: app.bundleID, kind: refusal.kind, message: refusal.description))
     }
 
     /// The app's `register`, and whether what the device keeps changed (a new installation, the categories it launched with).
-    private mutating func registration(_ app: AppManifest) -> (DeviceLinkMessage, changed: Bool) {
+    private mutating func registration(_ app: AppManifest) -> (DeviceLinkMessage.Written, changed: Bool) {
         // Installed, the app launches and registers its categories, replacing those it or its extension registered
         // before (apps call setNotificationCategories at launch). An app whose manifest names none keeps them.
         var changed = false
@@ -421,7 +426,7 @@ struct DeviceState: Sendable {
             changed = true
         }
         let installation = installations.id(for: app.bundleID)
-        let message = DeviceLinkMessage.register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
+        let message = DeviceLinkMessage.Written.register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
                                                        installation: installation.id, team: app.team, badge: center.badges[app.bundleID],
                                                        pushToStartTypes: app.activityTypes?.map(\.name),
                                                        activities: center.liveActivities.values.filter { $0.bundleID == app.bundleID }

@@ -78,7 +78,7 @@ final class SharedDeviceLink: Sendable {
     }
 
     /// The answer to one message on the link, as frames; throwing ends the link.
-    private func receive(_ message: DeviceLinkMessage, deviceID: String?, on outbox: DeviceLinkOutbox) throws -> [UInt8] {
+    private func receive(_ message: DeviceLinkMessage.ToDevice, deviceID: String?, on outbox: DeviceLinkOutbox) throws -> [UInt8] {
         guard let deviceID else {
             switch message {
             case .carry(let carry):
@@ -90,9 +90,17 @@ final class SharedDeviceLink: Sendable {
                 }
                 return []
             case .heartbeat(let beat):
-                return DeviceLinkFraming.frame(.heartbeatAck(beat))
-            default:
-                return []  // the link's welcome, heartbeat acks
+                return DeviceLinkFraming.frame(DeviceLinkMessage.Written.heartbeatAck(beat))
+            case .welcome, .heartbeatAck:
+                return []  // the link is accepted; it is alive
+            case .error(let error):
+                // The gateway ends the link after it; the link's end is what reconnects its devices.
+                logger.notice("the gateway ended a shared link", metadata: ["reason": "\(error.reason)", "why": "\(error.explanation)"])
+                return []
+            case .registered, .push, .install, .uninstall, .foreground, .restart, .focus, .summary, .deliverSummary, .startActivity,
+                 .endActivity, .interact:
+                logger.warning("a message for one device on a shared link names none", metadata: ["type": "\(message.type)"])
+                return []
             }
         }
         guard let device = devices[deviceID] else {

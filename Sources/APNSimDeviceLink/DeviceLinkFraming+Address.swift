@@ -9,17 +9,23 @@ extension DeviceLinkFraming {
 
     /// `message` as frames, naming `deviceID` when it is about one device of a shared link (a message about the link
     /// names none, whatever `deviceID` says).
-    public static func frame(_ message: DeviceLinkMessage, deviceID: String?) -> [UInt8] {
+    public static func frame(_ message: DeviceLinkMessage.ToDevice, deviceID: String?) -> [UInt8] {
+        guard let deviceID, !message.isAboutLink else { return frame(message) }
+        // The message of every push is written with the device's name as its first member; others are joined.
+        if case .push(let delivery) = message { return framed(written(delivery, address: deviceID)) }
+        // One message about one device is one frame (only `carry`, which names no device, takes several).
+        return framed(object: frame(message).dropFirst(4), naming: deviceID)
+    }
+
+    /// `message` as frames, naming `deviceID` when it is about one device of a shared link.
+    public static func frame(_ message: DeviceLinkMessage.Written, deviceID: String?) -> [UInt8] {
         guard let deviceID, !message.isAboutLink else { return frame(message) }
         // The messages of every push are written with the device's name as their first member; others are joined.
         switch message {
-        case .push(let delivery): return framed(written(delivery, address: deviceID))
         case .ack(let ack): return framed(written(ack, address: deviceID))
         case .receipt(let receipt): return framed(written(receipt, address: deviceID))
-        default: break
+        default: return framed(object: frame(message).dropFirst(4), naming: deviceID)
         }
-        // One message about one device is one frame (only `carry` and `receipts`, which name no device, take several).
-        return framed(object: frame(message).dropFirst(4), naming: deviceID)
     }
 
     /// The JSON object `body` as one frame with `deviceID` joined as its first member: how a message written without
@@ -51,7 +57,7 @@ extension DeviceLinkFraming {
 
 extension DeviceLinkFraming.Reader {
     /// The next whole message and the device it names on a shared link, `nil` when more bytes are needed.
-    public mutating func nextAddressed() throws(DeviceLinkFraming.FramingError) -> (deviceID: String?, message: DeviceLinkMessage)? {
+    public mutating func nextAddressed() throws(DeviceLinkFraming.FramingError) -> (deviceID: String?, message: DeviceLinkMessage.ToDevice)? {
         guard let body = try nextBody() else { return nil }
         return try DeviceLinkFraming.decodeAddressed(body)
     }
@@ -60,15 +66,5 @@ extension DeviceLinkFraming.Reader {
     public mutating func nextAddressedInbound() throws(DeviceLinkFraming.FramingError) -> (deviceID: String?, inbound: DeviceLinkInbound)? {
         guard let body = try nextBody() else { return nil }
         return try DeviceLinkInbound.addressed(frame: body)
-    }
-}
-
-extension DeviceLinkMessage {
-    /// Whether the message is about the link rather than one device: on a shared link it names no device.
-    public var isAboutLink: Bool {
-        switch self {
-        case .link, .carry, .receipts, .heartbeat, .heartbeatAck: true
-        default: false
-        }
     }
 }

@@ -8,20 +8,29 @@ public enum DeviceLinkFraming {
     /// The largest frame either side accepts: a 5 KB VoIP payload, escaped, with room for the envelope.
     public static let maximumFrameLength = 64 * 1024
 
-    /// `message` as a frame: its length, then its JSON. A `carry` or `receipts` too large for one frame is split into
-    /// as many as it needs, one after the other.
-    public static func frame(_ message: DeviceLinkMessage) -> [UInt8] {
-        let body: [UInt8]
+    /// `message` as a frame: its length, then its JSON. A `carry` too large for one frame is split into as many as it
+    /// needs, one after the other.
+    public static func frame(_ message: DeviceLinkMessage.ToDevice) -> [UInt8] {
         switch message {
-        case .push(let delivery): body = written(delivery)
-        case .ack(let ack): body = written(ack)
-        case .receipt(let receipt): body = written(receipt)
-        // Pushes and receipts for many devices go in as many frames as they need, each within the limit.
+        case .push(let delivery): return framed(written(delivery))
+        // Pushes for many devices go in as many frames as they need, each within the limit.
         case .carry(let carry): return carryFrames(carry.pushes).flatMap(framed)
-        case .receipts(let receipts): return receiptFrames(receipts.receipts).flatMap(framed)
-        default: body = Array(try! JSONEncoder().encode(message))  // every message is plain Codable data
+        case .welcome, .registered, .install, .uninstall, .foreground, .restart, .focus, .summary, .deliverSummary,
+             .startActivity, .endActivity, .interact, .heartbeat, .heartbeatAck, .error:
+            return framed(Array(try! JSONEncoder().encode(message)))  // every message is plain Codable data
         }
-        return framed(body)
+    }
+
+    /// `message` as a frame; `receipts` too large for one frame are split into as many as they need.
+    public static func frame(_ message: DeviceLinkMessage.Written) -> [UInt8] {
+        switch message {
+        case .ack(let ack): return framed(written(ack))
+        case .receipt(let receipt): return framed(written(receipt))
+        case .receipts(let receipts): return receiptFrames(receipts.receipts).flatMap(framed)
+        case .hello, .link, .register, .unregister, .installRefused, .attachmentCopy, .interacted, .summarized, .heartbeat,
+             .heartbeatAck, .error:
+            return framed(Array(try! JSONEncoder().encode(message)))  // every message is plain Codable data
+        }
     }
 
     /// A `push`, the message of every push, written by hand (``JSONWriter``) as `Codable` would write it; with
@@ -49,16 +58,16 @@ public enum DeviceLinkFraming {
         return json.finish()
     }
 
-    /// A frame's body as a ``DeviceLinkMessage``: a `push` or `carry` read by hand (``DeviceLinkFields``), every other message
-    /// by `JSONDecoder`; throws with a sentence saying what is wrong.
-    static func decode(_ body: ArraySlice<UInt8>) throws(FramingError) -> DeviceLinkMessage {
+    /// A frame's body as a message to a device: a `push` or `carry` read by hand (``DeviceLinkFields``), every other
+    /// message by `JSONDecoder`; throws with a sentence saying what is wrong.
+    static func decode(_ body: ArraySlice<UInt8>) throws(FramingError) -> DeviceLinkMessage.ToDevice {
         try decodeAddressed(body).message
     }
 
     /// ``decode(_:)``, and the device the body names on a shared link (``addressKey``), from one scan of its members
     /// when it is read by hand (a `push`, on every push's path).
-    static func decodeAddressed(_ body: ArraySlice<UInt8>) throws(FramingError) -> (deviceID: String?, message: DeviceLinkMessage) {
-        let byHand = body.withUnsafeBytes { bytes -> Result<(String?, DeviceLinkMessage), FramingError>? in
+    static func decodeAddressed(_ body: ArraySlice<UInt8>) throws(FramingError) -> (deviceID: String?, message: DeviceLinkMessage.ToDevice) {
+        let byHand = body.withUnsafeBytes { bytes -> Result<(String?, DeviceLinkMessage.ToDevice), FramingError>? in
             guard let members = JSONObjectSyntax.members(bytes) else { return nil }
             let fields = DeviceLinkFields(bytes: bytes, members: members)
             do throws(FramingError) {
@@ -74,7 +83,7 @@ public enum DeviceLinkFraming {
         if let byHand { return try byHand.get() }
         let deviceID = try deviceID(in: body)
         do {
-            return (deviceID, try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(body)))
+            return (deviceID, try JSONDecoder().decode(DeviceLinkMessage.ToDevice.self, from: Data(body)))
         } catch {
             throw FramingError(description: "a frame is not a device-link message: \(error)")
         }
@@ -104,9 +113,9 @@ public enum DeviceLinkFraming {
         /// Bytes the reader holds, read or not (for tests of its bound).
         var heldBytes: Int { buffer.count }
 
-        /// The next whole message, `nil` when more bytes are needed; throws when the bytes cannot be a message
+        /// The next whole message to a device, `nil` when more bytes are needed; throws when the bytes cannot be one
         /// (the link then ends with an `error` message).
-        public mutating func next() throws(FramingError) -> DeviceLinkMessage? {
+        public mutating func next() throws(FramingError) -> DeviceLinkMessage.ToDevice? {
             try nextFrame().map { body throws(FramingError) in try DeviceLinkFraming.decode(body) }
         }
 

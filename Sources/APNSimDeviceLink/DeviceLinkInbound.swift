@@ -1,18 +1,6 @@
 import APNSimRules
 import Foundation
 
-/// A message from a device as the gateway reads it. The two that every push brings back, `ack` and `receipt`, are
-/// read by hand from the frame's members (``JSONObjectSyntax/members(_:)``): `JSONDecoder` was an eighth of the
-/// gateway's time in `Benchmarks/e2e.sh` profiles. Every other message is decoded as a ``DeviceLinkMessage``. A
-/// receipt is `indirect`, so the message is a pointer's size and not its 441 bytes, copied with every string in it.
-public enum DeviceLinkInbound: Sendable, Hashable {
-    case ack(DeviceLinkMessage.Ack)
-    indirect case receipt(ReceivedReceipt)
-    /// The receipts of carried pushes (a broadcast to several devices of one process), each with its device.
-    case receipts([CarriedReceivedReceipt])
-    case message(DeviceLinkMessage)
-}
-
 extension ReceivedReceipt {
     /// What the gateway makes of `receipt` when a device sends it.
     public init(_ receipt: DeviceLinkMessage.Receipt) {
@@ -51,8 +39,21 @@ extension DeviceLinkInbound {
         }
         switch read {
         case .success((let deviceID, let inbound?)): return (deviceID, inbound)
-        case .success((let deviceID, nil)): return (deviceID, .message(try DeviceLinkFraming.decode(frame)))
+        case .success((let deviceID, nil)): return (deviceID, try decodeWhole(frame))
         case .failure(let error): throw error
+        }
+    }
+
+    /// A message read through `JSONDecoder`, as the device wrote it, its receipts then made what the gateway keeps.
+    private static func decodeWhole(_ frame: ArraySlice<UInt8>) throws(DeviceLinkFraming.FramingError) -> DeviceLinkInbound {
+        let written: DeviceLinkMessage.Written
+        do {
+            written = try JSONDecoder().decode(DeviceLinkMessage.Written.self, from: Data(frame))
+        } catch {
+            throw DeviceLinkFraming.FramingError(description: "a frame is not a device-link message: \(error)")
+        }
+        return written.mapReceipts(ReceivedReceipt.init) { receipts in
+            receipts.receipts.map { CarriedReceivedReceipt(device: $0.device, receipt: ReceivedReceipt($0.body)) }
         }
     }
 }

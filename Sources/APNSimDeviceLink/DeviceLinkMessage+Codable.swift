@@ -1,36 +1,26 @@
 import APNSimRules
 
-extension DeviceLinkMessage: Codable {
-    private enum CodingKeys: String, CodingKey { case type }
+/// The `type` member every message carries, the only key of the envelope: the payload's own members sit beside it.
+private enum TypeKey: String, CodingKey { case type }
 
+extension DeviceLinkMessage.ToDevice: Codable {
     /// The `type` field of each message.
     public var type: String {
         switch self {
-        case .hello: "hello"
-        case .link: "link"
         case .welcome: "welcome"
-        case .register: "register"
         case .registered: "registered"
-        case .unregister: "unregister"
         case .push: "push"
+        case .carry: "carry"
         case .install: "install"
         case .uninstall: "uninstall"
-        case .installRefused: "installRefused"
         case .foreground: "foreground"
         case .restart: "restart"
-        case .interact: "interact"
         case .focus: "focus"
         case .summary: "summary"
         case .deliverSummary: "deliverSummary"
-        case .summarized: "summarized"
-        case .interacted: "interacted"
         case .startActivity: "startActivity"
         case .endActivity: "endActivity"
-        case .carry: "carry"
-        case .receipts: "receipts"
-        case .ack: "ack"
-        case .receipt: "receipt"
-        case .attachmentCopy: "attachmentCopy"
+        case .interact: "interact"
         case .heartbeat: "heartbeat"
         case .heartbeatAck: "heartbeatAck"
         case .error: "error"
@@ -38,73 +28,122 @@ extension DeviceLinkMessage: Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        let type = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .type)
+        let container = try decoder.container(keyedBy: TypeKey.self)
+        let type = try container.decode(String.self, forKey: .type)
         switch type {
-        case "hello": self = .hello(try Hello(from: decoder))
-        case "link": self = .link(try Link(from: decoder))
-        case "welcome": self = .welcome(try Welcome(from: decoder))
-        case "register": self = .register(try Registration(from: decoder))
-        case "registered": self = .registered(try Registered(from: decoder))
-        case "unregister": self = .unregister(try Unregistration(from: decoder))
-        case "push": self = .push(try Delivery(from: decoder))
-        case "install": self = .install(try AppManifest(from: decoder))
-        case "uninstall": self = .uninstall(try Uninstall(from: decoder))
-        case "installRefused": self = .installRefused(try InstallRefused(from: decoder))
-        case "foreground": self = .foreground(try Foreground(from: decoder))
-        case "restart": self = .restart(try Restart(from: decoder))
-        case "interact": self = .interact(try Interact(from: decoder))
-        case "focus": self = .focus(try FocusChange(from: decoder))
-        case "summary": self = .summary(try SummaryChange(from: decoder))
-        case "deliverSummary": self = .deliverSummary(try DeliverSummary(from: decoder))
-        case "summarized": self = .summarized(try SummaryDelivery(from: decoder))
-        case "interacted": self = .interacted(try Interacted(from: decoder))
-        case "startActivity": self = .startActivity(try StartActivity(from: decoder))
-        case "endActivity": self = .endActivity(try EndActivity(from: decoder))
-        case "carry": self = .carry(try Carry(from: decoder))
-        case "receipts": self = .receipts(try Receipts(from: decoder))
-        case "ack": self = .ack(try Ack(from: decoder))
-        case "receipt": self = .receipt(try Receipt(from: decoder))
-        case "attachmentCopy": self = .attachmentCopy(try AttachmentCopy(from: decoder))
-        case "heartbeat": self = .heartbeat(try Heartbeat(from: decoder))
-        case "heartbeatAck": self = .heartbeatAck(try Heartbeat(from: decoder))
-        case "error": self = .error(try LinkError(from: decoder))
+        case "welcome": self = .welcome(try .init(from: decoder))
+        case "registered": self = .registered(try .init(from: decoder))
+        case "push": self = .push(try .init(from: decoder))
+        case "carry": self = .carry(try .init(from: decoder))
+        case "install": self = .install(try .init(from: decoder))
+        case "uninstall": self = .uninstall(try .init(from: decoder))
+        case "foreground": self = .foreground(try .init(from: decoder))
+        case "restart": self = .restart(try .init(from: decoder))
+        case "focus": self = .focus(try .init(from: decoder))
+        case "summary": self = .summary(try .init(from: decoder))
+        case "deliverSummary": self = .deliverSummary(try .init(from: decoder))
+        case "startActivity": self = .startActivity(try .init(from: decoder))
+        case "endActivity": self = .endActivity(try .init(from: decoder))
+        case "interact": self = .interact(try .init(from: decoder))
+        case "heartbeat": self = .heartbeat(try .init(from: decoder))
+        case "heartbeatAck": self = .heartbeatAck(try .init(from: decoder))
+        case "error": self = .error(try .init(from: decoder))
         default:
-            throw DecodingError.dataCorruptedError(forKey: .type, in: try decoder.container(keyedBy: CodingKeys.self),
-                                                   debugDescription: "unknown message type \(type)")
+            throw DecodingError.dataCorruptedError(forKey: .type, in: container,
+                                                   debugDescription: "\(type) is no message a gateway sends a device")
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
+        var container = encoder.container(keyedBy: TypeKey.self)
+        try container.encode(type, forKey: .type)
+        switch self {
+        case .welcome(let body): try body.encode(to: encoder)
+        case .registered(let body): try body.encode(to: encoder)
+        case .push(let body): try body.encode(to: encoder)
+        case .carry(let body): try body.encode(to: encoder)
+        case .install(let body): try body.encode(to: encoder)
+        case .uninstall(let body): try body.encode(to: encoder)
+        case .foreground(let body): try body.encode(to: encoder)
+        case .restart(let body): try body.encode(to: encoder)
+        case .focus(let body): try body.encode(to: encoder)
+        case .summary(let body): try body.encode(to: encoder)
+        case .deliverSummary(let body): try body.encode(to: encoder)
+        case .startActivity(let body): try body.encode(to: encoder)
+        case .endActivity(let body): try body.encode(to: encoder)
+        case .interact(let body): try body.encode(to: encoder)
+        case .heartbeat(let body), .heartbeatAck(let body): try body.encode(to: encoder)
+        case .error(let body): try body.encode(to: encoder)
+        }
+    }
+}
+
+extension DeviceLinkMessage.FromDevice {
+    /// The `type` field of each message.
+    public var type: String {
+        switch self {
+        case .hello: "hello"
+        case .link: "link"
+        case .register: "register"
+        case .unregister: "unregister"
+        case .installRefused: "installRefused"
+        case .ack: "ack"
+        case .receipt: "receipt"
+        case .receipts: "receipts"
+        case .attachmentCopy: "attachmentCopy"
+        case .interacted: "interacted"
+        case .summarized: "summarized"
+        case .heartbeat: "heartbeat"
+        case .heartbeatAck: "heartbeatAck"
+        case .error: "error"
+        }
+    }
+}
+
+extension DeviceLinkMessage.FromDevice: Encodable where ReceiptBody: Encodable, ReceiptsBody: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: TypeKey.self)
         try container.encode(type, forKey: .type)
         switch self {
         case .hello(let body): try body.encode(to: encoder)
         case .link(let body): try body.encode(to: encoder)
-        case .welcome(let body): try body.encode(to: encoder)
         case .register(let body): try body.encode(to: encoder)
-        case .registered(let body): try body.encode(to: encoder)
         case .unregister(let body): try body.encode(to: encoder)
-        case .push(let body): try body.encode(to: encoder)
-        case .install(let body): try body.encode(to: encoder)
-        case .uninstall(let body): try body.encode(to: encoder)
         case .installRefused(let body): try body.encode(to: encoder)
-        case .foreground(let body): try body.encode(to: encoder)
-        case .restart(let body): try body.encode(to: encoder)
-        case .interact(let body): try body.encode(to: encoder)
-        case .focus(let body): try body.encode(to: encoder)
-        case .summary(let body): try body.encode(to: encoder)
-        case .deliverSummary(let body): try body.encode(to: encoder)
-        case .summarized(let body): try body.encode(to: encoder)
-        case .interacted(let body): try body.encode(to: encoder)
-        case .startActivity(let body): try body.encode(to: encoder)
-        case .endActivity(let body): try body.encode(to: encoder)
-        case .carry(let body): try body.encode(to: encoder)
-        case .receipts(let body): try body.encode(to: encoder)
         case .ack(let body): try body.encode(to: encoder)
         case .receipt(let body): try body.encode(to: encoder)
+        case .receipts(let body): try body.encode(to: encoder)
         case .attachmentCopy(let body): try body.encode(to: encoder)
+        case .interacted(let body): try body.encode(to: encoder)
+        case .summarized(let body): try body.encode(to: encoder)
         case .heartbeat(let body), .heartbeatAck(let body): try body.encode(to: encoder)
         case .error(let body): try body.encode(to: encoder)
+        }
+    }
+}
+
+extension DeviceLinkMessage.FromDevice: Decodable where ReceiptBody: Decodable, ReceiptsBody: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: TypeKey.self)
+        let type = try container.decode(String.self, forKey: .type)
+        switch type {
+        case "hello": self = .hello(try .init(from: decoder))
+        case "link": self = .link(try .init(from: decoder))
+        case "register": self = .register(try .init(from: decoder))
+        case "unregister": self = .unregister(try .init(from: decoder))
+        case "installRefused": self = .installRefused(try .init(from: decoder))
+        case "ack": self = .ack(try .init(from: decoder))
+        case "receipt": self = .receipt(try .init(from: decoder))
+        case "receipts": self = .receipts(try .init(from: decoder))
+        case "attachmentCopy": self = .attachmentCopy(try .init(from: decoder))
+        case "interacted": self = .interacted(try .init(from: decoder))
+        case "summarized": self = .summarized(try .init(from: decoder))
+        case "heartbeat": self = .heartbeat(try .init(from: decoder))
+        case "heartbeatAck": self = .heartbeatAck(try .init(from: decoder))
+        case "error": self = .error(try .init(from: decoder))
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .type, in: container,
+                                                   debugDescription: "\(type) is no message a device sends a gateway")
         }
     }
 }

@@ -1,4 +1,5 @@
 import APNSimRules
+import Foundation
 
 /// A receipt kept for later in as few bytes as it can be: the JSON of its `receipt` message. A device remembers its
 /// newest receipts to answer a push sent again with the same one (docs/device-link.md, `ack`); kept as values they
@@ -20,7 +21,7 @@ extension DeviceLinkMessage.Receipt {
         /// The receipt again, as it was.
         public var receipt: DeviceLinkMessage.Receipt {
             // The bytes were written from a receipt by the framing that reads them, so they read back.
-            guard case .receipt(let receipt)? = try? DeviceLinkFraming.decode(json[...]) else {
+            guard case .receipt(let receipt)? = try? JSONDecoder().decode(DeviceLinkMessage.Written.self, from: Data(json)) else {
                 preconditionFailure("a compact receipt did not read back: \(String(decoding: json, as: UTF8.self))")
             }
             return receipt

@@ -1,71 +1,11 @@
 import APNSimRules
 import Foundation
 
-/// One message of the device link, the protocol between the gateway and simulated devices
-/// (docs/device-link.md). JSON objects with a `type` field, one per frame. The three cases far larger than a push are
-/// `indirect`: inline, a receipt made every message 769 bytes, a push's included, and each copy of one retained every
-/// string a receipt holds (docs/speed.md, "The delivery record in memory").
-public enum DeviceLinkMessage: Sendable, Hashable {
-    /// Device → gateway, first: who the device is and which protocol version it speaks.
-    case hello(Hello)
-    /// Device process → gateway, first on a link its devices share: the process, whose devices then say `hello` on it,
-    /// each message naming its device (docs/device-link.md, "Shared links").
-    case link(Link)
-    /// Gateway → device: the hello (or the link) is accepted.
-    case welcome(Welcome)
-    /// Device → gateway: an installed app asks for its token.
-    case register(Registration)
-    /// Gateway → device: the token for a registration.
-    case registered(Registered)
-    /// Device → gateway: an app was removed; its token goes inactive.
-    case unregister(Unregistration)
-    /// Gateway → device: a push for one of the device's tokens.
-    case push(Delivery)
-    /// Gateway → device: install an app (the control API's `POST /v1/devices/{id}/apps`).
-    indirect case install(AppManifest)
-    /// Gateway → device: remove an app.
-    case uninstall(Uninstall)
-    /// Device → gateway: iOS would not install the app, and why.
-    case installRefused(InstallRefused)
-    /// Gateway → device: an app comes to the foreground (with what its willPresent returns) or leaves it.
-    case foreground(Foreground)
-    /// Gateway → device: restart (the link drops, the app extensions' processes end, the device comes back).
-    case restart(Restart)
-    /// Gateway → device: the user turns a Focus on, or off (`POST /v1/devices/{id}/focus`).
-    case focus(FocusChange)
-    /// Gateway → device: the user sets a Scheduled Summary, or turns it off (`POST /v1/devices/{id}/summary`).
-    case summary(SummaryChange)
-    /// Gateway → device: deliver the Scheduled Summary now, as if its time had come (`POST /v1/devices/{id}/summary/deliver`).
-    case deliverSummary(DeliverSummary)
-    /// Device → gateway: a Scheduled Summary was delivered, at its time or on request (then with the request's ID).
-    case summarized(SummaryDelivery)
-    /// Gateway → device: an app starts a Live Activity (`Activity.request`), with the ID and push token the gateway
-    /// gave it.
-    case startActivity(StartActivity)
-    /// Gateway → device: an app ends one of its Live Activities (`Activity.end(_:dismissalPolicy:)`).
-    case endActivity(EndActivity)
-    /// Gateway → device: the user answers a displayed notification: taps it, presses one of its buttons (with text,
-    /// for a text-input action) or dismisses it (`POST /v1/devices/{id}/tap`, `…/dismiss`).
-    case interact(Interact)
-    /// Device → gateway: what came of an `interact`: its interaction record, or why nothing happened.
-    indirect case interacted(Interacted)
-    /// Gateway → device: pushes for several devices of the process the link's device runs in (a broadcast).
-    case carry(Carry)
-    /// Device → gateway: the receipts of carried pushes, each naming its device.
-    case receipts(Receipts)
-    /// Device → gateway: the push arrived; the gateway may forget it.
-    case ack(Ack)
-    /// Device → gateway: what the device did with the push.
-    indirect case receipt(Receipt)
-    /// Device → gateway, before a receipt: part of an attachment the device keeps, so the inbox shows the
-    /// device's own copy.
-    case attachmentCopy(AttachmentCopy)
-    /// Either way: are you there? Answered with `heartbeatAck` carrying the same sequence number.
-    case heartbeat(Heartbeat)
-    case heartbeatAck(Heartbeat)
-    /// Either way, then close: a message that could not be accepted, and why.
-    case error(LinkError)
-
+/// The device link, the protocol between the gateway and simulated devices (docs/device-link.md): JSON objects with a
+/// `type` field, one per frame. What goes to a device is a ``ToDevice``, what comes from one a ``FromDevice``: each
+/// side switches over the other's enum alone, so every case it reads is one it acts on. The payloads are the structs
+/// here, one for both directions where a message goes both ways (``Heartbeat``, ``LinkError``).
+public enum DeviceLinkMessage {
     public static let protocolVersion = 1
 
     public struct Hello: Sendable, Hashable, Codable {
@@ -326,12 +266,5 @@ public enum DeviceLinkMessage: Sendable, Hashable {
             self.reason = reason
             self.explanation = explanation
         }
-    }
-}
-
-extension AttachmentCopy {
-    /// The messages that carry `bytes`, in order.
-    public static func messages(for bytes: [UInt8], sha256: String, uti: String?) -> [DeviceLinkMessage] {
-        parts(of: bytes, sha256: sha256, uti: uti).map { .attachmentCopy($0) }
     }
 }

@@ -38,7 +38,7 @@ struct CarriedPushTests {
         for body in DeviceLinkFraming.carryFrames(pushes) {
             #expect(body.count + 4 <= DeviceLinkFraming.maximumFrameLength)
             #expect(String(decoding: body, as: UTF8.self).contains(#""common":"#) == !mixed)
-            guard case .carry(let carry) = try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(body)) else {
+            guard case .carry(let carry) = try JSONDecoder().decode(DeviceLinkMessage.ToDevice.self, from: Data(body)) else {
                 Issue.record("Codable reads no carry")
                 continue
             }
@@ -46,8 +46,8 @@ struct CarriedPushTests {
         }
         #expect(decoded == pushes)
         let share = Array(pushes.prefix(100))
-        let encoded = try JSONEncoder().encode(DeviceLinkMessage.carry(.init(pushes: share)))
-        #expect(try JSONDecoder().decode(DeviceLinkMessage.self, from: encoded) == .carry(.init(pushes: share)), "Codable writes what it reads")
+        let encoded = try JSONEncoder().encode(DeviceLinkMessage.ToDevice.carry(.init(pushes: share)))
+        #expect(try JSONDecoder().decode(DeviceLinkMessage.ToDevice.self, from: encoded) == .carry(.init(pushes: share)), "Codable writes what it reads")
         #expect(String(decoding: encoded, as: UTF8.self).components(separatedBy: "timestamp").count == 2, "the payload once")
     }
 
@@ -125,7 +125,7 @@ struct CarriedPushTests {
         var decoded: [DeviceLinkMessage.CarriedReceipt] = []
         for body in bodies {
             #expect(body.count + 4 <= DeviceLinkFraming.maximumFrameLength)
-            guard case .receipts(let batch) = try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(body)) else {
+            guard case .receipts(let batch) = try JSONDecoder().decode(DeviceLinkMessage.Written.self, from: Data(body)) else {
                 Issue.record("Codable reads no receipts")
                 continue
             }
@@ -152,8 +152,8 @@ struct CarriedPushTests {
             #expect(change == sent.body.activityChange && content == sent.body.content)
         }
         let share = Array(receipts.prefix(100))
-        let encoded = try JSONEncoder().encode(DeviceLinkMessage.receipts(.init(receipts: share)))
-        #expect(try JSONDecoder().decode(DeviceLinkMessage.self, from: encoded) == .receipts(.init(receipts: share)), "Codable writes what it reads")
+        let encoded = try JSONEncoder().encode(DeviceLinkMessage.Written.receipts(.init(receipts: share)))
+        #expect(try JSONDecoder().decode(DeviceLinkMessage.Written.self, from: encoded) == .receipts(.init(receipts: share)), "Codable writes what it reads")
         #expect(String(decoding: encoded, as: UTF8.self).components(separatedBy: "staleDate").count == 2, "the progress once")
     }
 

@@ -16,17 +16,23 @@ struct DeviceLinkInboundTests {
         #"{"aps":{"alert":"Hi \"there\""}}"#, "\u{1F}\u{7F}\u{2028}",
     ]
 
-    static func decoded(_ frame: [UInt8]) throws -> DeviceLinkMessage {
-        try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(frame.dropFirst(4)))
+    /// A frame from a device, read by `Codable`.
+    static func decoded(_ frame: [UInt8]) throws -> DeviceLinkMessage.Written {
+        try JSONDecoder().decode(DeviceLinkMessage.Written.self, from: Data(frame.dropFirst(4)))
+    }
+
+    /// A frame to a device, read by `Codable`.
+    static func decodedToDevice(_ frame: [UInt8]) throws -> DeviceLinkMessage.ToDevice {
+        try JSONDecoder().decode(DeviceLinkMessage.ToDevice.self, from: Data(frame.dropFirst(4)))
     }
 
     /// Each of the frames `bytes` holds, read by `Codable`.
-    static func decodedFrames(_ bytes: [UInt8]) throws -> [DeviceLinkMessage] {
-        var messages: [DeviceLinkMessage] = []
+    static func decodedFrames(_ bytes: [UInt8]) throws -> [DeviceLinkMessage.Written] {
+        var messages: [DeviceLinkMessage.Written] = []
         var rest = bytes[...]
         while rest.count >= 4 {
             let length = rest.prefix(4).reduce(0) { $0 << 8 | Int($1) }
-            messages.append(try JSONDecoder().decode(DeviceLinkMessage.self, from: Data(rest.dropFirst(4).prefix(length))))
+            messages.append(try JSONDecoder().decode(DeviceLinkMessage.Written.self, from: Data(rest.dropFirst(4).prefix(length))))
             rest = rest.dropFirst(4 + length)
         }
         return messages
@@ -50,7 +56,7 @@ struct DeviceLinkInboundTests {
         var reader = DeviceLinkFraming.Reader()
         for delivery in deliveries {
             let frame = DeviceLinkFraming.frame(.push(delivery))
-            #expect(try Self.decoded(frame) == .push(delivery), "Codable reads what the gateway writes")
+            #expect(try Self.decodedToDevice(frame) == .push(delivery), "Codable reads what the gateway writes")
             reader.append(frame)
             #expect(try reader.next() == .push(delivery), "a device reads it by hand the same")
         }
@@ -61,13 +67,19 @@ struct DeviceLinkInboundTests {
         let delivery = DeviceLinkMessage.Delivery(id: "P1", apnsID: "A-1", token: Self.token, bundleID: "com.example.app", pushType: .alert,
                                                   priority: 10, collapseID: nil, payload: #"{"aps":{"alert":"hi"}}"#)
         let device = #"bench "7" é"#
-        let messages: [DeviceLinkMessage] = [.push(delivery), .ack(.init(id: "P1", pending: true)), .receipt(Self.fullReceipt)]
-        for message in messages {
+        let push = DeviceLinkFraming.frame(DeviceLinkMessage.ToDevice.push(delivery), deviceID: device)
+        #expect(Array(push.dropFirst(4).prefix(12)) == Array(#"{"deviceID":"#.utf8), "the device's name is the first member")
+        var reader = DeviceLinkFraming.Reader()
+        reader.append(push)
+        let read = try #require(try reader.nextAddressed())
+        #expect(read.deviceID == device && read.message == .push(delivery))
+        let answers: [DeviceLinkMessage.Written] = [.ack(.init(id: "P1", pending: true)), .receipt(Self.fullReceipt)]
+        for message in answers {
             let frame = DeviceLinkFraming.frame(message, deviceID: device)
             #expect(Array(frame.dropFirst(4).prefix(12)) == Array(#"{"deviceID":"#.utf8), "the device's name is the first member")
             var reader = DeviceLinkFraming.Reader()
             reader.append(frame)
-            let read = try #require(try reader.nextAddressed())
+            let read = try #require(try reader.nextAddressedWritten())
             #expect(read.deviceID == device && read.message == message)
             var gateway = DeviceLinkFraming.Reader()
             gateway.append(frame)
@@ -172,10 +184,10 @@ struct DeviceLinkInboundTests {
                 // categories) come out in its dictionaries' order, which differs from one writing to the next.
                 var reader = DeviceLinkFraming.Reader()
                 reader.append(DeviceLinkMessage.Receipt.Compact(receipt).frame(deviceID: deviceID))
-                let read = try #require(try reader.nextAddressed(), "one whole frame")
+                let read = try #require(try reader.nextAddressedWritten(), "one whole frame")
                 #expect(read.deviceID == deviceID && read.message == .receipt(receipt),
                         "framed from its compact bytes, it reads as the receipt naming \(deviceID ?? "no device")")
-                #expect(try reader.nextAddressed() == nil, "and nothing after it")
+                #expect(try reader.nextAddressedWritten() == nil, "and nothing after it")
             }
             let written = DeviceLinkFraming.frame(.receipt(receipt), deviceID: "fan-1")
             #expect(DeviceLinkMessage.Receipt.Compact(receipt).frame(deviceID: "fan-1").count == written.count, "as long as the frame written whole")
@@ -231,22 +243,23 @@ struct DeviceLinkInboundTests {
         }
     }
 
-    @Test("Every other message reads as the DeviceLinkMessage it is; acks by hand")
+    @Test("Every message from a device reads as the gateway keeps it: acks and receipts by hand, the rest as written")
     func others() throws {
         var reader = DeviceLinkFraming.Reader()
-        reader.append(DeviceLinkTests.messages.flatMap(DeviceLinkFraming.frame))
-        for message in DeviceLinkTests.messages {
+        reader.append(DeviceLinkTests.fromDevice.flatMap(DeviceLinkFraming.frame))
+        for message in DeviceLinkTests.fromDevice {
             let read = try #require(try reader.nextInbound())
             switch (message, read) {
-            case (.ack(let ack), .ack(let readAck)): #expect(readAck == ack)
             case (.receipt(let receipt), .receipt(let readReceipt)): #expect(readReceipt.id == receipt.id)
-            case (_, .message(let readMessage)): #expect(readMessage == message)
-            default: Issue.record("\(message.type) read as \(read)")
+            case (.receipts(let receipts), .receipts(let readReceipts)):
+                #expect(readReceipts.map(\.device) == receipts.receipts.map(\.device))
+                #expect(readReceipts.map(\.receipt.id) == receipts.receipts.map(\.body.id))
+            default: #expect(read == message.mapReceipts(ReceivedReceipt.init) { _ in [] }, "\(message.type) read as \(read)")
             }
         }
     }
 
-    @Test("A bad ack or receipt is an error naming the field and what it held", arguments: [
+    @Test("A bad ack, receipt or push, or a message read by the wrong end, is an error naming the field and what it held", arguments: [
         (#"{"type":"ack"}"#, "ack message's id is missing"),
         (#"{"type":"ack","id":7}"#, "ack message's id is 7, not a string"),
         (#"{"type":"ack","id":"P1","pending":"yes"}"#, #"pending is "yes", not true or false"#),
@@ -270,14 +283,22 @@ struct DeviceLinkInboundTests {
          #"priority is "10", not a whole number"#),
         (#"{"type":"push","id":"P1","apnsID":"A","token":"abababababababab","bundleID":"b","pushType":"alert","priority":10}"#,
          "push message's payload is missing"),
+        (#"{"type":"hello","version":1,"device":{"id":"d","name":"d"}}"#, "hello is no message a gateway sends a device"),
+        (#"{"type":"welcome","version":1,"heartbeatInterval":15}"#, "welcome is no message a device sends a gateway"),
     ])
     func badFrames(_ body: String, _ says: String) {
         var reader = DeviceLinkFraming.Reader()
         let bytes = Array(body.utf8)
         reader.append([0, 0, UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes)
         do {
-            let read = try reader.nextInbound()
-            Issue.record("read \(String(describing: read))")
+            // A push or a hello is read as its receiver reads it: a push by a device, anything else by the gateway.
+            if body.contains(#""type":"push""#) || body.contains(#""type":"hello""#) {
+                let read = try reader.next()
+                Issue.record("read \(String(describing: read))")
+            } else {
+                let read = try reader.nextInbound()
+                Issue.record("read \(String(describing: read))")
+            }
         } catch {
             #expect(error.description.contains(says), "\(error.description)")
         }

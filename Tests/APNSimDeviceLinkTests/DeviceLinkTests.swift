@@ -6,34 +6,125 @@ import Testing
 @Suite("Device link framing")
 struct DeviceLinkTests {
     static let token = DeviceToken(String(repeating: "ab", count: 32))!
-    static let messages: [DeviceLinkMessage] = [
-        .hello(.init(device: .init(id: "D1", name: "Ada's iPhone"))),
+    static let toDevice: [DeviceLinkMessage.ToDevice] = [
         .welcome(.init(heartbeatInterval: 15)),
-        .register(.init(bundleID: "com.example.app", environment: .development, installation: "I1")),
-        .register(.init(bundleID: "com.example.app", environment: .development, installation: "I2", badge: 4)),
         .registered(.init(bundleID: "com.example.app", environment: .development, token: token)),
-        .unregister(.init(token: token)),
         .push(.init(id: "P1", apnsID: "A-1", token: token, bundleID: "com.example.app", pushType: .voip, priority: 10,
                     collapseID: nil, payload: #"{"aps":{"alert":"Hi \"there\""}}"#)),
+        .carry(.init(pushes: [CarriedPushTests.push(1, payload: CarriedPushTests.scorePayload),
+                              CarriedPushTests.push(2, payload: CarriedPushTests.scorePayload)])),
+        .install(.signed(bundleID: "com.example.app", team: "SIMTEAM001", environment: .development, now: now)),
+        .uninstall(.init(bundleID: "com.example.app")),
+        .foreground(.init(bundleID: "com.example.app", options: ["banner", "list"])),
+        .restart(.init()),
+        .focus(.init(focus: Focus(name: "Work", allowedApps: ["com.example.app"]))),
+        .summary(.init(summary: ScheduledSummary(times: ["08:00"], timeZone: "Europe/Paris"))),
+        .deliverSummary(.init(id: "S1")),
+        .startActivity(.init(activity: activity)),
+        .endActivity(.init(id: "act-1", contentState: ["status": .string("delivered")], dismissalDate: now, at: now)),
+        .interact(.init(id: "I1", apnsID: "A-1", action: "reply", text: "On my way", at: now)),
+        .heartbeat(.init(sequence: 7)),
+        .heartbeatAck(.init(sequence: 7)),
+        .error(.init(reason: "UnsupportedVersion", explanation: "speak version 1")),
+    ]
+    static let fromDevice: [DeviceLinkMessage.Written] = [
+        .hello(.init(device: .init(id: "D1", name: "Ada's iPhone"))),
+        .register(.init(bundleID: "com.example.app", environment: .development, installation: "I1")),
+        .register(.init(bundleID: "com.example.app", environment: .development, installation: "I2", badge: 4)),
+        .unregister(.init(token: token)),
         .ack(.init(id: "P1")),
         .receipt(.init(id: "P1", outcome: .displayed, content: NotificationContent(title: "T", body: "B", badge: 0))),
         .receipt(.init(id: "P2", outcome: .displayed, content: NotificationContent(body: "B", badge: 3),
                        badge: .init(bundleID: "com.example.app", count: 3))),
         .attachmentCopy(.init(sha256: String(repeating: "a", count: 64), uti: "public.jpeg", size: 3, offset: 0, data: "AAEC")),
-        .heartbeat(.init(sequence: 7)),
-        .heartbeatAck(.init(sequence: 7)),
-        .error(.init(reason: "UnsupportedVersion", explanation: "speak version 1")),
+        .link(.init(host: "process-1")),
+        .installRefused(.init(bundleID: "com.example.app", kind: .extensionPrefix, message: "not prefixed by the app's bundle ID")),
+        .receipts(.init(receipts: CarriedPushTests.broadcastReceipts(3, mixed: true))),
+        .interacted(.init(id: "I1", refusal: "no notification A-9 is shown")),
+        .summarized(SummaryDelivery(id: "S1", device: "D1", scheduledFor: nil, at: now, notifications: [], detail: "empty")),
+        .heartbeat(.init(sequence: 8)),
+        .heartbeatAck(.init(sequence: 8)),
+        .error(.init(reason: "Restarting", explanation: "the device restarts")),
     ]
 
-    @Test("Every message survives framing, fed one byte at a time")
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let activity = LiveActivity(id: "act-1", bundleID: "com.example.app", attributesType: "DeliveryAttributes",
+                                       attributes: ["orderID": .string("A-1")], contentState: ["status": .string("packed")],
+                                       startedAt: now, pushToken: token, timestamp: now)
+
+    /// Each case's place in its enum: these switches stop compiling when a case is added, and ``everyCase()`` then fails
+    /// until the samples above hold one of it, so every case is framed and read back.
+    static func place(_ message: DeviceLinkMessage.ToDevice) -> Int {
+        switch message {
+        case .welcome: 0
+        case .registered: 1
+        case .push: 2
+        case .carry: 3
+        case .install: 4
+        case .uninstall: 5
+        case .foreground: 6
+        case .restart: 7
+        case .focus: 8
+        case .summary: 9
+        case .deliverSummary: 10
+        case .startActivity: 11
+        case .endActivity: 12
+        case .interact: 13
+        case .heartbeat: 14
+        case .heartbeatAck: 15
+        case .error: 16
+        }
+    }
+    static let toDeviceCases = 17
+
+    static func place(_ message: DeviceLinkMessage.Written) -> Int {
+        switch message {
+        case .hello: 0
+        case .link: 1
+        case .register: 2
+        case .unregister: 3
+        case .installRefused: 4
+        case .ack: 5
+        case .receipt: 6
+        case .receipts: 7
+        case .attachmentCopy: 8
+        case .interacted: 9
+        case .summarized: 10
+        case .heartbeat: 11
+        case .heartbeatAck: 12
+        case .error: 13
+        }
+    }
+    static let fromDeviceCases = 14
+
+    @Test("The samples hold every case of each direction, each with its own type")
+    func everyCase() {
+        #expect(Set(Self.toDevice.map(Self.place)) == Set(0..<Self.toDeviceCases))
+        #expect(Set(Self.fromDevice.map(Self.place)) == Set(0..<Self.fromDeviceCases))
+        #expect(Set(Self.toDevice.map(\.type)).count == Self.toDeviceCases)
+        #expect(Set(Self.fromDevice.map(\.type)).count == Self.fromDeviceCases)
+    }
+
+    @Test("Every message to a device survives framing, fed one byte at a time")
     func roundTripByteByByte() throws {
         var reader = DeviceLinkFraming.Reader()
-        var received: [DeviceLinkMessage] = []
-        for byte in Self.messages.flatMap(DeviceLinkFraming.frame) {
+        var received: [DeviceLinkMessage.ToDevice] = []
+        for byte in Self.toDevice.flatMap(DeviceLinkFraming.frame) {
             reader.append([byte])
             while let message = try reader.next() { received.append(message) }
         }
-        #expect(received == Self.messages)
+        #expect(received == Self.toDevice)
+    }
+
+    @Test("Every message from a device survives framing, fed one byte at a time")
+    func roundTripFromDevice() throws {
+        var reader = DeviceLinkFraming.Reader()
+        var received: [DeviceLinkMessage.Written] = []
+        for byte in Self.fromDevice.flatMap(DeviceLinkFraming.frame) {
+            reader.append([byte])
+            while let message = try reader.nextWritten() { received.append(message) }
+        }
+        #expect(received == Self.fromDevice)
     }
 
     @Test("An attachment's copy goes in parts that each fit a frame, and they add up to the file")
@@ -55,14 +146,14 @@ struct DeviceLinkTests {
 
     @Test("Several frames in one read come out in order; a partial frame waits")
     func batches() throws {
-        let bytes = Self.messages.flatMap(DeviceLinkFraming.frame)
+        let bytes = Self.toDevice.flatMap(DeviceLinkFraming.frame)
         var reader = DeviceLinkFraming.Reader()
         reader.append(bytes.dropLast(3))
-        var received: [DeviceLinkMessage] = []
+        var received: [DeviceLinkMessage.ToDevice] = []
         while let message = try reader.next() { received.append(message) }
-        #expect(received == Array(Self.messages.dropLast()))
+        #expect(received == Array(Self.toDevice.dropLast()))
         reader.append(bytes.suffix(3))
-        #expect(try reader.next() == Self.messages.last)
+        #expect(try reader.next() == Self.toDevice.last)
         #expect(try reader.next() == nil)
     }
 
@@ -80,10 +171,23 @@ struct DeviceLinkTests {
 
     @Test("The wire form is a JSON object with a type field, as docs/device-link.md shows")
     func wireForm() throws {
-        let frame = DeviceLinkFraming.frame(.ack(.init(id: "P1")))
+        let frame = DeviceLinkFraming.frame(DeviceLinkMessage.Written.ack(.init(id: "P1")))
         let object = try JSONSerialization.jsonObject(with: Data(frame.dropFirst(4))) as? [String: String]
         #expect(object == ["type": "ack", "id": "P1"])
         #expect(Array(frame.prefix(4)) == [0, 0, 0, UInt8(frame.count - 4)])
+    }
+}
+
+extension DeviceLinkFraming.Reader {
+    /// The next whole message from a device as the device wrote it (the gateway reads it as a ``DeviceLinkInbound``).
+    mutating func nextWritten() throws -> DeviceLinkMessage.Written? {
+        try nextBody().map { try JSONDecoder().decode(DeviceLinkMessage.Written.self, from: Data($0)) }
+    }
+
+    /// ``nextWritten()`` and the device the frame names on a shared link.
+    mutating func nextAddressedWritten() throws -> (deviceID: String?, message: DeviceLinkMessage.Written)? {
+        guard let body = try nextBody() else { return nil }
+        return (try DeviceLinkFraming.deviceID(in: body), try JSONDecoder().decode(DeviceLinkMessage.Written.self, from: Data(body)))
     }
 }
 
@@ -138,7 +242,7 @@ struct PushPayloadTests {
 struct DeviceLinkReaderBoundTests {
     @Test("A reader fed frames that always end mid-frame reads every one and holds a bounded number of bytes")
     func bounded() throws {
-        let frame = DeviceLinkFraming.frame(.heartbeat(.init(sequence: 7)))
+        let frame = DeviceLinkFraming.frame(DeviceLinkMessage.ToDevice.heartbeat(.init(sequence: 7)))
         var reader = DeviceLinkFraming.Reader()
         var stream: [UInt8] = []
         for _ in 0..<20_000 { stream += frame }

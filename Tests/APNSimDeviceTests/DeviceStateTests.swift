@@ -27,7 +27,7 @@ struct DeviceStateTests {
 
     static let mutable = #"{"aps":{"alert":"Hi","mutable-content":1}}"#
 
-    static func registered(_ bundleID: String = "com.example.app") -> DeviceLinkMessage {
+    static func registered(_ bundleID: String = "com.example.app") -> DeviceLinkMessage.ToDevice {
         .registered(.init(bundleID: bundleID, environment: .development, token: token))
     }
 
@@ -119,7 +119,7 @@ struct DeviceStateTests {
             push.collapseID = "score"
             return push
         }
-        func answered(_ push: DeviceLinkMessage.Delivery) throws -> [DeviceLinkMessage] {
+        func answered(_ push: DeviceLinkMessage.Delivery) throws -> [DeviceLinkMessage.Written] {
             let actions = try state.handle(.push(push), now: Self.now)
             guard extensionRuns else { return actions.send }
             guard case .run(let app, let payload, _)? = actions.jobs.first else { Issue.record("no run: \(actions.jobs)"); return [] }

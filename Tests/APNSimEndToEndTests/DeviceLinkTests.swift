@@ -11,10 +11,10 @@ import Testing
 /// The gateway's end of the device link, driven byte by byte.
 @Suite("Device link", .endToEnd)
 struct GatewayDeviceLinkTests {
-    static func messages(in bytes: [UInt8]) -> [DeviceLinkMessage] {
+    static func messages(in bytes: [UInt8]) -> [DeviceLinkMessage.ToDevice] {
         var reader = DeviceLinkFraming.Reader()
         reader.append(bytes)
-        var found: [DeviceLinkMessage] = []
+        var found: [DeviceLinkMessage.ToDevice] = []
         while let message = try? reader.next() { found.append(message) }
         return found
     }
@@ -57,7 +57,7 @@ struct GatewayDeviceLinkTests {
     func heartbeatAnswered() async throws {
         try await withGateway { harness in
             let raw = try await Self.connect(harness, sending: DeviceLinkFraming.frame(.hello(.init(device: .init(id: "raw-1", name: "raw"))))
-                                                               + DeviceLinkFraming.frame(.heartbeat(.init(sequence: 7))))
+                                                               + DeviceLinkFraming.frame(DeviceLinkMessage.Written.heartbeat(.init(sequence: 7))))
             let messages = Self.messages(in: await raw.bytes { Self.messages(in: $0).contains(.heartbeatAck(.init(sequence: 7))) })
             #expect(messages.contains(.heartbeatAck(.init(sequence: 7))), "\(messages)")
             #expect(!messages.contains { if case .error = $0 { true } else { false } }, "\(messages)")

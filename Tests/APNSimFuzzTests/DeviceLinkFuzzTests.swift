@@ -12,12 +12,10 @@ extension Fuzz {
     struct DeviceLinkFuzzTests {
         static let token = DeviceToken(FuzzFixtures.developmentToken)!
 
-        static let messages: [DeviceLinkMessage] = [
-            .hello(.init(device: DeviceDescriptor(id: "iphone-1", name: "iPhone", model: "iPhone16,1", os: "iOS 18.1"))),
+        /// What a gateway sends a device.
+        static let toDevice: [DeviceLinkMessage.ToDevice] = [
             .welcome(.init(heartbeatInterval: 15)),
-            .register(.init(bundleID: "com.example.app", environment: .development, installation: "i-1", team: "SIMTEAM001")),
             .registered(.init(bundleID: "com.example.app", environment: .development, token: token)),
-            .unregister(.init(token: token)),
             .push(.init(id: "d-1", apnsID: "A-1", token: token, bundleID: "com.example.app", pushType: .alert, priority: 10,
                         collapseID: "c", payload: #"{"aps":{"alert":{"title":"T","body":"B"},"badge":2,"thread-id":"x"}}"#)),
             .push(.init(id: "d-2", apnsID: "A-2", token: token, bundleID: "com.example.app", pushType: .liveactivity, priority: 5,
@@ -26,6 +24,20 @@ extension Fuzz {
                         collapseID: nil, payload: #"{"aps":{"content-available":1}}"#)),
             .install(.signed(bundleID: "com.example.app", team: "SIMTEAM001", environment: .development, now: FuzzFixtures.now)),
             .uninstall(.init(bundleID: "com.example.app")),
+            .startActivity(.init(activity: FuzzFixtures.activity)),
+            .endActivity(.init(id: "act-1", contentState: ["status": .string("delivered")], dismissalDate: FuzzFixtures.now, at: FuzzFixtures.now)),
+            .push(.init(id: "d-6", apnsID: "A-6", token: FuzzFixtures.activityToken, bundleID: "com.example.app", pushType: .liveactivity,
+                        priority: 10, collapseID: nil, payload: #"{"aps":{"event":"update","timestamp":1800000100,"stale-date":1800000200,"content-state":{"status":"nearby"}}}"#)),
+            .push(.init(id: "d-5", apnsID: "A-5", token: FuzzFixtures.pushToStartToken, bundleID: "com.example.app", pushType: .liveactivity, priority: 10,
+                        collapseID: nil, payload: #"{"aps":{"event":"start","timestamp":1800000000,"attributes-type":"DeliveryAttributes","attributes":{"orderID":"A"},"content-state":{"status":"packed"},"alert":"x"}}"#)),
+            .heartbeat(.init(sequence: 7)),
+        ]
+
+        /// What a device sends a gateway.
+        static let fromDevice: [DeviceLinkMessage.Written] = [
+            .hello(.init(device: DeviceDescriptor(id: "iphone-1", name: "iPhone", model: "iPhone16,1", os: "iOS 18.1"))),
+            .register(.init(bundleID: "com.example.app", environment: .development, installation: "i-1", team: "SIMTEAM001")),
+            .unregister(.init(token: token)),
             .ack(.init(id: "d-1")),
             .ack(.init(id: "d-2", pending: true)),
             .receipt(.init(id: "d-1", outcome: .displayed, content: NotificationContent(title: "T", body: "B", badge: 2, threadID: "x"),
@@ -37,13 +49,7 @@ extension Fuzz {
                            activity: FuzzFixtures.activity,
                            activityChange: ActivityChange(id: "act-1", event: .update, result: .applied,
                                                           before: ["status": .string("packed")], after: ["status": .string("on the way")]))),
-            .startActivity(.init(activity: FuzzFixtures.activity)),
-            .endActivity(.init(id: "act-1", contentState: ["status": .string("delivered")], dismissalDate: FuzzFixtures.now, at: FuzzFixtures.now)),
-            .push(.init(id: "d-6", apnsID: "A-6", token: FuzzFixtures.activityToken, bundleID: "com.example.app", pushType: .liveactivity,
-                        priority: 10, collapseID: nil, payload: #"{"aps":{"event":"update","timestamp":1800000100,"stale-date":1800000200,"content-state":{"status":"nearby"}}}"#)),
-            .push(.init(id: "d-5", apnsID: "A-5", token: FuzzFixtures.pushToStartToken, bundleID: "com.example.app", pushType: .liveactivity, priority: 10,
-                        collapseID: nil, payload: #"{"aps":{"event":"start","timestamp":1800000000,"attributes-type":"DeliveryAttributes","attributes":{"orderID":"A"},"content-state":{"status":"packed"},"alert":"x"}}"#)),
-            .heartbeat(.init(sequence: 7)),
+            .heartbeat(.init(sequence: 8)),
         ]
 
         @Test("Seeded mutated frames: messages or a sentence, and what decodes is handled as a device would")
@@ -52,7 +58,7 @@ extension Fuzz {
             // not.
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
-            let bodies = Self.messages.map { try! Array(encoder.encode($0)) }
+            let bodies = Self.toDevice.map { try! Array(encoder.encode($0)) } + Self.fromDevice.map { try! Array(encoder.encode($0)) }
             var mutator = Mutator(seed: 0x5EED_0003, corpus: bodies)
             var tally = FuzzTally(name: "DeviceLinkMessage")
             var list = NotificationList()
@@ -109,10 +115,10 @@ extension Fuzz {
             return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + body
         }
 
-        private func handle(_ message: DeviceLinkMessage, list: inout NotificationList, now: Date) {
+        private func handle(_ message: DeviceLinkMessage.ToDevice, list: inout NotificationList, now: Date) {
             switch message {
             case .push(let delivery):
-                for receipt in list.receive(delivery, now: now) { _ = DeviceLinkFraming.frame(.receipt(receipt)) }
+                for receipt in list.receive(delivery, now: now) { _ = DeviceLinkFraming.frame(DeviceLinkMessage.Written.receipt(receipt)) }
             case .install(let manifest):
                 _ = InstallCheck.refusal(for: manifest, now: now)
             case .startActivity(let start):

@@ -34,7 +34,7 @@ struct DeviceLinkHandlerTests {
         }
 
         /// A frame from the device (naming `deviceID` on a shared link), then what the gateway queued on its loop.
-        func send(_ message: DeviceLinkMessage, deviceID: String? = nil) throws {
+        func send(_ message: DeviceLinkMessage.Written, deviceID: String? = nil) throws {
             try channel.writeInbound(ByteBuffer(bytes: DeviceLinkFraming.frame(message, deviceID: deviceID)))
             loop.run()
         }
@@ -71,10 +71,10 @@ struct DeviceLinkHandlerTests {
     }
 
     @Test("A first message that is not hello or link, or a version the gateway does not speak, gets its error, then the link closes",
-          arguments: [(DeviceLinkMessage.heartbeat(.init(sequence: 1)), "HelloFirst"),
+          arguments: [(DeviceLinkMessage.Written.heartbeat(.init(sequence: 1)), "HelloFirst"),
                       (.hello(.init(version: 99, device: DeviceLinkHandlerTests.device("d1"))), "UnsupportedVersion"),
                       (.link(.init(version: 0, host: "p1")), "UnsupportedVersion")])
-    func badOpening(_ first: DeviceLinkMessage, reason: String) throws {
+    func badOpening(_ first: DeviceLinkMessage.Written, reason: String) throws {
         let link = try Link()
         try link.send(first)
         #expect(try link.received() == ["error:\(reason)"])

@@ -142,7 +142,7 @@ extension ControlAPI {
     }
 
     /// Sends a control message down a connected device's link.
-    private func send(_ message: DeviceLinkMessage, to device: String) throws -> Response {
+    private func send(_ message: DeviceLinkMessage.ToDevice, to device: String) throws -> Response {
         guard let link = devices.link(of: device) else {
             return ControlJSON.error("device \(device) is not connected", status: .conflict)
         }

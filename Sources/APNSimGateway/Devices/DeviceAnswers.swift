@@ -23,7 +23,7 @@ final class DeviceAnswers<Answer: Sendable>: Sendable {
 
     /// Sends `message`, whose answer carries `id`, on `session` and waits for the device's answer, at most `timeout`
     /// (a hang guard: a device answers at once, or after its app's work).
-    func ask(_ message: DeviceLinkMessage, id: String, on session: DeviceSession, timeout: Duration) async -> Outcome {
+    func ask(_ message: DeviceLinkMessage.ToDevice, id: String, on session: DeviceSession, timeout: Duration) async -> Outcome {
         await withCheckedContinuation { continuation in
             waiters.withLock { $0[id] = Waiter(session: session, continuation: continuation) }
             session.send(message)

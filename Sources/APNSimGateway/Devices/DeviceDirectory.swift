@@ -225,7 +225,7 @@ final class DeviceDirectory: Sendable {
         perform { Self.take(receipt, device: device, token: token, at: date, newID: newID, in: &$0) }
     }
 
-    /// The receipts a device process sent for pushes carried to its devices (``DeviceLinkMessage/Carry``), taken
+    /// The receipts a device process sent for pushes carried to its devices (``DeviceLinkMessage.ToDevice/Carry``), taken
     /// together under one lock. Returns the first device named that does not run in process `host`; then none is taken.
     func receipts(_ receipts: [CarriedReceivedReceipt], host: String?, at date: Date) -> String? {
         let tokens = receipts.map { newToken(for: $0.receipt) }

@@ -121,11 +121,11 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             handle(inbound, from: session, context: context)
         case .shared(let host, let writer, let sessions):
             guard let deviceID else { return handleLink(inbound, host: host, writer: writer, context: context) }
-            if case .message(.hello(let hello)) = inbound {
+            if case .hello(let hello) = inbound {
                 return join(hello, deviceID: deviceID, host: host, writer: writer)
             }
             guard let session = sessions[deviceID] else {
-                return writer.write(DeviceLinkFraming.frame(.error(.init(reason: "HelloFirst", explanation:
+                return writer.write(DeviceLinkFraming.frame(DeviceLinkMessage.ToDevice.error(.init(reason: "HelloFirst", explanation:
                     "device \(deviceID) has not said hello on this link; its first message is hello")), deviceID: deviceID))
             }
             handle(inbound, from: session, context: context)
@@ -136,9 +136,11 @@ final class DeviceLinkHandler: ChannelInboundHandler {
     private func opening(_ inbound: DeviceLinkInbound, context: ChannelHandlerContext) {
         let version: Int
         switch inbound {
-        case .message(.hello(let hello)): version = hello.version
-        case .message(.link(let link)): version = link.version
-        default: return fail(reason: "HelloFirst", "the first message on a device link is hello, or link on a link devices share", context: context)
+        case .hello(let hello): version = hello.version
+        case .link(let link): version = link.version
+        case .register, .unregister, .installRefused, .ack, .receipt, .receipts, .attachmentCopy, .interacted, .summarized,
+             .heartbeat, .heartbeatAck, .error:
+            return fail(reason: "HelloFirst", "the first message on a device link is hello, or link on a link devices share", context: context)
         }
         guard version == DeviceLinkMessage.protocolVersion else {
             return fail(reason: "UnsupportedVersion",
@@ -147,16 +149,17 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         }
         let writer = DeviceLinkWriter(channel: context.channel, limit: services.bufferLimit)
         switch inbound {
-        case .message(.hello(let hello)):
+        case .hello(let hello):
             let session = DeviceSession(descriptor: hello.device, host: hello.host, link: writer)
             peer = .device(session)
             session.send(.welcome(.init(heartbeatInterval: services.heartbeatInterval)))
             services.directory.attach(session, now: services.clock.now())
-        case .message(.link(let link)):
+        case .link(let link):
             peer = .shared(host: link.host, writer: writer, sessions: [:])
             writer.write(DeviceLinkFraming.frame(.welcome(.init(heartbeatInterval: services.heartbeatInterval))))
-        default:
-            break
+        case .register, .unregister, .installRefused, .ack, .receipt, .receipts, .attachmentCopy, .interacted, .summarized,
+             .heartbeat, .heartbeatAck, .error:
+            break  // refused above
         }
     }
 
@@ -166,7 +169,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             let why = hello.device.id != deviceID
                 ? "a hello names device \(hello.device.id) and deviceID \(deviceID); they must be the same"
                 : "this gateway speaks device-link version \(DeviceLinkMessage.protocolVersion); the device sent \(hello.version)"
-            return writer.write(DeviceLinkFraming.frame(.error(.init(reason: "BadHello", explanation: why)), deviceID: deviceID))
+            return writer.write(DeviceLinkFraming.frame(DeviceLinkMessage.ToDevice.error(.init(reason: "BadHello", explanation: why)), deviceID: deviceID))
         }
         if let old = removeSession(deviceID) { ended(old) }
         // The hello's host is the link's: the process that opened the link hosts every device on it.
@@ -192,7 +195,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
     /// Ends one device's session on a shared link, telling the device why; the link stays up.
     private func endSession(_ deviceID: String, reason: String, _ explanation: String) {
         guard case .shared(_, let writer, _) = peer, let session = removeSession(deviceID) else { return }
-        writer.write(DeviceLinkFraming.frame(.error(.init(reason: reason, explanation: explanation)), deviceID: deviceID))
+        writer.write(DeviceLinkFraming.frame(DeviceLinkMessage.ToDevice.error(.init(reason: reason, explanation: explanation)), deviceID: deviceID))
         ended(session)
     }
 
@@ -201,14 +204,14 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         switch inbound {
         case .receipts(let receipts):
             takeReceipts(receipts, host: host, context: context)
-        case .message(.heartbeat(let beat)):
-            writer.write(DeviceLinkFraming.frame(.heartbeatAck(beat)))
-        case .message(.heartbeatAck):
+        case .heartbeat(let beat):
+            writer.write(DeviceLinkFraming.frame(DeviceLinkMessage.ToDevice.heartbeatAck(beat)))
+        case .heartbeatAck:
             break
-        case .message(.error(let error)):
+        case .error(let error):
             services.logger.info("device process closed its link", metadata: ["host": "\(host)", "reason": "\(error.reason)"])
             context.close(promise: nil)
-        default:
+        case .hello, .link, .register, .unregister, .installRefused, .ack, .receipt, .attachmentCopy, .interacted, .summarized:
             fail(reason: "NoDevice", "on a link devices share, a \(inbound.type) message names its device in deviceID", context: context)
         }
     }
@@ -216,45 +219,45 @@ final class DeviceLinkHandler: ChannelInboundHandler {
     /// What a device says, on its own link or a shared one.
     private func handle(_ inbound: DeviceLinkInbound, from session: DeviceSession, context: ChannelHandlerContext) {
         switch inbound {
-        case .ack(let ack):  // acks and receipts are read by hand (DeviceLinkInbound), never as .message
+        case .ack(let ack):
             services.directory.acknowledged(ack, at: services.clock.now())
         case .receipt(let receipt):
             services.directory.receipt(receipt, device: session.descriptor.id, at: services.clock.now())
         case .receipts(let receipts):
             // Receipts of pushes carried for several devices of this link's process: each must be one of them.
             takeReceipts(receipts, host: session.host, context: context)
-        case .message(.register(let registration)):
+        case .register(let registration):
             register(registration, session: session)
-        case .message(.unregister(let unregistration)):
+        case .unregister(let unregistration):
             services.directory.unregister(unregistration.token, device: session.descriptor.id,
                                           at: services.clock.now() + services.uninstallDelay)
-        case .message(.installRefused(let refused)):
+        case .installRefused(let refused):
             services.directory.refuse(refused, device: session.descriptor.id)
             services.installs.resolve(device: session.descriptor.id, bundleID: refused.bundleID, .refused(refused))
-        case .message(.interacted(let answer)):
+        case .interacted(let answer):
             services.interactions.resolve(answer.id, with: answer)
-        case .message(.summarized(let summary)):
+        case .summarized(let summary):
             services.summarized(summary)
-        case .message(.attachmentCopy(let copy)):
+        case .attachmentCopy(let copy):
             // Written here, on the link's event loop, so the parts stay in order; a part is at most 32 KiB.
             do {
                 for addition in services.additions { try addition.received(copy) }
             } catch {
                 services.logger.warning("attachment copy dropped", metadata: ["device": "\(session.descriptor.id)", "why": "\(error)"])
             }
-        case .message(.heartbeat(let beat)):
+        case .heartbeat(let beat):
             session.send(.heartbeatAck(beat))
-        case .message(.heartbeatAck):
+        case .heartbeatAck:
             break
-        case .message(.error(let error)):
+        case .error(let error):
             services.logger.info("device closed its link", metadata: ["device": "\(session.descriptor.id)", "reason": "\(error.reason)"])
             if let address = session.address {
                 if let ended = removeSession(address) { self.ended(ended) }  // its session ends; the shared link stays
             } else {
                 context.close(promise: nil)
             }
-        case .message(let message):  // hello, link, welcome, registered, push, install, uninstall, foreground, restart
-            fail(reason: "UnexpectedMessage", "a device does not send \(message.type) after hello", context: context)
+        case .hello, .link:
+            fail(reason: "UnexpectedMessage", "a device says \(inbound.type) once, as its link's first message", context: context)
         }
     }
 
@@ -287,22 +290,10 @@ final class DeviceLinkHandler: ChannelInboundHandler {
     }
 
     private func fail(reason: String, _ explanation: String, context: ChannelHandlerContext) {
-        let frame = DeviceLinkFraming.frame(.error(.init(reason: reason, explanation: explanation)))
+        let frame = DeviceLinkFraming.frame(DeviceLinkMessage.ToDevice.error(.init(reason: reason, explanation: explanation)))
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: frame))).whenComplete { _ in
             loopBound.value.close(promise: nil)
-        }
-    }
-}
-
-extension DeviceLinkInbound {
-    /// The `type` of the message, for errors.
-    var type: String {
-        switch self {
-        case .ack: "ack"
-        case .receipt: "receipt"
-        case .receipts: "receipts"
-        case .message(let message): message.type
         }
     }
 }

@@ -103,14 +103,14 @@ extension DeviceRegistry {
     }
 
     /// The pushes of one share of a broadcast for several devices of one process (``DeviceSession/host``) go to that
-    /// process together, on the link of the first of them (``DeviceLinkMessage/Carry``): one write and one read where
+    /// process together, on the link of the first of them (``DeviceLinkMessage.ToDevice/Carry``): one write and one read where
     /// there were one per device. They are grouped by the host each link names now, not the one
     /// ``beginBroadcast(_:apnsID:payload:now:)`` saw: a device that came back from another process in between gets its
     /// push on its own link. Each stays held for its own device until its receipt; should the carrying link end first,
     /// they go to their devices one by one (``detach(_:)``).
     private mutating func carryTogether(_ actions: inout Actions) {
         var byHost: [(host: String, pushes: [(session: DeviceSession, delivery: DeviceLinkMessage.Delivery)])] = []
-        var others: [(session: DeviceSession, message: DeviceLinkMessage)] = []
+        var others: [(session: DeviceSession, message: DeviceLinkMessage.ToDevice)] = []
         for (session, message) in actions.send {
             guard case .push(let delivery) = message, let host = session.host else {
                 others.append((session, message))

@@ -61,7 +61,7 @@ struct DeviceRegistry: Sendable {
     /// What an event asks for.
     struct Actions: Sendable {
         /// Messages for device links, sent after the event (outside the lock).
-        var send: [(session: DeviceSession, message: DeviceLinkMessage)] = []
+        var send: [(session: DeviceSession, message: DeviceLinkMessage.ToDevice)] = []
         /// Records for the store, in the order they happened (persisted under the lock, so no other event's records
         /// come between them).
         var persist: [DeliveryEvent] = []

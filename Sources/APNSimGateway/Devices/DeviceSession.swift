@@ -27,7 +27,7 @@ final class DeviceSession: Sendable {
     }
 
     /// Sends `message` (see ``DeviceLinkWriter/write(_:atOnce:)``); one about the link itself (a `carry`) names no device.
-    func send(_ message: DeviceLinkMessage, atOnce: Bool = false) {
+    func send(_ message: DeviceLinkMessage.ToDevice, atOnce: Bool = false) {
         link.write(DeviceLinkFraming.frame(message, deviceID: address), atOnce: atOnce)
     }
 

@@ -30,7 +30,7 @@ struct HeldPushes: Sendable {
         var delivery: DeviceLinkMessage.Delivery
         var expires: Date?
         var sequence = 0
-        /// The device whose link carried it, when that is not its own (``DeviceLinkMessage/Carry``).
+        /// The device whose link carried it, when that is not its own (``DeviceLinkMessage.ToDevice/Carry``).
         var carrier: String?
 
         /// Marked carried by `device` unless that is its own (changed in place: reading a `Held` out of the dictionary
