@@ -119,7 +119,8 @@ extension ControlAPI {
               let view = activityViews(now: now).first(where: { $0.id == id }) else {
             return ControlJSON.error("no device has a Live Activity \(id)", status: .notFound)
         }
-        return try ControlJSON.response(view)
+        // 202: the device has no link, and ends the activity first thing when it links again.
+        return try ControlJSON.response(view, status: devices.link(of: view.device) == nil ? .accepted : .ok)
     }
 
     private func startActivity(_ request: Request, device: String) async throws -> Response {

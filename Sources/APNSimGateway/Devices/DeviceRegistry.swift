@@ -46,6 +46,10 @@ struct DeviceRegistry: Sendable {
         /// Apps whose notifications the user turned off in Settings: their alerts are discarded (the Console's
         /// "disabled by the user").
         var notificationsOff: Set<String> = []
+        /// What its apps did while it had no link, which it is told first when it links again, in order: an app
+        /// ending its Live Activity (``DeviceRegistry/endActivity(_:contentState:dismissal:at:)``). Kept in memory: a
+        /// gateway that restarts before the device links loses them (docs/devices.md, "Live Activities").
+        var waiting: [DeviceLinkMessage.ToDevice] = []
     }
 
     /// A device as those outside the registry read it: the device, and its apps as the token table has them.
@@ -189,6 +193,11 @@ struct DeviceRegistry: Sendable {
         devices[id]?.host = session.host
         devices[id]?.linkedAt = now
         var actions = Actions(devicesChanged: true)
+        // What its apps did while it was out of reach comes first: an ended activity ignores the pushes held for it.
+        if let waiting = devices[id]?.waiting, !waiting.isEmpty {
+            actions.send += waiting.map { (session, $0) }
+            devices[id]?.waiting = []
+        }
         if devices[id]?.forcedOffline == true {
             devices[id]?.parked = session
             return actions
@@ -332,13 +341,18 @@ struct DeviceRegistry: Sendable {
     }
 
     /// An app ends its activity `id` (the control API's `Activity.end`): the gateway's view and the device apply the same
-    /// rule. `nil` when no device has that activity; no actions when it had ended already.
+    /// rule. The device is told now, or, when it has no link, first thing when it links again (``Device/waiting``):
+    /// the app ended it on the device, which only learns of it through the gateway here. `nil` when no device has that
+    /// activity; no actions when it had ended already.
     mutating func endActivity(_ id: String, contentState: [String: JSONValue]?, dismissal: Date?, at now: Date) -> Actions? {
         guard let device = devices.values.first(where: { $0.activities[id] != nil })?.descriptor.id else { return nil }
         guard devices[device]?.activities[id]?.endByApp(contentState: contentState, dismissal: dismissal, at: now) == true else { return Actions() }
         var actions = Actions(devicesChanged: true)
+        let end = DeviceLinkMessage.ToDevice.endActivity(.init(id: id, contentState: contentState, dismissalDate: dismissal, at: now))
         if let link = link(of: device) {
-            actions.send.append((link, .endActivity(.init(id: id, contentState: contentState, dismissalDate: dismissal, at: now))))
+            actions.send.append((link, end))
+        } else {
+            devices[device]?.waiting.append(end)
         }
         return actions
     }
