@@ -63,7 +63,7 @@ struct SandboxDevices: Sendable {
             }
             var device = DeviceHostConfiguration(
                 tls: tls, device: DeviceDescriptor(id: id, name: name,
-                                                   model: spec.model ?? "iPhone16,1", os: spec.os ?? "iOS 18.1"),
+                                                   model: spec.model ?? DeviceDescriptor.defaultModel, os: spec.os ?? DeviceDescriptor.defaultOS),
                 apps: apps)
             device.gatewayHost = configuration.gateway.host
             device.devicePort = devicePort

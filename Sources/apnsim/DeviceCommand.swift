@@ -29,10 +29,10 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     var name = "apnsim iPhone"
 
     @Option(help: "Model identifier.")
-    var model = "iPhone16,1"
+    var model = DeviceDescriptor.defaultModel
 
     @Option(help: "OS version.")
-    var os = "iOS 18.1"
+    var os = DeviceDescriptor.defaultOS
 
     @Option(name: .customLong("app"), help: "An installed app, BUNDLE:ENVIRONMENT (repeat for more).")
     var apps: [String] = ["com.example.app:development"]

@@ -5,7 +5,11 @@ public struct DeviceDescriptor: Sendable, Hashable, Codable {
     public var name: String
     public var model: String
     public var os: String
-    public init(id: String, name: String, model: String = "iPhone16,1", os: String = "iOS 18.1") {
+    /// The model and OS a device is when nothing says otherwise: an iPhone 15 Pro on iOS 18.1.
+    public static let defaultModel = "iPhone16,1"
+    public static let defaultOS = "iOS 18.1"
+
+    public init(id: String, name: String, model: String = defaultModel, os: String = defaultOS) {
         self.id = id
         self.name = name
         self.model = model
