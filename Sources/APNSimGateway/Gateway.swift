@@ -45,9 +45,7 @@ public final class Gateway: Service, Sendable {
     /// Delivery records: what happened to pushes routed to simulated devices.
     public let deliveries: DeliveryRecorder
     let devices: DeviceDirectory
-    let installs = InstallWaiters()
-    let interactions = DeviceAnswers<DeviceLinkMessage.Interacted>()
-    let summaries = DeviceAnswers<SummaryDelivery>()
+    let requests = DeviceRequests()
     private let tls: TLSMaterial
     let logger: Logger
 
@@ -76,7 +74,7 @@ public final class Gateway: Service, Sendable {
         devices.recordRestartState(store.isFile)
         devices.restore(try store.deviceState())
         self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,
-                                      deliveries: deliveries, clock: configuration.clock, interactions: interactions, summaries: summaries,
+                                      deliveries: deliveries, clock: configuration.clock, requests: requests,
                                       store: store, metrics: metrics)
         self.tls = try TLSMaterial(configuration.tls)
         self.logger = logger
@@ -137,8 +135,8 @@ public final class Gateway: Service, Sendable {
             let deviceServices = DeviceServices(directory: devices, tokens: TokenIssuer(secret: configuration.tokenSecret),
                                                 clock: configuration.clock,
                                                 heartbeatInterval: configuration.heartbeatInterval,
-                                                uninstallDelay: configuration.uninstallDelay, installs: installs, interactions: interactions,
-                                                summarized: { [actions] in actions.summarized($0) }, summaries: summaries,
+                                                uninstallDelay: configuration.uninstallDelay, requests: requests,
+                                                summarized: { [actions] in actions.summarized($0) },
                                                 additions: configuration.additions,
                                                 bufferLimit: configuration.deviceLinkBufferLimit, logger: logger)
             do {
@@ -151,7 +149,7 @@ public final class Gateway: Service, Sendable {
             }
         }
 
-        var control = ControlAPI(actions: actions, store: store, providerPorts: ports, installs: installs,
+        var control = ControlAPI(actions: actions, store: store, providerPorts: ports, requests: requests,
                                  uninstallDelay: configuration.uninstallDelay, virtualClock: configuration.virtualClock,
                                  stopping: stopping, additions: configuration.additions)
         control.managementPorts = managementPorts

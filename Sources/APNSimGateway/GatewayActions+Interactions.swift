@@ -22,8 +22,8 @@ extension GatewayActions {
             return .failure(.init(kind: .notConnected, description: "device \(device) is not connected"))
         }
         let interact = DeviceLinkMessage.Interact(id: UUID().uuidString, apnsID: apnsID, action: action, text: text, at: clock.now())
-        switch await interactions.ask(.interact(interact), id: interact.id, on: link, timeout: Self.interactionWait) {
-        case .answered(let answer):
+        switch await requests.ask(.interact(interact), awaiting: .reply(id: interact.id), on: link, timeout: Self.interactionWait) {
+        case .answered(.interacted(let answer)):
             guard let record = answer.record else {
                 return .failure(.init(kind: .refused, description: answer.refusal ?? "device \(device) changed nothing"))
             }
@@ -35,7 +35,9 @@ extension GatewayActions {
                 return .failure(.init(kind: .refused, description: "the interaction could not be recorded: \(error)"))
             }
             return .success(record)
-        case .linkClosed:
+        case .answered(.installed), .answered(.refused), .answered(.summarized):
+            preconditionFailure("an interact is answered by its interacted alone")
+        case .sessionEnded:
             return .failure(.init(kind: .linkClosed, description: "device \(device) went offline before it answered; nothing was recorded"))
         case .timedOut:
             return .failure(.init(kind: .timedOut, description: "device \(device) did not answer within \(Self.interactionWait); nothing was recorded"))

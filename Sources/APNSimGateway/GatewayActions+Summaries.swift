@@ -17,7 +17,7 @@ extension GatewayActions {
                 summary.detail += "; it could not be recorded: \(error)"  // the request that asked for it still gets it
             }
             devices.revisions.bump()  // what the device shows changed: the inbox reads the summary
-            summaries.resolve(summary.id, with: summary)
+            requests.resolve(.reply(id: summary.id), with: .summarized(summary))
         }
     }
 
@@ -32,10 +32,12 @@ extension GatewayActions {
             return .failure(.init(kind: .notConnected, description: "device \(device) is not connected"))
         }
         let id = UUID().uuidString
-        switch await summaries.ask(.deliverSummary(.init(id: id)), id: id, on: link, timeout: Self.interactionWait) {
-        case .answered(let summary):
+        switch await requests.ask(.deliverSummary(.init(id: id)), awaiting: .reply(id: id), on: link, timeout: Self.interactionWait) {
+        case .answered(.summarized(let summary)):
             return .success(summary)
-        case .linkClosed:
+        case .answered(.installed), .answered(.refused), .answered(.interacted):
+            preconditionFailure("a deliverSummary is answered by its summarized alone")
+        case .sessionEnded:
             return .failure(.init(kind: .linkClosed, description: "device \(device) went offline before it delivered its summary"))
         case .timedOut:
             return .failure(.init(kind: .timedOut, description: "device \(device) did not deliver its summary within \(Self.interactionWait)"))

@@ -12,8 +12,8 @@ struct GatewayActions: Sendable {
     let recorder: SendRecorder
     let deliveries: DeliveryRecorder
     let clock: WallClock
-    let interactions: DeviceAnswers<DeviceLinkMessage.Interacted>
-    let summaries: DeviceAnswers<SummaryDelivery>
+    /// Requests waiting for a device's answer (an interaction, a summary delivered on request).
+    let requests: DeviceRequests
     let store: Store
     let metrics: GatewayMetrics
 

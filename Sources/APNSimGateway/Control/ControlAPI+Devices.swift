@@ -213,13 +213,15 @@ extension ControlAPI {
         guard let link = devices.link(of: device) else {
             return ControlJSON.error("device \(device) is not connected; start it first (apnsim device --id \(device))", status: .conflict)
         }
-        switch await installs.install(manifest, on: link, timeout: wait) {
-        case .installed(let token):
+        switch await requests.ask(.install(manifest), awaiting: .install(device: device, bundleID: manifest.bundleID), on: link, timeout: wait) {
+        case .answered(.installed(let token)):
             return try ControlJSON.response(AppView(bundleID: manifest.bundleID, environment: manifest.apsEnvironment ?? .development,
                                                     token: token.hex))
-        case .refused(let refusal):
+        case .answered(.refused(let refusal)):
             return try ControlJSON.response(["error": refusal.message, "kind": refusal.kind.rawValue], status: .unprocessableContent)
-        case .linkClosed:
+        case .answered(.interacted), .answered(.summarized):
+            preconditionFailure("an install is answered by the app's registration or refusal alone")
+        case .sessionEnded:
             // The device's state changed under the request: a conflict, not a failure of the gateway.
             return ControlJSON.error("device \(device) went offline before it answered about \(manifest.bundleID); install it again once it is back",
                                      status: .conflict)

@@ -12,7 +12,7 @@ struct ControlAPI: Sendable {
     let store: Store
     let providerPorts: [APNsEnvironment: Int]
     var managementPorts: [APNsEnvironment: Int] = [:]
-    let installs: InstallWaiters
+    let requests: DeviceRequests
     let uninstallDelay: TimeInterval
     /// How long an install waits for the device's answer without `?wait=`.
     var installWait: Duration = .seconds(120)

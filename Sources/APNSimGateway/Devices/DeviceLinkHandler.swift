@@ -59,9 +59,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
 
     private func ended(_ session: DeviceSession) {
         services.directory.detach(session)
-        services.installs.linkClosed(session)
-        services.interactions.linkClosed(session)
-        services.summaries.linkClosed(session)
+        services.requests.sessionEnded(session)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -233,9 +231,9 @@ final class DeviceLinkHandler: ChannelInboundHandler {
                                           at: services.clock.now() + services.uninstallDelay)
         case .installRefused(let refused):
             services.directory.refuse(refused, device: session.descriptor.id)
-            services.installs.resolve(device: session.descriptor.id, bundleID: refused.bundleID, .refused(refused))
+            services.requests.resolve(.install(device: session.descriptor.id, bundleID: refused.bundleID), with: .refused(refused))
         case .interacted(let answer):
-            services.interactions.resolve(answer.id, with: answer)
+            services.requests.resolve(.reply(id: answer.id), with: .interacted(answer))
         case .summarized(let summary):
             services.summarized(summary)
         case .attachmentCopy(let copy):
@@ -286,7 +284,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         services.directory.register(registered, device: device, team: registration.team, badge: registration.badge,
                                     activities: registration.activities ?? [])
         session.send(.registered(registered))
-        services.installs.resolve(device: device, bundleID: registration.bundleID, .installed(token))
+        services.requests.resolve(.install(device: device, bundleID: registration.bundleID), with: .installed(token))
     }
 
     private func fail(reason: String, _ explanation: String, context: ChannelHandlerContext) {
@@ -306,11 +304,10 @@ struct DeviceServices: Sendable {
     var heartbeatInterval: Double
     /// How long after an app is removed its token starts answering 410 Unregistered.
     var uninstallDelay: TimeInterval
-    var installs: InstallWaiters
-    var interactions: DeviceAnswers<DeviceLinkMessage.Interacted>
+    /// Control requests waiting for a device's answer; a session's end answers those waiting on it.
+    var requests: DeviceRequests
     /// Summaries a device delivered: each recorded, then handed to the request that asked for it, if one did.
     var summarized: @Sendable (SummaryDelivery) -> Void
-    var summaries: DeviceAnswers<SummaryDelivery>
     /// What the control port serves besides the API, which keeps the devices' attachment copies (the inbox).
     var additions: [any ControlPortAddition]
     /// Bytes written to a link and not read, past which it ends (``GatewayConfiguration/deviceLinkBufferLimit``).

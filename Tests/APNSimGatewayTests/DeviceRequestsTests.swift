@@ -1,0 +1,68 @@
+@testable import APNSimGateway
+import APNSimDeviceLink
+import APNSimRules
+import APNSimTestSupport
+import Foundation
+import NIOEmbedded
+import Testing
+
+/// Control requests waiting for a device's answer are one kind: an install, an interaction and a summary asked on a
+/// session all end with it, in one event, and each is answered by the device's own reply.
+@Suite("Device requests: one kind, ended with their session")
+struct DeviceRequestsTests {
+    static func session(_ id: String) -> DeviceSession {
+        DeviceSession(descriptor: DeviceDescriptor(id: id, name: id), channel: NIOAsyncTestingChannel())
+    }
+
+    static let app = AppManifest.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())
+
+    /// Asks an install, an interaction and a summary of `session`'s device, each waiting as long as the hang guard.
+    static func askAll(_ requests: DeviceRequests, on session: DeviceSession) -> [Task<DeviceRequests.Outcome, Never>] {
+        let device = session.descriptor.id
+        return [
+            Task { await requests.ask(.install(app), awaiting: .install(device: device, bundleID: app.bundleID), on: session, timeout: HangGuard.limit) },
+            Task { await requests.ask(.interact(.init(id: "\(device)-tap", apnsID: "A-1", action: "tap", at: Date())),
+                                      awaiting: .reply(id: "\(device)-tap"), on: session, timeout: HangGuard.limit) },
+            Task { await requests.ask(.deliverSummary(.init(id: "\(device)-summary")), awaiting: .reply(id: "\(device)-summary"),
+                                      on: session, timeout: HangGuard.limit) },
+        ]
+    }
+
+    /// Waits until `count` requests wait on `session` (the tasks above have sent their messages).
+    static func waitUntilWaiting(_ requests: DeviceRequests, _ count: Int, on session: DeviceSession) async {
+        while requests.waiting(on: session) < count { await Task.yield() }
+    }
+
+    @Test("A session's end answers every kind of request waiting on it, and none waiting on another session")
+    func sessionEnd() async throws {
+        let requests = DeviceRequests()
+        let ending = Self.session("d1"), staying = Self.session("d2")
+        let ended = Self.askAll(requests, on: ending)
+        let kept = Self.askAll(requests, on: staying)
+        await Self.waitUntilWaiting(requests, 3, on: ending)
+        await Self.waitUntilWaiting(requests, 3, on: staying)
+
+        requests.sessionEnded(ending)
+        for task in ended {
+            guard case .sessionEnded = await task.value else { Issue.record("not ended with its session: \(await task.value)"); continue }
+        }
+        #expect(requests.waiting(on: staying) == 3, "the other session's requests still wait")
+
+        // The other device answers each of its own.
+        #expect(requests.resolve(.install(device: "d2", bundleID: "com.example.app"), with: .installed(DeviceToken(String(repeating: "ab", count: 32))!)))
+        #expect(requests.resolve(.reply(id: "d2-tap"), with: .interacted(.init(id: "d2-tap", refusal: "nothing shown"))))
+        #expect(requests.resolve(.reply(id: "d2-summary"),
+                                 with: .summarized(SummaryDelivery(id: "d2-summary", device: "d2", scheduledFor: nil, at: Date(), notifications: [], detail: ""))))
+        var answered: [String] = []
+        for task in kept {
+            switch await task.value {
+            case .answered(.installed): answered.append("installed")
+            case .answered(.interacted): answered.append("interacted")
+            case .answered(.summarized): answered.append("summarized")
+            case let other: Issue.record("not answered: \(other)")
+            }
+        }
+        #expect(answered == ["installed", "interacted", "summarized"])
+        #expect(!requests.resolve(.reply(id: "d2-tap"), with: .interacted(.init(id: "d2-tap"))), "answered once; a second answer finds no one")
+    }
+}
