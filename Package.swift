@@ -417,7 +417,8 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSimTestingTests",
-            dependencies: ["APNSimTesting", "APNSimScenario", "APNSimProvider", "APNSimGateway", "APNSimTestSupport"],
+            dependencies: ["APNSimTesting", "APNSimScenario", "APNSimProvider", "APNSimGateway", "APNSimTestSupport",
+                           .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: strictSettings
         ),
         .testTarget(

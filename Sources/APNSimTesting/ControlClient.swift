@@ -73,7 +73,7 @@ public struct ControlClient: Sendable {
                 var request = HTTPClientRequest(url: baseURL + "/v1/events")
                 if let token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
                 // The stream's own deadline is past the wait's, so the wait's end, not the client's, is what a caller hears.
-                let response = try await Self.client.execute(request, timeout: .seconds(limit.components.seconds + 60))
+                let response = try await Self.client.execute(request, timeout: Self.timeAmount(limit + .seconds(60)))
                 var events = response.body.makeAsyncIterator()
                 guard try await events.next() != nil else { return false }  // the hello
                 if try await check() { return true }
@@ -107,10 +107,15 @@ public struct ControlClient: Sendable {
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: body))
         }
-        let response = try await Self.client.execute(request, timeout: .seconds(timeout.components.seconds))
+        let response = try await Self.client.execute(request, timeout: Self.timeAmount(timeout))
         let bytes = Array(try await response.body.collect(upTo: 64 << 20).readableBytesView)
         let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         return Answer(status: Int(response.status.code), headers: response.headers, bytes: bytes, body: value)
+    }
+
+    /// `duration` as SwiftNIO's time, to the nanosecond (whole seconds made a 500 ms timeout none at all).
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     /// A wait that ended without what it waited for, as one sentence naming it.

@@ -1,5 +1,6 @@
 import APNSimTestSupport
-import APNSimTesting
+@testable import APNSimTesting
+import NIOCore
 import Testing
 
 /// `ControlClient` as a test of a gateway started elsewhere uses it, here against a world's control URL: the device
@@ -39,6 +40,12 @@ struct ControlClientTests {
             let metrics = try await control.get("/metrics")
             #expect(metrics.body == nil && metrics.text.contains("apnsim_"))
         }
+    }
+
+    @Test("A timeout under a second is kept to the nanosecond, not cut to whole seconds")
+    func subsecondTimeout() {
+        #expect(ControlClient.timeAmount(.milliseconds(500)) == .milliseconds(500))
+        #expect(ControlClient.timeAmount(.seconds(600)) == .seconds(600))
     }
 
     @Test("A wait for what never comes throws, naming what it waited for")
