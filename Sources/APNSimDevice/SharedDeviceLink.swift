@@ -91,11 +91,9 @@ final class SharedDeviceLink: Sendable {
                 return []
             case .heartbeat(let beat):
                 return DeviceLinkFraming.frame(DeviceLinkMessage.Written.heartbeatAck(beat))
-            case .welcome, .heartbeatAck:
-                return []  // the link is accepted; it is alive
-            case .error(let error):
-                // The gateway ends the link after it; the link's end is what reconnects its devices.
-                logger.notice("the gateway ended a shared link", metadata: ["reason": "\(error.reason)", "why": "\(error.explanation)"])
+            case .welcome, .heartbeatAck, .error:
+                // The link is accepted; it is alive. An error naming no device never gets here: the link's handler ends
+                // the link at it (DeviceLinkClientHandler), and the link's end is what reconnects its devices.
                 return []
             case .registered, .push, .install, .uninstall, .foreground, .restart, .focus, .summary, .deliverSummary, .startActivity,
                  .endActivity, .interact:

@@ -20,7 +20,7 @@ struct MediaFastPathTests {
     }
 
     static func get(_ url: String) async throws -> Answer {
-        let response = try await HTTPClient.forTests.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+        let response = try await HTTPClient.forTests.execute(HTTPClientRequest(url: url), timeout: HangGuard.deadline)
         let body = try await response.body.collect(upTo: 1 << 20)
         var values: [String: String] = [:]
         for header in response.headers where header.name.lowercased() != "date" { values[header.name.lowercased()] = header.value }
@@ -44,7 +44,7 @@ struct MediaFastPathTests {
             #expect(try await Self.get("\(media)/media/sample.jpg?status=203").status == 203)
             #expect(try await Self.get("\(media)/media/sample").values["content-type"] == "image/jpeg", "a name without its extension")
             #expect(try await Self.get("\(media)/media/missing.jpg").status == 404)
-            let stats = try await HTTPClient.forTests.execute(HTTPClientRequest(url: "\(media)/stats"), timeout: .seconds(30))
+            let stats = try await HTTPClient.forTests.execute(HTTPClientRequest(url: "\(media)/stats"), timeout: HangGuard.deadline)
             let counts = try JSONDecoder().decode([String: Int].self, from: Data((try await stats.body.collect(upTo: 1 << 20)).readableBytesView))
             #expect(counts == ["/media/sample.jpg": 4, "/media/sample": 1, "/media/missing.jpg": 1])
         }

@@ -19,7 +19,7 @@ struct MediaServerFileTests {
         try Data("first".utf8).write(to: file)
         try await withMediaServer(directory: folder) { media in
             func get() async throws -> (Int, String) {
-                let response = try await HTTPClient.forTests.execute(HTTPClientRequest(url: "\(media)/media/banner.png"), timeout: .seconds(30))
+                let response = try await HTTPClient.forTests.execute(HTTPClientRequest(url: "\(media)/media/banner.png"), timeout: HangGuard.deadline)
                 let body = try await response.body.collect(upTo: 1 << 20)
                 return (Int(response.status.code), String(buffer: body))
             }

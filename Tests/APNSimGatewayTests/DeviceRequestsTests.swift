@@ -3,6 +3,7 @@ import APNSimDeviceLink
 import APNSimRules
 import APNSimTestSupport
 import Foundation
+import NIOCore
 import NIOEmbedded
 import Testing
 
@@ -10,8 +11,9 @@ import Testing
 /// session all end with it, in one event, and each is answered by the device's own reply.
 @Suite("Device requests: one kind, ended with their session")
 struct DeviceRequestsTests {
-    static func session(_ id: String) -> DeviceSession {
-        DeviceSession(descriptor: DeviceDescriptor(id: id, name: id), channel: NIOAsyncTestingChannel())
+    static func session(_ id: String) -> (DeviceSession, NIOAsyncTestingChannel) {
+        let channel = NIOAsyncTestingChannel()
+        return (DeviceSession(descriptor: DeviceDescriptor(id: id, name: id), channel: channel), channel)
     }
 
     static let app = AppManifest.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())
@@ -28,27 +30,29 @@ struct DeviceRequestsTests {
         ]
     }
 
-    /// Waits until `count` requests wait on `session` (the tasks above have sent their messages).
-    static func waitUntilWaiting(_ requests: DeviceRequests, _ count: Int, on session: DeviceSession) async {
-        while requests.waiting(on: session) < count { await Task.yield() }
+    /// Waits until `count` messages have gone out on `channel`: a request waits from before its message is sent.
+    static func waitForMessages(_ count: Int, on channel: NIOAsyncTestingChannel) async throws {
+        var reader = DeviceLinkFraming.Reader(), seen = 0
+        while seen < count {
+            reader.append(try await channel.waitForOutboundWrite(as: ByteBuffer.self).readableBytesView)
+            while try reader.next() != nil { seen += 1 }
+        }
     }
 
     @Test("A session's end answers every kind of request waiting on it, and none waiting on another session")
     func sessionEnd() async throws {
         let requests = DeviceRequests()
-        let ending = Self.session("d1"), staying = Self.session("d2")
+        let (ending, endingLink) = Self.session("d1"), (staying, stayingLink) = Self.session("d2")
         let ended = Self.askAll(requests, on: ending)
         let kept = Self.askAll(requests, on: staying)
-        await Self.waitUntilWaiting(requests, 3, on: ending)
-        await Self.waitUntilWaiting(requests, 3, on: staying)
+        try await Self.waitForMessages(3, on: endingLink)
+        try await Self.waitForMessages(3, on: stayingLink)
 
         requests.sessionEnded(ending)
         for task in ended {
             guard case .sessionEnded = await task.value else { Issue.record("not ended with its session: \(await task.value)"); continue }
         }
-        #expect(requests.waiting(on: staying) == 3, "the other session's requests still wait")
-
-        // The other device answers each of its own.
+        // The other session's requests still wait: the device answers each of its own.
         #expect(requests.resolve(.install(device: "d2", bundleID: "com.example.app"), with: .installed(DeviceToken(String(repeating: "ab", count: 32))!)))
         #expect(requests.resolve(.reply(id: "d2-tap"), with: .interacted(.init(id: "d2-tap", refusal: "nothing shown"))))
         #expect(requests.resolve(.reply(id: "d2-summary"),

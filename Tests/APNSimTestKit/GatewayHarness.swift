@@ -16,7 +16,7 @@ package struct GatewayHarness: Sendable {
     package let gateway: Gateway
     package var pki: TestPKI { .shared }
     /// The gateway's control API, as a test in any language talks to it.
-    package var control: ControlClient { ControlClient(port: endpoints.controlPort) }
+    package var control: ControlClient { ControlClient(port: endpoints.controlPort, timeout: HangGuard.limit) }
 
     /// A provider connection to one environment, with token auth unless a certificate is given.
     /// `management`: to the channel management API's port instead.

@@ -55,14 +55,14 @@ package struct TestPKI: Sendable {
 
     /// What a provider certificate should look like.
     package struct ProviderSpec: Sendable {
-        package var bundleID = "com.example.app"
-        package var environments: Set<APNsEnvironment> = [.development]
+        package var bundleID: String
+        package var environments: Set<APNsEnvironment>
         /// `nil`: no topic extension (a single-topic certificate).
-        package var topics: [String]? = ["com.example.app", "com.example.app.voip", "com.example.app.complication"]
-        package var validFrom = Date().addingTimeInterval(-3600)
-        package var validUntil = Date().addingTimeInterval(86_400 * 30)
+        package var topics: [String]?
+        package var validFrom: Date
+        package var validUntil: Date
         /// Issue from an unrelated CA.
-        package var foreignIssuer = false
+        package var foreignIssuer: Bool
 
         package init(bundleID: String = "com.example.app", environments: Set<APNsEnvironment> = [.development],
                      topics: [String]? = ["com.example.app", "com.example.app.voip", "com.example.app.complication"],

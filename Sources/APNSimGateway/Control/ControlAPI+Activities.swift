@@ -115,12 +115,12 @@ extension ControlAPI {
             }
         }
         let now = clock.now()
-        guard devices.endActivity(id, contentState: body.contentState, dismissal: body.dismissalDate, at: now),
+        guard let waiting = devices.endActivity(id, contentState: body.contentState, dismissal: body.dismissalDate, at: now),
               let view = activityViews(now: now).first(where: { $0.id == id }) else {
             return ControlJSON.error("no device has a Live Activity \(id)", status: .notFound)
         }
         // 202: the device has no link, and ends the activity first thing when it links again.
-        return try ControlJSON.response(view, status: devices.link(of: view.device) == nil ? .accepted : .ok)
+        return try ControlJSON.response(view, status: waiting ? .accepted : .ok)
     }
 
     private func startActivity(_ request: Request, device: String) async throws -> Response {

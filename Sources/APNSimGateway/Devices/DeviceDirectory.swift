@@ -167,9 +167,16 @@ final class DeviceDirectory: Sendable {
         deliveryIDs.withLock { $0.orderedUUID() }
     }
 
-    /// Ends activity `id` as its app would; `false` when no device has it.
-    func endActivity(_ id: String, contentState: [String: JSONValue]?, dismissal: Date?, at now: Date) -> Bool {
-        perform { $0.endActivity(id, contentState: contentState, dismissal: dismissal, at: now) }
+    /// Ends activity `id` as its app would: `true` when its device has no link and is told when it links again (read
+    /// in the same lock as the end); `nil` when no device has it.
+    func endActivity(_ id: String, contentState: [String: JSONValue]?, dismissal: Date?, at now: Date) -> Bool? {
+        var waiting = false
+        let found = perform { registry in
+            let actions = registry.endActivity(id, contentState: contentState, dismissal: dismissal, at: now)
+            waiting = registry.devices.values.first { $0.activities[id] != nil }.map { registry.link(of: $0.descriptor.id) == nil } ?? false
+            return actions
+        }
+        return found ? waiting : nil
     }
 
     /// Every device's Live Activities, with the device's ID, by device and then start.

@@ -70,11 +70,6 @@ final class DeviceRequests: Sendable {
         for waiter in take({ $0.session === session }) { waiter.continuation.resume(returning: .sessionEnded) }
     }
 
-    /// How many requests wait on `session` (for tests).
-    func waiting(on session: DeviceSession) -> Int {
-        waiters.withLock { $0.values.count { $0.session === session } }
-    }
-
     /// Removes and returns the waiters that `matches`, under one lock.
     private func take(_ matches: (Waiter) -> Bool) -> [Waiter] {
         waiters.withLock { waiters in
