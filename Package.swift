@@ -48,6 +48,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Tests only: the device link's round-trip property test (no dependencies of its own; seconds to build).
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         // Only with the OpenTelemetry trait, and only its OTLP/HTTP exporter (gRPC would add grpc-swift's build).
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
@@ -322,7 +324,7 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSimDeviceLinkTests",
-            dependencies: ["APNSimDeviceLink", "APNSimRules"],
+            dependencies: ["APNSimDeviceLink", "APNSimRules", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strictSettings
         ),
         .testTarget(

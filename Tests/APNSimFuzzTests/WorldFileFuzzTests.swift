@@ -28,7 +28,7 @@ extension Fuzz {
             var mutator = Mutator(seed: 0x5EED_0004, corpus: [Array(sandbox.utf8), Array(Self.full.utf8)])
             var tally = FuzzTally(name: "WorldFile")
             let directory = URL(fileURLWithPath: FuzzFixtures.sandboxPath).deletingLastPathComponent()
-            for iteration in 0..<fuzzIterations {
+            for iteration in 0..<worldFileFuzzIterations {
                 if iteration % 1000 == 0 { await Task.yield() }  // let the other tests run
                 let text = String(decoding: mutator.mutant(), as: UTF8.self)
                 tally.tried += 1
