@@ -47,12 +47,12 @@ extension DeviceHost {
 
     /// One device link, until the gateway closes it (returns), it breaks (throws), or the task is cancelled.
     private func runLink(sslContext: NIOSSLContext) async throws {
-        let hello = DeviceLinkMessage.Written.hello(.init(device: configuration.device, host: configuration.group?.id))
-        try await DeviceLinkConnection.run(configuration, sslContext: sslContext, opening: DeviceLinkFraming.frame(hello), logger: logger,
-                                           devices: configuration.device.id, respond: { outbox in
-            let route = DeviceRoute(outbox: outbox)
-            return { [self] _, message in route.frames(try receive(message, on: route)) }
-        }, ended: { unlink(DeviceRoute(outbox: $0)) })
+        let machine = DeviceLinkClientStateMachine(devices: .own(.init(device: configuration.device, host: configuration.group?.id)),
+                                                   heartbeatEvery: TimeAmount(configuration.heartbeatInterval),
+                                                   maximumBackoff: TimeAmount(configuration.maximumBackoff))
+        try await DeviceLinkConnection.run(configuration, sslContext: sslContext, machine: machine, logger: logger,
+                                           devices: configuration.device.id, peer: { OwnLinkPeer(host: self, route: DeviceRoute(outbox: $0)) },
+                                           ended: { unlink(DeviceRoute(outbox: $0)) })
     }
 
     /// The device's answer to one message from the gateway on `route`; throwing ends the device's session (its own link,
@@ -67,17 +67,35 @@ extension DeviceHost {
             // welcome and that moment went to the outbox and stayed there: its app never registered (one world in
             // 40 with four at once).
             return try apply(linking: route) { $0.linked(now: now) }
-        case .carry(let carry):
-            // Applied on the process's event loops in turn rather than on the carrier's: the gateway picks carriers
-            // without knowing which of this process's loops their links are on, and often they are all on one.
-            MultiThreadedEventLoopGroup.singleton.next().execute {
-                self.send(self.carried(carry), on: route)
-            }
-            return Outgoing()
         default:
             let answers = try apply { state throws(DeviceError) in try state.handle(message, now: now) }
             if case .restart = message { throw DeviceRestarted() }
             return answers
         }
+    }
+}
+
+/// The device of a link of its own, answering on it.
+private struct OwnLinkPeer: DeviceLinkPeer {
+    let host: DeviceHost
+    let route: DeviceRoute
+
+    func deliver(_ message: DeviceLinkMessage.ToDevice, to device: String?) throws -> [UInt8] {
+        route.frames(try host.receive(message, on: route))
+    }
+
+    func carry(_ carry: DeviceLinkMessage.Carry) {
+        // Applied on the process's event loops in turn rather than on the carrier's: the gateway picks carriers
+        // without knowing which of this process's loops their links are on, and often they are all on one.
+        let (host, route) = (host, route)
+        MultiThreadedEventLoopGroup.singleton.next().execute {
+            host.send(host.carried(carry), on: route)
+        }
+    }
+
+    func sessionEnded(_ device: String, reason: String) {}  // a link of its own ends whole
+
+    func misplaced(_ sentence: String) {
+        host.logger.warning("\(sentence)")
     }
 }

@@ -2,10 +2,25 @@ import APNSimDeviceLink
 import APNSimRules
 import NIOCore
 
-/// The device's end of one device link (docs/device-link.md), on its channel's event loop: it says hello (or, on a
-/// link its process's devices share, `link` and each device's hello), answers each message through `respond` (the
-/// answers to one read go out in one write), and sends a heartbeat every interval. ``ended`` completes when the channel closes: succeeded when the gateway closed it, failed with the
-/// reason when the link broke.
+/// What the devices of one device link answer: the device of a link of its own (``DeviceHost``), or the devices of a
+/// process that share one (``SharedDeviceLink``). Called on the link's event loop.
+protocol DeviceLinkPeer: Sendable {
+    /// Device `device`'s answer to `message` (the link's own device when `nil`), as frames; throwing ends that device's
+    /// session (on its own link, the link).
+    func deliver(_ message: DeviceLinkMessage.ToDevice, to device: String?) throws -> [UInt8]
+    /// Pushes for several of the process's devices, answered through the link's outbox.
+    func carry(_ carry: DeviceLinkMessage.Carry)
+    /// Device `device`'s session on a shared link ended (`reason`, its error's); the link stays up.
+    func sessionEnded(_ device: String, reason: String)
+    /// A message the link has no device for, in a sentence.
+    func misplaced(_ sentence: String)
+}
+
+/// The device's end of one device link (docs/device-link.md), on its channel's event loop: bytes in, messages through
+/// ``DeviceLinkFraming``, each given to ``DeviceLinkClientStateMachine``, whose actions it carries out: what is a
+/// device's goes to its ``DeviceLinkPeer`` (the answers to one read go out in one write), heartbeats on a timer at the
+/// gateway's interval, a device's hello again after its session on a shared link ended. ``ended`` completes when the
+/// channel closes: succeeded when the gateway closed it, failed with the reason when the link broke.
 ///
 /// A handler rather than an async channel with reading and heartbeat tasks: a host of 10,000 devices keeps one
 /// task per device this way, and about a third less memory (Benchmarks/scale.sh).
@@ -13,32 +28,24 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    /// Given one message from the gateway and the device it names (on a shared link), the answers as frames; throwing
-    /// ends the link with that error.
-    typealias Respond = @Sendable (_ deviceID: String?, DeviceLinkMessage.ToDevice) throws -> [UInt8]
-
     let ended: EventLoopFuture<Void>
     private let endedPromise: EventLoopPromise<Void>
-    private let opening: [UInt8]
-    private let heartbeatInterval: TimeAmount
-    private let respond: Respond
+    private var machine: DeviceLinkClientStateMachine
+    private let peer: any DeviceLinkPeer
     private var reader = DeviceLinkFraming.Reader()
     private var heartbeat: Scheduled<Void>?
-    private var heartbeatSequence = 0
     private var failure: (any Error)?
 
-    /// - Parameter opening: the first frames: one device's hello, or a shared link's `link` and its devices' hellos.
-    init(opening: [UInt8], heartbeatInterval: Duration, eventLoop: any EventLoop, respond: @escaping Respond) {
-        self.opening = opening
-        self.heartbeatInterval = TimeAmount(heartbeatInterval)
-        self.respond = respond
+    init(machine: DeviceLinkClientStateMachine, peer: any DeviceLinkPeer, eventLoop: any EventLoop) {
+        self.machine = machine
+        self.peer = peer
         self.endedPromise = eventLoop.makePromise()
         self.ended = endedPromise.futureResult
     }
 
     func channelActive(context: ChannelHandlerContext) {
         // TLS holds this until its handshake is done.
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: opening)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: machine.opening)), promise: nil)
         scheduleHeartbeat(context: context)
         context.fireChannelActive()
     }
@@ -48,10 +55,7 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
         var replies: [UInt8] = []
         do {
             while let (deviceID, message) = try reader.nextAddressed() {
-                if deviceID == nil, case .error(let error) = message {
-                    throw DeviceError("the gateway ended the link: \(error.reason): \(error.explanation)")
-                }
-                replies += try respond(deviceID, message)
+                try perform(machine.received(message, deviceID: deviceID), replies: &replies, context: context)
             }
         } catch {
             failure = error
@@ -59,6 +63,55 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
         }
         if !replies.isEmpty {
             context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: replies)), promise: nil)
+        }
+    }
+
+    /// Carries out `action`, gathering what it writes in `replies`; throws to end the link.
+    private func perform(_ action: DeviceLinkClientStateMachine.Action, replies: inout [UInt8], context: ChannelHandlerContext) throws {
+        switch action {
+        case .deliver(let message, let device):
+            replies += try deliver(message, to: device, context: context)
+        case .welcomed(let welcome, let device, _):
+            scheduleHeartbeat(context: context)  // at the gateway's interval from now on
+            if let welcome { replies += try deliver(welcome, to: device, context: context) }
+        case .carry(let carry):
+            peer.carry(carry)
+        case .send(let message, let device):
+            replies += DeviceLinkFraming.frame(message, deviceID: device)
+        case .alive:
+            break  // the gateway is there: the machine counts no heartbeat unanswered
+        case .endSession(let device, let reason, let telling, let pause):
+            peer.sessionEnded(device, reason: reason)
+            if let telling { replies += DeviceLinkFraming.frame(DeviceLinkMessage.Written.error(telling), deviceID: device) }
+            helloAgain(device, after: pause, context: context)
+        case .end(let sentence):
+            throw DeviceError(sentence)
+        case .misplaced(let sentence):
+            peer.misplaced(sentence)
+        }
+    }
+
+    /// Device `device`'s answer to `message`. On a shared link, a device that ends its own session (a restart, a drop
+    /// before acknowledging) ends it alone; on its own link, it ends the link.
+    private func deliver(_ message: DeviceLinkMessage.ToDevice, to device: String?, context: ChannelHandlerContext) throws -> [UInt8] {
+        guard let device else { return try peer.deliver(message, to: nil) }
+        do {
+            return try peer.deliver(message, to: device)
+        } catch {
+            var replies: [UInt8] = []
+            try perform(machine.sessionEndedByDevice(device, restarted: error is DeviceRestarted, why: "\(error)"), replies: &replies,
+                        context: context)
+            return replies
+        }
+    }
+
+    /// Says `device`'s hello on the link again after `pause`, if the link is still up then.
+    private func helloAgain(_ device: String, after pause: TimeAmount, context: ChannelHandlerContext) {
+        let frame = machine.hello(device)
+        let channel = context.channel
+        context.eventLoop.scheduleTask(in: pause) {
+            guard channel.isActive else { return }
+            channel.writeAndFlush(ByteBuffer(bytes: frame), promise: nil)
         }
     }
 
@@ -79,12 +132,20 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
         endedPromise.fail(failure ?? DeviceError("the device link closed before it opened"))
     }
 
-    /// Heartbeats on a timer, so the gateway can tell a silent device from a dead one.
+    /// The next heartbeat, one interval from now, so the gateway can tell a silent device from a dead one (and the device
+    /// a silent gateway from a live one).
     private func scheduleHeartbeat(context: ChannelHandlerContext) {
-        heartbeat = context.eventLoop.assumeIsolated().scheduleTask(in: heartbeatInterval) {
-            self.heartbeatSequence += 1
-            let beat = DeviceLinkMessage.Written.heartbeat(.init(sequence: self.heartbeatSequence))
-            context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: DeviceLinkFraming.frame(beat))), promise: nil)
+        heartbeat?.cancel()
+        heartbeat = context.eventLoop.assumeIsolated().scheduleTask(in: machine.heartbeatEvery) {
+            var frame: [UInt8] = []
+            do {
+                try self.perform(self.machine.heartbeatDue(), replies: &frame, context: context)
+            } catch {
+                self.failure = error
+                context.close(promise: nil)
+                return
+            }
+            context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: frame)), promise: nil)
             self.scheduleHeartbeat(context: context)
         }
     }

@@ -33,15 +33,15 @@ enum DeviceLinkConnection {
         }
     }
 
-    /// One link, until the gateway closes it (returns), it breaks (throws), or the task is cancelled. `respond` answers
-    /// the messages on the link whose outbox it is given; `ended` is told that outbox once the link is over.
-    static func run(_ configuration: DeviceHostConfiguration, sslContext: NIOSSLContext, opening: [UInt8], logger: Logger,
-                    devices: String, respond: @escaping @Sendable (DeviceLinkOutbox) -> DeviceLinkClientHandler.Respond,
+    /// One link, until the gateway closes it (returns), it breaks (throws), or the task is cancelled. `machine` decides
+    /// for the link from its opening on; `peer` makes the devices that answer on the link whose outbox it is given;
+    /// `ended` is told that outbox once the link is over.
+    static func run(_ configuration: DeviceHostConfiguration, sslContext: NIOSSLContext, machine: DeviceLinkClientStateMachine, logger: Logger,
+                    devices: String, peer: @escaping @Sendable (DeviceLinkOutbox) -> any DeviceLinkPeer,
                     ended: (DeviceLinkOutbox) -> Void) async throws {
         let host = configuration.gatewayHost
         // The gateway certificate names localhost and 127.0.0.1; an IP address is checked against the latter.
         let serverName = host.contains(where: \.isLetter) ? host : nil
-        let heartbeatInterval = configuration.heartbeatInterval
         // NIO's connect does not end when the task is cancelled: a device stopping while its gateway does not answer
         // (a black-holed address, a full accept queue) waited out the connect timeout. Cancelling closes the
         // attempt's channel instead, connecting or connected, which ends the connect or the link at once.
@@ -56,8 +56,7 @@ enum DeviceLinkConnection {
                     channel.eventLoop.makeCompletedFuture {
                         try attempt.started(channel)
                         let outbox = DeviceLinkOutbox(channel: channel)
-                        let link = DeviceLinkClientHandler(opening: opening, heartbeatInterval: heartbeatInterval,
-                                                           eventLoop: channel.eventLoop, respond: respond(outbox))
+                        let link = DeviceLinkClientHandler(machine: machine, peer: peer(outbox), eventLoop: channel.eventLoop)
                         try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
                         try channel.pipeline.syncOperations.addHandler(link)
                         return (outbox, link.ended)

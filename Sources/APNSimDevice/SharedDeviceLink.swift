@@ -2,7 +2,6 @@ import APNSimDeviceLink
 import APNSimRules
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -31,16 +30,14 @@ extension DeviceHostGroup {
 /// One link that some of a process's devices share (docs/device-link.md, "Shared links"): it opens with `link` and
 /// each device's `hello`; every message about a device names it, and goes to that device's host. A device's session
 /// ends alone (the gateway's `error` naming it, a drop before acknowledging, a restart) and it says hello again, while
-/// the link and the other devices' sessions stay; when the link ends, every session on it does, and it links again
-/// with back-off.
+/// the link and the other devices' sessions stay (``DeviceLinkClientStateMachine`` decides); when the link ends, every
+/// session on it does, and it links again with back-off.
 final class SharedDeviceLink: Sendable {
     private let group: DeviceHostGroup
     private let devices: [String: DeviceHost]
     private let inOrder: [DeviceHost]
     private let configuration: DeviceHostConfiguration
     private let logger: Logger
-    /// Each device's pause before it says hello again after its session ended, doubling while it keeps ending.
-    private let backoffs = NIOLockedValueBox<[String: TimeAmount]>([:])
 
     init(group: DeviceHostGroup, devices: [DeviceHost], configuration: DeviceHostConfiguration, logger: Logger) {
         self.group = group
@@ -65,80 +62,50 @@ final class SharedDeviceLink: Sendable {
 
     /// One shared link, until the gateway closes it (returns), it breaks (throws), or the task is cancelled.
     private func runLink(sslContext: NIOSSLContext) async throws {
-        let opening = DeviceLinkFraming.frame(.link(.init(host: group.id))) + inOrder.flatMap { hello($0) }
-        try await DeviceLinkConnection.run(configuration, sslContext: sslContext, opening: opening, logger: logger, devices: devicesNamed,
-                                           respond: { outbox in { [self] deviceID, message in try receive(message, deviceID: deviceID, on: outbox) } },
+        let hellos = inOrder.map { DeviceLinkMessage.Hello(device: $0.configuration.device, host: group.id) }
+        let machine = DeviceLinkClientStateMachine(devices: .shared(host: group.id, hellos: hellos),
+                                                   heartbeatEvery: TimeAmount(configuration.heartbeatInterval),
+                                                   maximumBackoff: TimeAmount(configuration.maximumBackoff))
+        try await DeviceLinkConnection.run(configuration, sslContext: sslContext, machine: machine, logger: logger, devices: devicesNamed,
+                                           peer: { [self] outbox in Peer(link: self, outbox: outbox) },
                                            ended: { outbox in
             for device in inOrder { device.unlink(DeviceRoute(outbox: outbox, deviceID: device.configuration.device.id)) }
         })
     }
 
-    private func hello(_ device: DeviceHost) -> [UInt8] {
-        DeviceLinkFraming.frame(.hello(.init(device: device.configuration.device, host: group.id)), deviceID: device.configuration.device.id)
-    }
+    /// The link's devices, answering on one of its connections.
+    private struct Peer: DeviceLinkPeer {
+        let link: SharedDeviceLink
+        let outbox: DeviceLinkOutbox
 
-    /// The answer to one message on the link, as frames; throwing ends the link.
-    private func receive(_ message: DeviceLinkMessage.ToDevice, deviceID: String?, on outbox: DeviceLinkOutbox) throws -> [UInt8] {
-        guard let deviceID else {
-            switch message {
-            case .carry(let carry):
-                // Applied on the process's event loops in turn, as on a device's own link (``DeviceHost/receive(_:on:)``).
-                let (group, logger) = (group, logger)
-                MultiThreadedEventLoopGroup.singleton.next().execute {
-                    let answers = DeviceHost.carried(carry, carrier: nil, group: group, logger: logger)
-                    if !answers.isEmpty { outbox.write(DeviceRoute(outbox: outbox).frames(answers)) }
-                }
-                return []
-            case .heartbeat(let beat):
-                return DeviceLinkFraming.frame(DeviceLinkMessage.Written.heartbeatAck(beat))
-            case .welcome, .heartbeatAck, .error:
-                // The link is accepted; it is alive. An error naming no device never gets here: the link's handler ends
-                // the link at it (DeviceLinkClientHandler), and the link's end is what reconnects its devices.
-                return []
-            case .registered, .push, .install, .uninstall, .foreground, .restart, .focus, .summary, .deliverSummary, .startActivity,
-                 .endActivity, .interact:
-                logger.warning("a message for one device on a shared link names none", metadata: ["type": "\(message.type)"])
-                return []
+        func deliver(_ message: DeviceLinkMessage.ToDevice, to device: String?) throws -> [UInt8] {
+            // The machine names only devices on the link, and every message for one names it.
+            guard let device, let host = link.devices[device] else { return [] }
+            let route = DeviceRoute(outbox: outbox, deviceID: device)
+            do {
+                return route.frames(try host.receive(message, on: route))
+            } catch {
+                host.unlink(route)  // the device ends its own session; the machine tells the gateway
+                throw error
             }
         }
-        guard let device = devices[deviceID] else {
-            logger.warning("a message on a shared link for a device not on it", metadata: ["device": "\(deviceID)", "type": "\(message.type)"])
-            return []
-        }
-        let route = DeviceRoute(outbox: outbox, deviceID: deviceID)
-        if case .error(let error) = message {
-            // The gateway ended the device's session alone; it says hello again after a pause.
-            device.unlink(route)
-            logger.info("device session ended by the gateway", metadata: ["device": "\(deviceID)", "reason": "\(error.reason)"])
-            helloAgain(device, on: outbox.channel, after: nextBackoff(deviceID))
-            return []
-        }
-        if case .welcome = message { backoffs.withLockedValue { $0[deviceID] = nil } }
-        do {
-            return route.frames(try device.receive(message, on: route))
-        } catch {
-            // The device ends its own session (a restart, a drop before acknowledging), and says hello again.
-            device.unlink(route)
-            let restarted = error is DeviceRestarted
-            helloAgain(device, on: outbox.channel, after: restarted ? .zero : nextBackoff(deviceID))
-            return route.frames([.error(.init(reason: restarted ? "Restarted" : "Dropped", explanation: "\(error)"))])
-        }
-    }
 
-    private func nextBackoff(_ deviceID: String) -> TimeAmount {
-        backoffs.withLockedValue { backoffs in
-            let pause = backoffs[deviceID] ?? .milliseconds(100)
-            backoffs[deviceID] = min(pause * 2, TimeAmount(configuration.maximumBackoff))
-            return pause
+        func carry(_ carry: DeviceLinkMessage.Carry) {
+            // Applied on the process's event loops in turn, as on a device's own link (DeviceHost+Link.swift).
+            let (group, logger, outbox) = (link.group, link.logger, outbox)
+            MultiThreadedEventLoopGroup.singleton.next().execute {
+                let answers = DeviceHost.carried(carry, carrier: nil, group: group, logger: logger)
+                if !answers.isEmpty { outbox.write(DeviceRoute(outbox: outbox).frames(answers)) }
+            }
         }
-    }
 
-    /// Says `device`'s hello on `channel` again after `pause`, if the link is still up then.
-    private func helloAgain(_ device: DeviceHost, on channel: any Channel, after pause: TimeAmount) {
-        let frame = hello(device)
-        channel.eventLoop.scheduleTask(in: pause) {
-            guard channel.isActive else { return }
-            channel.writeAndFlush(ByteBuffer(bytes: frame), promise: nil)
+        func sessionEnded(_ device: String, reason: String) {
+            link.devices[device]?.unlink(DeviceRoute(outbox: outbox, deviceID: device))
+            link.logger.info("device session ended", metadata: ["device": "\(device)", "reason": "\(reason)"])
+        }
+
+        func misplaced(_ sentence: String) {
+            link.logger.warning("\(sentence)")
         }
     }
 }
