@@ -12,16 +12,16 @@ import Testing
 /// field the draw (``LinkMessageDraw``) does not make.
 @Suite("Device link: every message reads back as itself, whichever side's codec wrote it")
 struct DeviceLinkPropertyTests {
-    static let toDevicePlaces = Gen.int(in: 0...(DeviceLinkTests.toDeviceCases - 1))
-    static let fromDevicePlaces = Gen.int(in: 0...(DeviceLinkTests.fromDeviceCases - 1))
+    static let toDeviceKinds = Gen<DeviceLinkMessage.ToDeviceKind>.case
+    static let fromDeviceKinds = Gen<DeviceLinkMessage.FromDeviceKind>.case
     static let seeds = Gen.uint64(in: 0...UInt64.max)
 
     @Test("A message to a device, written by either codec, reads back whole by either")
     func toDevice() async {
-        await propertyCheck(count: 400, input: Self.toDevicePlaces, Self.seeds) { place, seed in
+        await propertyCheck(count: 400, input: Self.toDeviceKinds, Self.seeds) { kind, seed in
             var draw = LinkMessageDraw(seed: seed)
-            let message = draw.toDevice(place)
-            #expect(DeviceLinkTests.place(message) == place, "LinkMessageDraw.toDevice(\(place)) draws the case at that place")
+            let message = draw.toDevice(kind)
+            #expect(message.kind == kind, "LinkMessageDraw.toDevice(.\(kind)) draws a \(kind)")
             let deviceID = draw.text()
             let byHand = DeviceLinkFraming.frame(message)
             let byCodable = DeviceLinkFraming.framed(Array(try JSONEncoder().encode(message)))
@@ -40,10 +40,10 @@ struct DeviceLinkPropertyTests {
 
     @Test("A message from a device, written by either codec, reads back whole by either")
     func fromDevice() async {
-        await propertyCheck(count: 400, input: Self.fromDevicePlaces, Self.seeds) { place, seed in
+        await propertyCheck(count: 400, input: Self.fromDeviceKinds, Self.seeds) { kind, seed in
             var draw = LinkMessageDraw(seed: seed)
-            let message = draw.fromDevice(place)
-            #expect(DeviceLinkTests.place(message) == place, "LinkMessageDraw.fromDevice(\(place)) draws the case at that place")
+            let message = draw.fromDevice(kind)
+            #expect(message.kind == kind, "LinkMessageDraw.fromDevice(.\(kind)) draws a \(kind)")
             let deviceID = draw.text()
             let byHand = DeviceLinkFraming.frame(message)
             let byCodable = DeviceLinkFraming.framed(Array(try JSONEncoder().encode(message)))
@@ -70,7 +70,7 @@ struct DeviceLinkPropertyTests {
         for _ in 0..<300 {
             fields.walk(draw.delivery(), at: "push")
             fields.walk(draw.receipt(), at: "receipt")
-            if case .ack(let ack) = draw.fromDevice(5) { fields.walk(ack, at: "ack") }
+            if case .ack(let ack) = draw.fromDevice(.ack) { fields.walk(ack, at: "ack") }
         }
         let never = fields.all.subtracting(fields.set).subtracting(Self.offTheWire)
         #expect(never.isEmpty, "LinkMessageDraw never sets \(never.sorted()): draw them, and carry them in the hand codec")

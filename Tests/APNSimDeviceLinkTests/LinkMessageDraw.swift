@@ -71,28 +71,27 @@ struct LinkMessageDraw {
 // MARK: - Gateway → device
 
 extension LinkMessageDraw {
-    /// A message of the case at `place` (``DeviceLinkTests/place(_:)``).
-    mutating func toDevice(_ place: Int) -> DeviceLinkMessage.ToDevice {
-        switch place {
-        case 0: return .welcome(.init(heartbeatInterval: Double(int(1...600)) / 4))
-        case 1: return .registered(.init(bundleID: text(), environment: pick(APNsEnvironment.allCases), token: token(),
+    /// A message of case `kind`; a kind added stops this compiling until it is drawn.
+    mutating func toDevice(_ kind: DeviceLinkMessage.ToDeviceKind) -> DeviceLinkMessage.ToDevice {
+        switch kind {
+        case .welcome: return .welcome(.init(heartbeatInterval: Double(int(1...600)) / 4))
+        case .registered: return .registered(.init(bundleID: text(), environment: pick(APNsEnvironment.allCases), token: token(),
                                          pushToStartTokens: maybe { draw in ["\(draw.text())Attributes": draw.token()] }))
-        case 2: return .push(delivery())
-        case 3: return .carry(carry())
-        case 4: return .install(.signed(bundleID: text(), team: text(), environment: pick(APNsEnvironment.allCases), now: date()))
-        case 5: return .uninstall(.init(bundleID: text()))
-        case 6: return .foreground(.init(bundleID: text(), options: maybe { $0.many(0...3) { $0.pick(["banner", "list", "sound", "badge"]) } }))
-        case 7: return .restart(.init())
-        case 8: return .focus(.init(focus: maybe { Focus(name: $0.text(), allowedApps: $0.many(0...2) { $0.text() }) }))
-        case 9: return .summary(.init(summary: maybe { ScheduledSummary(times: ["08:00", "18:30"], timeZone: $0.pick(["Europe/Paris", "UTC"])) }))
-        case 10: return .deliverSummary(.init(id: text()))
-        case 11: return .startActivity(.init(activity: activity()))
-        case 12: return .endActivity(.init(id: text(), contentState: maybe { $0.object() }, dismissalDate: maybe { $0.date() }, at: date()))
-        case 13: return .interact(.init(id: text(), apnsID: text(), action: text(), text: maybe { $0.text() }, at: date()))
-        case 14: return .heartbeat(.init(sequence: int(0...Int(Int32.max))))
-        case 15: return .heartbeatAck(.init(sequence: int(0...Int(Int32.max))))
-        case 16: return .error(.init(reason: text(), explanation: text()))
-        default: fatalError("no message to a device has place \(place): draw one in LinkMessageDraw.toDevice(_:)")
+        case .push: return .push(delivery())
+        case .carry: return .carry(carry())
+        case .install: return .install(.signed(bundleID: text(), team: text(), environment: pick(APNsEnvironment.allCases), now: date()))
+        case .uninstall: return .uninstall(.init(bundleID: text()))
+        case .foreground: return .foreground(.init(bundleID: text(), options: maybe { $0.many(0...3) { $0.pick(["banner", "list", "sound", "badge"]) } }))
+        case .restart: return .restart(.init())
+        case .focus: return .focus(.init(focus: maybe { Focus(name: $0.text(), allowedApps: $0.many(0...2) { $0.text() }) }))
+        case .summary: return .summary(.init(summary: maybe { ScheduledSummary(times: ["08:00", "18:30"], timeZone: $0.pick(["Europe/Paris", "UTC"])) }))
+        case .deliverSummary: return .deliverSummary(.init(id: text()))
+        case .startActivity: return .startActivity(.init(activity: activity()))
+        case .endActivity: return .endActivity(.init(id: text(), contentState: maybe { $0.object() }, dismissalDate: maybe { $0.date() }, at: date()))
+        case .interact: return .interact(.init(id: text(), apnsID: text(), action: text(), text: maybe { $0.text() }, at: date()))
+        case .heartbeat: return .heartbeat(.init(sequence: int(0...Int(Int32.max))))
+        case .heartbeatAck: return .heartbeatAck(.init(sequence: int(0...Int(Int32.max))))
+        case .error: return .error(.init(reason: text(), explanation: text()))
         }
     }
 
@@ -127,32 +126,31 @@ extension LinkMessageDraw {
 // MARK: - Device → gateway
 
 extension LinkMessageDraw {
-    /// A message of the case at `place` (``DeviceLinkTests/place(_:)``).
-    mutating func fromDevice(_ place: Int) -> DeviceLinkMessage.Written {
-        switch place {
-        case 0: return .hello(.init(device: .init(id: text(), name: text()), host: maybe { $0.text() }))
-        case 1: return .link(.init(host: text()))
-        case 2: return .register(.init(bundleID: text(), environment: pick(APNsEnvironment.allCases), installation: text(),
+    /// A message of case `kind`; a kind added stops this compiling until it is drawn.
+    mutating func fromDevice(_ kind: DeviceLinkMessage.FromDeviceKind) -> DeviceLinkMessage.Written {
+        switch kind {
+        case .hello: return .hello(.init(device: .init(id: text(), name: text()), host: maybe { $0.text() }))
+        case .link: return .link(.init(host: text()))
+        case .register: return .register(.init(bundleID: text(), environment: pick(APNsEnvironment.allCases), installation: text(),
                                        team: maybe { $0.text() }, badge: maybe { $0.int(0...99) },
                                        pushToStartTypes: maybe { $0.many(0...2) { $0.text() } }, activities: maybe { $0.many(0...2) { $0.activity() } }))
-        case 3: return .unregister(.init(token: token()))
-        case 4: return .installRefused(.init(bundleID: text(), kind: .extensionPrefix, message: text()))
-        case 5: return .ack(.init(id: text(), pending: maybe { $0.bool() }, forgotten: maybe { $0.bool() }))
-        case 6: return .receipt(receipt())
-        case 7: return .receipts(receipts())
-        case 8: return .attachmentCopy(.init(sha256: String(repeating: "a", count: 64), uti: maybe { _ in "public.jpeg" }, size: int(1...9),
+        case .unregister: return .unregister(.init(token: token()))
+        case .installRefused: return .installRefused(.init(bundleID: text(), kind: .extensionPrefix, message: text()))
+        case .ack: return .ack(.init(id: text(), pending: maybe { $0.bool() }, forgotten: maybe { $0.bool() }))
+        case .receipt: return .receipt(receipt())
+        case .receipts: return .receipts(receipts())
+        case .attachmentCopy: return .attachmentCopy(.init(sha256: String(repeating: "a", count: 64), uti: maybe { _ in "public.jpeg" }, size: int(1...9),
                                              offset: 0, data: "AAEC"))
-        case 9: return .interacted(.init(id: text(), refusal: maybe { $0.text() }))
-        case 10: return .summarized(SummaryDelivery(id: text(), device: text(), scheduledFor: maybe { $0.date() }, at: date(),
+        case .interacted: return .interacted(.init(id: text(), refusal: maybe { $0.text() }))
+        case .summarized: return .summarized(SummaryDelivery(id: text(), device: text(), scheduledFor: maybe { $0.date() }, at: date(),
                                                     notifications: many(0...2) { draw in
                                                         .init(apnsID: draw.text(), deliveryID: draw.text(), bundleID: draw.text(),
                                                               title: draw.maybe { $0.text() }, body: draw.maybe { $0.text() },
                                                               relevanceScore: draw.number(), arrived: draw.date())
                                                     }, detail: text()))
-        case 11: return .heartbeat(.init(sequence: int(0...Int(Int32.max))))
-        case 12: return .heartbeatAck(.init(sequence: int(0...Int(Int32.max))))
-        case 13: return .error(.init(reason: text(), explanation: text()))
-        default: fatalError("no message from a device has place \(place): draw one in LinkMessageDraw.fromDevice(_:)")
+        case .heartbeat: return .heartbeat(.init(sequence: int(0...Int(Int32.max))))
+        case .heartbeatAck: return .heartbeatAck(.init(sequence: int(0...Int(Int32.max))))
+        case .error: return .error(.init(reason: text(), explanation: text()))
         }
     }
 
