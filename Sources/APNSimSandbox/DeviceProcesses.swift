@@ -1,3 +1,4 @@
+import APNSimDevice
 import APNSimRules
 import APNSimExtensions
 import APNSimGateway
@@ -12,28 +13,21 @@ import Synchronization
 final class DeviceProcesses: Sendable {
     private let processes = Mutex<[ChildProcess]>([])
 
-    /// Starts one process per declared device; each keeps its data under `dataRoot/<id>`.
-    func start(_ devices: [World.DeviceSpec], executable: String, world: World, devicePort: Int, certs: String,
+    /// Starts one `apnsim device` process per declared device, each given its fleet in a file (`--config`, in
+    /// `dataRoot/fleets`); each keeps its data under `dataRoot/<id>`. `arguments` go after (the log options).
+    func start(_ devices: [World.DeviceSpec], executable: String, world: World, gateway: DeviceFleet.Gateway, certs: String,
                dataRoot: String, connectTimeout: Duration? = nil, links: Int? = nil, arguments extra: [String] = []) async throws {
+        let folder = URL(fileURLWithPath: dataRoot).appendingPathComponent("fleets")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for device in devices {
-            var arguments = ["device", "--stop-when-stdin-closes", "--id", device.id, "--name", device.name,
-                             "--device-port", String(devicePort), "--certs", certs,
-                             "--data", URL(fileURLWithPath: dataRoot).appendingPathComponent(device.id).path]
-            if let count = device.count, count > 1 { arguments += ["--count", String(count)] }
-            if let model = device.model { arguments += ["--model", model] }
-            if let os = device.os { arguments += ["--os", os] }
-            if device.extensionCategoriesApply == true { arguments.append("--extension-categories-apply") }
-            if let budget = device.extensionBudget { arguments += ["--extension-budget", String(budget)] }
-            if let connectTimeout { arguments += ["--connect-timeout", String(connectTimeout.inSeconds)] }
-            if let links { arguments += ["--links", String(links)] }
-            // The apps it installs, each as the world declares it, whole: one type from the world file to the device.
-            let declared = device.apps.compactMap { world.apps[$0.bundleID] }
-            arguments += ["--declared", String(decoding: try JSONEncoder().encode(declared), as: UTF8.self)]
-            for app in device.apps {
-                arguments += ["--app", "\(app.bundleID):\(app.environment.rawValue)"]
-                if app.alerts == false { arguments += ["--alerts-off", app.bundleID] }
-            }
-            let process = try await ChildProcess.start([executable] + arguments + extra) { stream, bytes in
+            var fleet = DeviceFleet(device, world: world, gateway: gateway, data: URL(fileURLWithPath: dataRoot).appendingPathComponent(device.id).path,
+                                    links: links, connectTimeout: connectTimeout)
+            fleet.certs = certs
+            let file = folder.appendingPathComponent("\(device.id).json")
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(fleet).write(to: file)
+            let process = try await ChildProcess.start([executable, "device", "--config", file.path, "--stop-when-stdin-closes"] + extra) { stream, bytes in
                 if stream == .standardError { try? FileHandle.standardError.write(contentsOf: bytes) }
             }
             processes.withLock { $0.append(process) }

@@ -26,10 +26,9 @@ extension Sandbox {
         /// the device's own default (`DeviceHostConfiguration.connectTimeout`).
         public var deviceConnectTimeout: Duration?
         /// How many links the devices of one process share (docs/device-link.md, "Shared links"); 0: a link per device,
-        /// as a phone has. `nil`: 4 for in-process devices, and for device processes `apnsim device`'s default (its
-        /// `--links`, `APNSIM_DEVICE_LINKS`).
+        /// as a phone has. `nil`: ``defaultDeviceLinks``, for in-process devices and device processes alike.
         public var deviceLinks: Int?
-        /// The links in-process devices share when ``deviceLinks`` says nothing: `APNSIM_DEVICE_LINKS` when it is a
+        /// The links a process's devices share when ``deviceLinks`` says nothing: `APNSIM_DEVICE_LINKS` when it is a
         /// number from 0, as for `apnsim device`; else 4.
         public static let defaultDeviceLinks = ProcessInfo.processInfo.environment["APNSIM_DEVICE_LINKS"].flatMap { Int($0) }
             .flatMap { $0 >= 0 ? $0 : nil } ?? 4

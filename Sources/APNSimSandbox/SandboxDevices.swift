@@ -33,9 +33,10 @@ struct SandboxDevices: Sendable {
         case .processes(let executable, let arguments):
             let processes = DeviceProcesses()
             do {
-                try await processes.start(specs, executable: executable, world: configuration.world, devicePort: devicePort,
-                                          certs: configuration.certs, dataRoot: dataRoot, connectTimeout: configuration.deviceConnectTimeout,
-                                          links: configuration.deviceLinks, arguments: arguments)
+                try await processes.start(specs, executable: executable, world: configuration.world,
+                                          gateway: .init(host: configuration.gateway.host, port: devicePort), certs: configuration.certs,
+                                          dataRoot: dataRoot, connectTimeout: configuration.deviceConnectTimeout,
+                                          links: configuration.deviceLinks ?? Sandbox.Configuration.defaultDeviceLinks, arguments: arguments)
                 let registered = await processes.waitUntilRegistered(specs, gateway: gateway, timeout: configuration.registrationTimeout)
                 let status = Set(gateway.deviceStatus.filter(\.online).map(\.descriptor.id))
                 await onRegistered(registered ? [] : specs.flatMap(\.deviceIDs).filter { !status.contains($0) })
@@ -48,34 +49,24 @@ struct SandboxDevices: Sendable {
         }
     }
 
-    /// One device host per declared device, each app signed by its own team, with its extension and resources.
+    /// One device host per declared device, each app signed by its own team, with its extension and resources: each
+    /// declared device a fleet (``DeviceFleet``), as a device process gets it, in one group for the whole process.
     private func makeHosts(_ specs: [World.DeviceSpec], dataRoot: String) throws -> [DeviceHost] {
         guard !specs.isEmpty else { return [] }
-        let tls = DeviceHostConfiguration.TLSFiles.certsDirectory(configuration.certs)
-        let context = try DeviceHost.makeTLSContext(tls)
-        let world = configuration.world
+        let context = try DeviceHost.makeTLSContext(.certsDirectory(configuration.certs))
         // The devices of this process form a group: they share links (unless `deviceLinks` is 0), and a broadcast for
         // several of them comes on one link.
-        let group = DeviceHostGroup(sharedLinks: configuration.deviceLinks ?? Sandbox.Configuration.defaultDeviceLinks)
-        return specs.flatMap { spec in World.DeviceSpec.fleet(id: spec.id, name: spec.name, count: spec.count).map { id, name in
-            let apps = spec.apps.map { app in
-                AppManifest.installed(bundleID: app.bundleID, environment: app.environment, declared: world.apps[app.bundleID], now: Date())
-            }
-            var device = DeviceHostConfiguration(
-                tls: tls, device: DeviceDescriptor(id: id, name: name,
-                                                   model: spec.model ?? DeviceDescriptor.defaultModel, os: spec.os ?? DeviceDescriptor.defaultOS),
-                apps: apps)
-            device.gatewayHost = configuration.gateway.host
-            device.devicePort = devicePort
-            device.dataDirectory = URL(fileURLWithPath: dataRoot).appendingPathComponent(id).path
-            device.alertsOff = Set(spec.apps.filter { $0.alerts == false }.map(\.bundleID))
-            device.extensionCategoriesApply = spec.extensionCategoriesApply ?? false
-            if let budget = spec.extensionBudget { device.extensionBudget = .milliseconds(Int64(budget * 1000)) }
-            if let clock = configuration.virtualClock { device.clock = .virtual(clock) }
-            if let connectTimeout = configuration.deviceConnectTimeout { device.connectTimeout = connectTimeout }
-            device.group = group
-            return DeviceHost(configuration: device, logger: logger, tlsContext: context)
-        } }
+        let links = configuration.deviceLinks ?? Sandbox.Configuration.defaultDeviceLinks
+        let group = DeviceHostGroup(sharedLinks: links)
+        let clock = configuration.virtualClock.map { WallClock.virtual($0) } ?? .system
+        return try specs.flatMap { spec in
+            // Each declared device's data where a device process keeps it: `dataRoot/<id>` (and a folder for each of
+            // several devices inside it).
+            let fleet = DeviceFleet(spec, world: configuration.world, gateway: .init(host: configuration.gateway.host, port: devicePort),
+                                    data: URL(fileURLWithPath: dataRoot).appendingPathComponent(spec.id).path, links: links,
+                                    connectTimeout: configuration.deviceConnectTimeout)
+            return try fleet.hosts(certs: configuration.certs, tlsContext: context, group: group, clock: clock, logger: logger)
+        }
     }
 
     /// Waits until every host has each app registered or refused; returns the IDs of those that had not by `timeout`.

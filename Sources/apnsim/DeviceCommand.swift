@@ -4,7 +4,6 @@ import APNSimSandbox
 import ArgumentParser
 import Foundation
 import Logging
-import NIOSSL
 import ServiceLifecycle
 
 /// `apnsim device`: one simulated device in this process, linked to a gateway, until Ctrl-C.
@@ -13,6 +12,9 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
         commandName: "device",
         abstract: "Run a simulated device: it installs its apps, registers them and shows the pushes it gets."
     )
+
+    @Option(help: "A device fleet in a JSON file: the devices, their apps and settings, and the gateway they link to (docs/devices.md, \"A fleet in a file\"). The flags that describe devices are then not given; --certs (when the file names none), the log options and --stop-when-stdin-closes still are.")
+    var config: String?
 
     @Option(help: "Device ID, stable across restarts; names the device in the control API. {host} in it is this machine's host name (a container's: dev-{host} names each replica's devices apart). Environment: APNSIM_DEVICE_ID.")
     var id = EnvironmentVariables.text("APNSIM_DEVICE_ID", otherwise: "iphone-1")
@@ -110,12 +112,9 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     @Flag(name: .customLong("stop-when-stdin-closes"), help: "Stop when standard input ends: apnsim up starts devices this way, so they end with it however it ends.")
     var stopWhenStdinCloses = false
 
-    /// The most devices one process runs (`--count`).
-    static let mostDevices = 100_000
-    /// The most devices one process runs with a link each (`--links 0`): each takes a file descriptor on either side.
-    static let mostDevicesWithOwnLinks = 10_000
-    /// The most links one process's devices share (`--links`).
-    static let mostLinks = 64
+    static let mostDevices = DeviceFleet.mostDevices
+    static let mostDevicesWithOwnLinks = DeviceFleet.mostDevicesWithOwnLinks
+    static let mostLinks = DeviceFleet.mostLinks
 
     /// `id` with `{host}` replaced by this machine's host name: a container's, so that the replicas of one compose
     /// service or StatefulSet, started alike, name their devices apart.
@@ -125,90 +124,110 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
 
     func run() async throws {
         let logger = log.logger("apnsim.device")
-        let id = Self.expandHost(in: id)
+        var fleet = try self.fleet()
+        fleet.id = Self.expandHost(in: fleet.id)
         // A device keeps its identity unless told not to: one stopped and started, as a container is, gets the pushes
         // held for its tokens while it was down.
-        let data = ephemeral ? nil : data ?? DataHome.device(id).path
+        if !fleet.ephemeral, fleet.data == nil { fleet.data = DataHome.device(fleet.id).path }
+        let certs = try DevelopmentFiles().find(.certs, given: fleet.certs ?? certs).path
+        let hosts: [DeviceHost]
+        do {
+            hosts = try fleet.hosts(certs: certs, logger: logger)
+        } catch {
+            throw ValidationError("\(config.map { "\($0): " } ?? "")\(error)")
+        }
+        let gateway = fleet.gateways[0]
+        try await ProcessLife.run([DeviceService(hosts: hosts, logger: logger)],
+                                  name: fleet.count > 1 ? "device \(fleet.id)-1…\(fleet.count)" : "device \(fleet.id)",
+                                  logger: logger, stopWhenStdinCloses: stopWhenStdinCloses,
+                                  started: "started, linking to \(gateway.host):\(gateway.port); "
+                                      + (fleet.ephemeral ? "a new identity (--ephemeral)" : "its identity (and so its tokens) kept in \(fleet.data ?? "")"))
+    }
+
+    /// The flags that describe the devices, which `--config` replaces.
+    static let fleetFlags = ["--id", "--count", "--links", "--name", "--model", "--os", "--app", "--declared", "--extension",
+                             "--extension-budget", "--extension-grace", "--resources", "--categories", "--activity-types", "--info-plist",
+                             "--app-group", "--alerts-off", "--extension-categories-apply", "--team", "--gateway-host", "--device-port",
+                             "--connect-timeout", "--data", "--ephemeral", "--background-budget", "--notification-limit",
+                             "--activity-budget", "--foreground", "--drop-link-before-ack"]
+
+    /// The devices to run: the `--config` file's, or the flags'.
+    func fleet() throws -> DeviceFleet {
+        if let config {
+            if let given = CommandLine.arguments.first(where: { argument in Self.fleetFlags.contains { argument == $0 || argument.hasPrefix($0 + "=") } }) {
+                throw ValidationError("--config \(config) describes the devices; \(given.split(separator: "=")[0]) describes them too: give it in the file")
+            }
+            do {
+                return try DeviceFleet.read(from: config)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+        var fleet = DeviceFleet()
+        fleet.id = id
+        fleet.name = name
+        fleet.count = count
+        fleet.links = links
+        fleet.model = model
+        fleet.os = os
+        fleet.gateways = [.init(host: gatewayHost, port: devicePort)]
+        fleet.team = team
+        fleet.data = data
+        fleet.ephemeral = ephemeral
+        fleet.extensionBudget = extensionBudget
+        fleet.extensionGrace = extensionGrace
+        fleet.extensionCategoriesApply = extensionCategoriesApply
+        fleet.connectTimeout = connectTimeout
+        fleet.backgroundBudget = backgroundBudget
+        fleet.notificationLimit = notificationLimit
+        fleet.activityBudget = try Self.parseActivityBudget(activityBudget)
+        fleet.foreground = presentation
+        fleet.dropLinkBeforeAck = dropLinkBeforeAck
         let declarations = try Self.declarations(declared)
-        var manifests = try apps.map { try Self.manifest($0, team: team, declarations: declarations) }
-        try Self.apply(extensions, option: "--extension", to: &manifests, split: Self.serviceExtension) { $0.serviceExtension = $1 }
-        try Self.apply(resources, option: "--resources", to: &manifests) { $0.resources = URL(fileURLWithPath: $1).standardizedFileURL.path }
-        try Self.apply(appGroups, option: "--app-group", to: &manifests) { $0.appGroups = ($0.appGroups ?? []) + [$1] }
-        try Self.apply(categories, option: "--categories", to: &manifests) { manifest, json in
+        fleet.apps = try apps.map { try Self.app($0, declarations: declarations, alertsOff: Set(alertsOff)) }
+        // Each part of an app the flags name changes its declaration (one is made, signed by --team, for an app
+        // --declared does not declare).
+        try Self.apply(extensions, option: "--extension", to: &fleet, split: Self.serviceExtension) { $0.serviceExtension = $1 }
+        try Self.apply(resources, option: "--resources", to: &fleet) { $0.resources = URL(fileURLWithPath: $1).standardizedFileURL.path }
+        try Self.apply(appGroups, option: "--app-group", to: &fleet) { $0.appGroups = ($0.appGroups ?? []) + [$1] }
+        try Self.apply(categories, option: "--categories", to: &fleet) { declared, json in
             let registered: [NotificationCategory]
             do {
                 registered = try JSONDecoder().decode([NotificationCategory].self, from: Data(json.utf8))
             } catch {
-                throw ValidationError("--categories for \(manifest.bundleID) is not a JSON array of categories ({\"identifier\": …, \"actions\": […]}): \(error)")
+                throw ValidationError("--categories for \(declared.bundleID) is not a JSON array of categories ({\"identifier\": …, \"actions\": […]}): \(error)")
             }
             if let problem = NotificationCategory.problems(registered).first {
-                throw ValidationError("--categories for \(manifest.bundleID): \(problem)")
+                throw ValidationError("--categories for \(declared.bundleID): \(problem)")
             }
-            manifest.categories = registered
+            declared.categories = registered
         }
-        try Self.apply(activityTypes, option: "--activity-types", to: &manifests) { manifest, json in
+        try Self.apply(activityTypes, option: "--activity-types", to: &fleet) { declared, json in
             do {
-                manifest.activityTypes = try JSONDecoder().decode([ActivityAttributesType].self, from: Data(json.utf8))
+                declared.activityTypes = try JSONDecoder().decode([ActivityAttributesType].self, from: Data(json.utf8))
             } catch {
-                throw ValidationError("--activity-types for \(manifest.bundleID) is not a JSON array of types ({\"name\", \"attributes\", \"contentState\"}): \(error)")
+                throw ValidationError("--activity-types for \(declared.bundleID) is not a JSON array of types ({\"name\", \"attributes\", \"contentState\"}): \(error)")
             }
         }
-        try Self.apply(infoPlists, option: "--info-plist", to: &manifests) { manifest, json in
+        try Self.apply(infoPlists, option: "--info-plist", to: &fleet) { declared, json in
             guard let plist = JSONObjectSyntax.object(Array(json.utf8)) else {
-                throw ValidationError("--info-plist for \(manifest.bundleID) is not a JSON object: \(json)")
+                throw ValidationError("--info-plist for \(declared.bundleID) is not a JSON object: \(json)")
             }
-            manifest.infoPlist = plist
+            declared.infoPlist = plist
         }
-        let certs = try DevelopmentFiles().find(.certs, given: certs).path
-        let tlsContext: NIOSSLContext
-        do {
-            tlsContext = try DeviceHost.makeTLSContext(.certsDirectory(certs))
-        } catch {
-            throw ValidationError("\(error)")
-        }
-        let budget = try Self.parseActivityBudget(activityBudget)
-        // The devices of one process form a group: they share links (unless `--links 0`), and a broadcast for several
-        // of them comes on one link.
-        // A fleet keeps its devices' data in one file (`devices.json` in `--data`), not a folder for each.
-        let group = count > 1 || links > 0
-            ? DeviceHostGroup(sharedLinks: min(links, count), data: count > 1 ? data.map { DeviceData.fleet(in: $0) } : nil) : nil
-        let hosts = World.DeviceSpec.fleet(id: id, name: name, count: count).map { deviceID, deviceName -> DeviceHost in
-            var configuration = DeviceHostConfiguration(
-                tls: .certsDirectory(certs),
-                device: DeviceDescriptor(id: deviceID, name: deviceName, model: model, os: os),
-                apps: manifests)
-            configuration.gatewayHost = gatewayHost
-            configuration.devicePort = devicePort
-            configuration.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
-            configuration.dropLinkBeforeAcknowledging = dropLinkBeforeAck
-            configuration.backgroundBudget = backgroundBudget > 0 ? .init(count: backgroundBudget, period: 3600) : nil
-            configuration.activityBudget = budget
-            configuration.notificationLimit = notificationLimit
-            configuration.foreground = presentation
-            configuration.extensionBudget = .milliseconds(Int64(extensionBudget * 1000))
-            configuration.extensionGrace = .milliseconds(Int64(extensionGrace * 1000))
-            configuration.alertsOff = Set(alertsOff)
-            configuration.extensionCategoriesApply = extensionCategoriesApply
-            configuration.group = group
-            configuration.dataDirectory = data.map { count > 1 ? URL(fileURLWithPath: $0).appendingPathComponent(deviceID).path : $0 }
-            return DeviceHost(configuration: configuration, logger: logger, tlsContext: tlsContext)
-        }
-        try await ProcessLife.run([DeviceService(hosts: hosts, logger: logger)], name: count > 1 ? "device \(id)-1…\(count)" : "device \(id)",
-                                  logger: logger, stopWhenStdinCloses: stopWhenStdinCloses,
-                                  started: "started, linking to \(gatewayHost):\(devicePort); "
-                                      + (data.map { "its identity (and so its tokens) kept in \($0)" } ?? "a new identity (--ephemeral)"))
+        return fleet
     }
 
     /// `--foreground` as a table; a bare bundle ID means willPresent returns nothing.
-    var presentation: [String: Set<PresentationOption>] {
+    var presentation: [String: [String]] {
         Dictionary(foreground.map { entry in
             let parts = entry.split(separator: ":", maxSplits: 1).map(String.init)
-            let options = parts.count > 1 ? Set(parts[1].split(separator: ",").compactMap { PresentationOption(rawValue: String($0)) }) : []
-            return (parts[0], options)
+            return (parts[0], parts.count > 1 ? parts[1].split(separator: ",").map(String.init) : [])
         }, uniquingKeysWith: { $1 })
     }
 
     func validate() throws {
+        guard config == nil else { return }  // the file's fleet is checked as it is read and started
         guard !(ephemeral && data != nil) else {
             throw ValidationError("--ephemeral keeps nothing and --data names where to keep the device's identity: give one of them")
         }
@@ -240,21 +259,23 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
         for entry in extensions { _ = try Self.serviceExtension(entry) }
     }
 
-    /// Applies each `APP:VALUE` entry of `option` to the manifest of APP, which must be one of the `--app` apps.
-    static func apply(_ entries: [String], option: String, to manifests: inout [AppManifest],
-                      _ change: (inout AppManifest, String) throws -> Void) throws {
-        try apply(entries, option: option, to: &manifests, split: { try appAndValue($0, option: option) }, change)
+    /// Applies each `APP:VALUE` entry of `option` to the declaration of APP, which must be one of the `--app` apps.
+    static func apply(_ entries: [String], option: String, to fleet: inout DeviceFleet,
+                      _ change: (inout World.App, String) throws -> Void) throws {
+        try apply(entries, option: option, to: &fleet, split: { try appAndValue($0, option: option) }, change)
     }
 
     /// The same, each entry read by `split` into the app and its value.
-    static func apply<Value>(_ entries: [String], option: String, to manifests: inout [AppManifest],
-                             split: (String) throws -> (String, Value), _ change: (inout AppManifest, Value) throws -> Void) throws {
+    static func apply<Value>(_ entries: [String], option: String, to fleet: inout DeviceFleet,
+                             split: (String) throws -> (String, Value), _ change: (inout World.App, Value) throws -> Void) throws {
         for entry in entries {
             let (app, value) = try split(entry)
-            guard let index = manifests.firstIndex(where: { $0.bundleID == app }) else {
+            guard let index = fleet.apps.firstIndex(where: { $0.bundleID == app }) else {
                 throw ValidationError("\(option) \(entry.prefix(80)) names \(app), which is not one of the --app apps")
             }
-            try change(&manifests[index], value)
+            var declared = fleet.apps[index].declared ?? World.App(bundleID: app, team: fleet.team)
+            try change(&declared, value)
+            fleet.apps[index].declared = declared
         }
     }
 
@@ -284,18 +305,13 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
         return (parts[0], parts[1])
     }
 
-    /// `com.example.app:development` → a correctly signed manifest.
-    /// `--app BUNDLE:ENVIRONMENT`, signed by `team` or, when `--declared` declares the app, by its team, and taking
-    /// its declaration whole.
-    static func manifest(_ text: String, team: String, declarations: [String: World.App] = [:]) throws -> AppManifest {
+    /// `--app BUNDLE:ENVIRONMENT`, taking its `--declared` declaration whole when there is one.
+    static func app(_ text: String, declarations: [String: World.App] = [:], alertsOff: Set<String> = []) throws -> DeviceFleet.App {
         let parts = text.split(separator: ":").map(String.init)
         guard parts.count == 2, let environment = APNsEnvironment(rawValue: parts[1]) else {
             throw ValidationError("--app takes BUNDLE:ENVIRONMENT, such as com.example.app:development; got \(text)")
         }
-        var manifest = AppManifest.installed(bundleID: parts[0], environment: environment, declared: declarations[parts[0]],
-                                             team: team, now: Date())
-        manifest.resources = manifest.resources.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        return manifest
+        return DeviceFleet.App(bundleID: parts[0], environment: environment, alerts: !alertsOff.contains(parts[0]), declared: declarations[parts[0]])
     }
 
     /// `--declared`: the apps as a world file declares them, by bundle ID; a mistake in one is a sentence naming it.

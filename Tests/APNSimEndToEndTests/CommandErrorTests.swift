@@ -68,6 +68,21 @@ struct CommandErrorTests {
         #expect(output.contains(message), "\(output)")
     }
 
+    @Test("A device fleet file that cannot be run is refused in one sentence naming the file and what is wrong, before anything starts",
+          arguments: [(#"{"id": "f1", "colour": "red"}"#, [String](), "is not a device fleet: colour is not a setting of a device fleet; they are id, name"),
+                      (#"{"count": "many"}"#, [], "is not a device fleet: count: not an Int"),
+                      (#"{"links": 0, "count": 20000}"#, [], "count 20000 with links 0 would open a link per device"),
+                      (#"{"id": "f1"}"#, ["--id", "f2"], "describes the devices; --id describes them too: give it in the file")])
+    func badFleetFile(_ json: String, _ more: [String], _ message: String) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString).json").path
+        try json.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (status, output) = try await ChildProcess.run([ApnsimProcess.executable.path, "device", "--config", file] + more)
+        #expect(status != .exited(0))
+        #expect(output.contains(message), "\(output)")
+        #expect(output.contains(file), "the sentence names the file: \(output)")
+    }
+
     @Test("apnsim extension run removes its run folder, unless --keep, which says where it is")
     func extensionRunCleansUp() async throws {
         let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-run-tmp-\(UUID().uuidString)")
