@@ -1,3 +1,4 @@
+import APNSimDevice
 import APNSimGateway
 import APNSimRules
 import APNSimRuntime
@@ -29,9 +30,9 @@ extension Sandbox {
         /// as a phone has. `nil`: ``defaultDeviceLinks``, for in-process devices and device processes alike.
         public var deviceLinks: Int?
         /// The links a process's devices share when ``deviceLinks`` says nothing: `APNSIM_DEVICE_LINKS` when it is a
-        /// number from 0, as for `apnsim device`; else 4.
+        /// number from 0, as for `apnsim device`; else a fleet's default (`DeviceFleet.links`, 4).
         public static let defaultDeviceLinks = ProcessInfo.processInfo.environment["APNSIM_DEVICE_LINKS"].flatMap { Int($0) }
-            .flatMap { $0 >= 0 ? $0 : nil } ?? 4
+            .flatMap { $0 >= 0 ? $0 : nil } ?? DeviceFleet().links
         /// Runs the gateway and the in-process devices on this clock, which `POST /v1/clock` moves ahead.
         public var virtualClock: VirtualClock? {
             didSet {

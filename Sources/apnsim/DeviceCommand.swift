@@ -17,7 +17,7 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     var config: String?
 
     @Option(help: "Device ID, stable across restarts; names the device in the control API. {host} in it is this machine's host name (a container's: dev-{host} names each replica's devices apart). Environment: APNSIM_DEVICE_ID.")
-    var id = EnvironmentVariables.text("APNSIM_DEVICE_ID", otherwise: "iphone-1")
+    var id = EnvironmentVariables.text("APNSIM_DEVICE_ID", otherwise: DeviceCommand.defaults.id)
 
     @Option(help: "How many devices to run in this process (for load); they are named ID-1 … ID-N. Environment: APNSIM_DEVICE_COUNT.")
     var count = EnvironmentVariables.whole("APNSIM_DEVICE_COUNT", option: "--count", in: 1...DeviceCommand.mostDevices,
@@ -25,19 +25,19 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
 
     @Option(help: "How many links to the gateway the devices of this process share (at most one per device); 0 gives each device a link of its own, as a phone has: its own TLS session, and link faults that close its TCP connection. Environment: APNSIM_DEVICE_LINKS.")
     var links = EnvironmentVariables.whole("APNSIM_DEVICE_LINKS", option: "--links", in: 0...DeviceCommand.mostLinks,
-                                           what: "a number of links, 0 (one per device) to \(DeviceCommand.mostLinks)", otherwise: 4)
+                                           what: "a number of links, 0 (one per device) to \(DeviceCommand.mostLinks)", otherwise: DeviceCommand.defaults.links)
 
     @Option(help: "Device name.")
-    var name = "apnsim iPhone"
+    var name = DeviceCommand.defaults.name
 
     @Option(help: "Model identifier.")
-    var model = DeviceDescriptor.defaultModel
+    var model = DeviceCommand.defaults.model
 
     @Option(help: "OS version.")
-    var os = DeviceDescriptor.defaultOS
+    var os = DeviceCommand.defaults.os
 
     @Option(name: .customLong("app"), help: "An installed app, BUNDLE:ENVIRONMENT (repeat for more).")
-    var apps: [String] = ["com.example.app:development"]
+    var apps = DeviceCommand.defaults.apps.map { "\($0.bundleID):\($0.environment.rawValue)" }
 
     @Option(name: .customLong("declared"), help: "The apps as a world file or POST /v1/apps declares them, a JSON array ([{\"bundleID\", \"team\", \"serviceExtension\", \"resources\", \"categories\", \"appGroups\", \"activityTypes\", \"infoPlist\"}]): an app --app installs takes its declaration whole and is signed by its team (what apnsim up passes); the options for one part of an app change that part after it.")
     var declared: String?
@@ -46,10 +46,10 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     var extensions: [String] = []
 
     @Option(name: .customLong("extension-budget"), help: "Seconds a service extension has for each push (Apple: about 30).")
-    var extensionBudget = 30.0
+    var extensionBudget = DeviceCommand.defaults.extensionBudget
 
     @Option(name: .customLong("extension-grace"), help: "Seconds serviceExtensionTimeWillExpire has to hand something over.")
-    var extensionGrace = 2.0
+    var extensionGrace = DeviceCommand.defaults.extensionGrace
 
     @Option(name: .customLong("resources"), help: "The folder standing for an app bundle's resources, APP:FOLDER (media a push names by file); repeatable.")
     var resources: [String] = []
@@ -73,16 +73,16 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     var extensionCategoriesApply = false
 
     @Option(help: "Team ID the apps are signed with.")
-    var team = "SIMTEAM001"
+    var team = DeviceCommand.defaults.team
 
     @Option(name: .customLong("gateway-host"), help: "Host of the gateway's device link. Environment: APNSIM_GATEWAY_HOST.")
-    var gatewayHost = EnvironmentVariables.text("APNSIM_GATEWAY_HOST", otherwise: "127.0.0.1")
+    var gatewayHost = EnvironmentVariables.text("APNSIM_GATEWAY_HOST", otherwise: DeviceCommand.defaults.gateways[0].host)
 
     @Option(name: .customLong("device-port"), help: "Port of the gateway's device link. Environment: APNSIM_DEVICE_PORT.")
-    var devicePort = EnvironmentVariables.port("APNSIM_DEVICE_PORT", option: "--device-port", otherwise: 5223)
+    var devicePort = EnvironmentVariables.port("APNSIM_DEVICE_PORT", option: "--device-port", otherwise: DeviceCommand.defaults.gateways[0].port)
 
     @Option(name: .customLong("connect-timeout"), help: "Seconds one attempt to reach the gateway may take before the device backs off and tries again.")
-    var connectTimeout = 3.0
+    var connectTimeout = DeviceCommand.defaults.connectTimeout
 
     @Option(help: "The folder Certs/generate.sh wrote (ca.pem, device.pem, device-key.pem). Default: Certs in a checkout of apnsim, else the development PKI built into apnsim, written to its data folder. Environment: APNSIM_CERTS.")
     var certs: String? = EnvironmentVariables.value("APNSIM_CERTS")
@@ -94,12 +94,12 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     var ephemeral = false
 
     @Option(name: .customLong("background-budget"), help: "Background pushes that may wake an app per hour (Apple: two or three); 0 lifts the limit.")
-    var backgroundBudget = 3
+    var backgroundBudget = DeviceCommand.defaults.backgroundBudget
     @Option(name: .customLong("notification-limit"), help: "Notifications of each app the device keeps shown, newest first; older ones leave (the record keeps every delivery).")
-    var notificationLimit = NotificationList().displayedLimit
+    var notificationLimit = DeviceCommand.defaults.notificationLimit
 
     @Option(name: .customLong("activity-budget"), help: "Priority-10 Live Activity updates an app may have per hour, then PER_HOUR_WITH_FREQUENT_UPDATES for an app whose Info.plist sets NSSupportsLiveActivitiesFrequentUpdates (Apple publishes no numbers; 0 turns throttling off).")
-    var activityBudget = "15:240"
+    var activityBudget = DeviceCommand.defaults.activityBudget.map { "\($0.perHour):\($0.frequentPerHour)" } ?? "0"
 
     @Option(name: .customLong("foreground"), help: "An app in the foreground, BUNDLE or BUNDLE:banner,list,sound,badge (what its willPresent returns; none = show nothing); repeatable.")
     var foreground: [String] = []
@@ -112,6 +112,8 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     @Flag(name: .customLong("stop-when-stdin-closes"), help: "Stop when standard input ends: apnsim up starts devices this way, so they end with it however it ends.")
     var stopWhenStdinCloses = false
 
+    /// The defaults of every flag that describes the devices: a fleet's own (``DeviceFleet``).
+    static let defaults = DeviceFleet()
     static let mostDevices = DeviceFleet.mostDevices
     static let mostDevicesWithOwnLinks = DeviceFleet.mostDevicesWithOwnLinks
     static let mostLinks = DeviceFleet.mostLinks

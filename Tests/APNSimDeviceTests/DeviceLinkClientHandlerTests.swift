@@ -2,9 +2,9 @@
 @testable import APNSimDeviceLink
 import APNSimRules
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
+import Synchronization
 import Testing
 
 /// The device's end of the device link in an `EmbeddedChannel`: frames in, frames out, time moved by hand on the
@@ -13,19 +13,19 @@ import Testing
 struct DeviceLinkClientHandlerTests {
     /// Records what the link hands its devices; a device named in `restarting` restarts at its next message.
     final class Peer: DeviceLinkPeer {
-        let delivered = NIOLockedValueBox<[String]>([])
+        let delivered = Mutex<[String]>([])
         let restarting: Set<String>
 
         init(restarting: Set<String> = []) { self.restarting = restarting }
 
         func deliver(_ message: DeviceLinkMessage.ToDevice, to device: String?) throws -> [UInt8] {
-            delivered.withLockedValue { $0.append("\(message.type)(\(device ?? "own"))") }
+            delivered.withLock { $0.append("\(message.type)(\(device ?? "own"))") }
             if let device, restarting.contains(device), case .push = message { throw DeviceRestarted() }
             return []
         }
         func carry(_ carry: DeviceLinkMessage.Carry) {}
         func sessionEnded(_ device: String, reason: String) {
-            delivered.withLockedValue { $0.append("ended(\(device)):\(reason)") }
+            delivered.withLock { $0.append("ended(\(device)):\(reason)") }
         }
         func misplaced(_ sentence: String) {}
     }
@@ -71,7 +71,7 @@ struct DeviceLinkClientHandlerTests {
         let link = try Link(DeviceLinkClientStateMachine(devices: .own(Self.hello("d1")), heartbeatEvery: .seconds(15), maximumBackoff: .seconds(8)))
         #expect(try link.written() == ["hello"])
         try link.send(.welcome(.init(heartbeatInterval: 2)))
-        #expect(link.peer.delivered.withLockedValue { $0 } == ["welcome(own)"])
+        #expect(link.peer.delivered.withLock { $0 } == ["welcome(own)"])
         link.loop.advanceTime(by: .milliseconds(1999))
         #expect(try link.written().isEmpty)
         link.loop.advanceTime(by: .milliseconds(1))
@@ -90,9 +90,9 @@ struct DeviceLinkClientHandlerTests {
         #expect(link.channel.isActive, "three heartbeats sent since the last answer")
         link.loop.advanceTime(by: .seconds(1))
         #expect(!link.channel.isActive)
-        let ending = NIOLockedValueBox<Result<Void, any Error>?>(nil)
-        link.handler.ended.whenComplete { result in ending.withLockedValue { $0 = result } }
-        guard case .failure(let error)? = ending.withLockedValue({ $0 }) else {
+        let ending = Mutex<Result<Void, any Error>?>(nil)
+        link.handler.ended.whenComplete { result in ending.withLock { $0 = result } }
+        guard case .failure(let error)? = ending.withLock({ $0 }) else {
             Issue.record("the link did not end with a failure")
             return
         }
@@ -111,7 +111,7 @@ struct DeviceLinkClientHandlerTests {
                                               bundleID: "com.example.app", pushType: .alert, priority: 10, collapseID: nil, payload: "{}")
         try link.send(.push(push), deviceID: "d2")
         #expect(try link.written() == ["error:Restarted(d2)", "hello(d2)"])
-        #expect(link.peer.delivered.withLockedValue { $0 } == ["welcome(d2)", "push(d2)", "ended(d2):Restarted"])
+        #expect(link.peer.delivered.withLock { $0 } == ["welcome(d2)", "push(d2)", "ended(d2):Restarted"])
         #expect(link.channel.isActive, "the link and d1's session stay")
     }
 }
