@@ -87,24 +87,23 @@ public struct DeviceFleet: Sendable, Hashable {
     /// The most links one process's devices share.
     public static let mostLinks = 64
 
-    /// What is wrong with the fleet, one sentence each (``hosts(certs:tlsContext:group:clock:logger:now:)`` refuses it).
-    public var problems: [String] {
+    /// What is wrong with the fleet, one sentence each (``hosts(certs:tlsContext:group:clock:logger:now:)`` refuses it),
+    /// each setting named by `spelling` (a file's key, as it is; `apnsim device` spells its flags).
+    public func problems(spelling: (String) -> String = { $0 }) -> [String] {
         var problems: [String] = []
-        if !(1...Self.mostDevices).contains(count) { problems.append("count takes 1 to \(Self.mostDevices); got \(count)") }
-        if !(0...Self.mostLinks).contains(links) { problems.append("links takes 0 (a link per device) to \(Self.mostLinks); got \(links)") }
-        if links == 0, count > Self.mostDevicesWithOwnLinks {
-            problems.append("count \(count) with links 0 would open a link per device, a file descriptor each on this side and the "
-                            + "gateway's; up to \(Self.mostDevicesWithOwnLinks) devices have their own links, more share them (links 1 or more)")
+        let (count, links) = (spelling("count"), spelling("links"))
+        if !(1...Self.mostDevices).contains(self.count) { problems.append("\(count) takes 1 to \(Self.mostDevices); got \(self.count)") }
+        if !(0...Self.mostLinks).contains(self.links) { problems.append("\(links) takes 0 (a link per device) to \(Self.mostLinks); got \(self.links)") }
+        if self.links == 0, self.count > Self.mostDevicesWithOwnLinks {
+            problems.append("\(count) \(self.count) with \(links) 0 would open a link per device, a file descriptor each on this side and the "
+                            + "gateway's; up to \(Self.mostDevicesWithOwnLinks) devices have their own links, more share them (\(links) 1 or more)")
         }
-        if gateways.isEmpty { problems.append("gateways names none; give one {\"host\", \"port\"}") }
-        if !(extensionBudget.isFinite && (0.1...600).contains(extensionBudget)) {
-            problems.append("extensionBudget takes 0.1 to 600 seconds; got \(extensionBudget)")
+        if gateways.isEmpty { problems.append("\(spelling("gateways")) names none; give one {\"host\", \"port\"}") }
+        for (key, seconds, range) in [("extensionBudget", extensionBudget, 0.1...600), ("connectTimeout", connectTimeout, 0.1...600),
+                                      ("extensionGrace", extensionGrace, 0...600)] where !(seconds.isFinite && range.contains(seconds)) {
+            problems.append("\(spelling(key)) takes \(range.lowerBound == 0 ? "0" : "0.1") to 600 seconds; got \(seconds)")
         }
-        if !(extensionGrace.isFinite && (0...600).contains(extensionGrace)) { problems.append("extensionGrace takes 0 to 600 seconds; got \(extensionGrace)") }
-        if !(connectTimeout.isFinite && (0.1...600).contains(connectTimeout)) {
-            problems.append("connectTimeout takes 0.1 to 600 seconds; got \(connectTimeout)")
-        }
-        if notificationLimit < 1 { problems.append("notificationLimit takes 1 or more notifications; got \(notificationLimit)") }
+        if notificationLimit < 1 { problems.append("\(spelling("notificationLimit")) takes 1 or more notifications; got \(notificationLimit)") }
         for (app, options) in foreground.sorted(by: { $0.key < $1.key }) {
             for option in options where PresentationOption(rawValue: option) == nil {
                 problems.append("foreground \(app): options are banner, list, sound, badge; got \(option)")
@@ -124,7 +123,7 @@ public struct DeviceFleet: Sendable, Hashable {
     ///     for this fleet when its devices share links or are several.
     public func hosts(certs: String, tlsContext: NIOSSLContext? = nil, group: DeviceHostGroup? = nil, clock: WallClock = .system,
                       logger: Logger = Logger(label: "apnsim.device"), now: Date = Date()) throws -> [DeviceHost] {
-        if let problem = problems.first { throw DeviceError(problem) }
+        if let problem = problems().first { throw DeviceError(problem) }
         let tls = DeviceHostConfiguration.TLSFiles.certsDirectory(certs)
         let context = try tlsContext ?? DeviceHost.makeTLSContext(tls)
         let manifests = apps.map { app in

@@ -146,6 +146,11 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
                                       + (fleet.ephemeral ? "a new identity (--ephemeral)" : "its identity (and so its tokens) kept in \(fleet.data ?? "")"))
     }
 
+    /// The flag of a fleet's setting: `notificationLimit` is `--notification-limit`.
+    static func flag(_ key: String) -> String {
+        "--" + key.reduce(into: "") { flag, letter in flag += letter.isUppercase ? "-" + letter.lowercased() : String(letter) }
+    }
+
     /// The flags that describe the devices, which `--config` replaces.
     static let fleetFlags = ["--id", "--count", "--links", "--name", "--model", "--os", "--app", "--declared", "--extension",
                              "--extension-budget", "--extension-grace", "--resources", "--categories", "--activity-types", "--info-plist",
@@ -233,30 +238,14 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
         guard !(ephemeral && data != nil) else {
             throw ValidationError("--ephemeral keeps nothing and --data names where to keep the device's identity: give one of them")
         }
-        guard notificationLimit >= 1 else {
-            throw ValidationError("--notification-limit takes 1 or more notifications; got \(notificationLimit)")
-        }
         for entry in foreground {
             let parts = entry.split(separator: ":", maxSplits: 1)
             for option in parts.dropFirst().first?.split(separator: ",") ?? [] where PresentationOption(rawValue: String(option)) == nil {
                 throw ValidationError("--foreground options are banner, list, sound, badge; got \(option)")
             }
         }
-        guard (1...Self.mostDevices).contains(count) else { throw ValidationError("--count takes 1 to \(Self.mostDevices); got \(count)") }
-        guard (0...Self.mostLinks).contains(links) else { throw ValidationError("--links takes 0 (a link per device) to \(Self.mostLinks); got \(links)") }
-        guard links > 0 || count <= Self.mostDevicesWithOwnLinks else {
-            throw ValidationError("--count \(count) with --links 0 would open a link per device, a file descriptor each on this side and the gateway's; "
-                                  + "up to \(Self.mostDevicesWithOwnLinks) devices have their own links, more share them (--links 1 or more)")
-        }
-        guard extensionBudget.isFinite, (0.1...600).contains(extensionBudget) else {
-            throw ValidationError("--extension-budget takes 0.1 to 600 seconds; got \(extensionBudget)")
-        }
-        guard connectTimeout.isFinite, (0.1...600).contains(connectTimeout) else {
-            throw ValidationError("--connect-timeout takes 0.1 to 600 seconds; got \(connectTimeout)")
-        }
-        guard extensionGrace.isFinite, (0...600).contains(extensionGrace) else {
-            throw ValidationError("--extension-grace takes 0 to 600 seconds; got \(extensionGrace)")
-        }
+        // The rest of what a fleet must be, as DeviceFleet says it, each setting spelt as its flag.
+        if let problem = try fleet().problems(spelling: Self.flag).first { throw ValidationError(problem) }
         for entry in resources { _ = try Self.appAndValue(entry, option: "--resources") }
         for entry in extensions { _ = try Self.serviceExtension(entry) }
     }

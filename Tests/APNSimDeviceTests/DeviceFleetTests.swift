@@ -20,7 +20,7 @@ struct DeviceFleetTests {
         #expect(fleet.gateways == [.init(host: "127.0.0.1", port: 5223)])
         #expect(fleet.apps == [.init(bundleID: "com.example.app", environment: .development)])
         #expect(fleet.activityBudget == ActivityBudget())
-        #expect(fleet.problems.isEmpty)
+        #expect(fleet.problems().isEmpty)
     }
 
     @Test("What a fleet writes it reads back, every setting; null turns the Live Activity budget off")
@@ -59,7 +59,7 @@ struct DeviceFleetTests {
     ])
     func problems(_ json: String, _ problem: String) throws {
         let fleet = try Self.decoded(json)
-        #expect(fleet.problems == [problem])
+        #expect(fleet.problems() == [problem])
         #expect(throws: DeviceError.self) { try fleet.hosts(certs: "/nonexistent") }
     }
 }
@@ -73,7 +73,7 @@ extension DeviceFleetTests {
         let json = try #require(section.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
         let fleet = try Self.decoded(json)
         #expect(fleet.id == "load" && fleet.count == 1000 && fleet.apps.first?.declared?.categories?.first?.identifier == "OFFER")
-        #expect(fleet.problems.isEmpty)
+        #expect(fleet.problems().isEmpty)
         let keys = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]).keys
         let written = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(DeviceFleet())) as? [String: Any]).keys
         #expect(Set(keys) == Set(written).union(["data", "certs"]), "the page shows every key a fleet has")

@@ -77,7 +77,7 @@ struct DeviceLinkStateMachine<Session> {
             return opening(inbound, open: open)
         case .own(let session, let host):
             return inSession(inbound, session: session, host: host)
-        case .shared(let host, var sessions):
+        case .shared(let host, let sessions):
             guard let deviceID else { return aboutLink(inbound, host: host) }
             if case .hello(let hello) = inbound {
                 guard hello.version == DeviceLinkMessage.protocolVersion, hello.device.id == deviceID else {
@@ -88,10 +88,7 @@ struct DeviceLinkStateMachine<Session> {
                 }
                 // The hello's host is the link's: the process that opened the link hosts every device on it.
                 let session = open(Opening(hello: hello, host: host, address: deviceID))
-                phase = .closed  // the dictionary is changed in place, not copied
-                let replaced = sessions.updateValue(session, forKey: deviceID)
-                phase = .shared(host: host, sessions: sessions)
-                return .start(session, replaced: replaced)
+                return .start(session, replaced: changeSessions { $0.updateValue(session, forKey: deviceID) } ?? nil)
             }
             guard let session = sessions[deviceID] else {
                 return .refuse(deviceID: deviceID, .init(reason: "HelloFirst",
@@ -203,10 +200,15 @@ struct DeviceLinkStateMachine<Session> {
 
     @discardableResult
     private mutating func removeSession(_ deviceID: String) -> Session? {
+        changeSessions { $0.removeValue(forKey: deviceID) } ?? nil
+    }
+
+    /// Changes a shared link's sessions in place (`nil` when the link is not shared).
+    private mutating func changeSessions<T>(_ change: (inout [String: Session]) -> T) -> T? {
         guard case .shared(let host, var sessions) = phase else { return nil }
         phase = .closed  // the dictionary is changed in place, not copied
         defer { phase = .shared(host: host, sessions: sessions) }
-        return sessions.removeValue(forKey: deviceID)
+        return change(&sessions)
     }
 }
 
