@@ -53,25 +53,43 @@ forbidden_imports = {"Glibc", "Darwin", "Musl", "Dispatch", "Synchronization", "
 forbidden_calls = re.compile(r"\b(FileManager|FileHandle|Data\(contentsOf|String\(contentsOf|contentsOfFile|fopen|fread|fwrite|"
                              r"getenv|setenv|ProcessInfo|Process\(|posix_spawn|Mutex|Atomic|DispatchQueue|Thread\.|Task\.sleep|"
                              r"URLSession|dlsym|mallopt|sysconf)\b")
-rules_folder = os.path.join(root, "Sources/APNSimRules")
-rules_files = 0
-for directory, _, names in os.walk(rules_folder):
-    for name in sorted(names):
-        if not name.endswith(".swift"):
-            continue
-        rules_files += 1
-        path = os.path.join(directory, name)
-        for number, line in enumerate(open(path, encoding="utf-8"), 1):
-            code = line.split("//", 1)[0]
-            imported = pattern.match(code)
-            if imported and imported.group(1) in forbidden_imports:
-                problems += 1
-                print(f"{os.path.relpath(path, root)}:{number}: imports {imported.group(1)}; APNSimRules holds values and rules only (docs/architecture.md)")
-            called = forbidden_calls.search(code)
-            if called:
-                problems += 1
-                print(f"{os.path.relpath(path, root)}:{number}: uses {called.group(1)}; APNSimRules reads no file, environment or process and holds no lock (docs/architecture.md)")
-print(f"APNSimRules: {rules_files} files checked for I/O, locks and event loops")
+def swift_lines(folder):
+    """Each line of code (comments cut) of the Swift files under `folder`, as (path from the root, line number, code)."""
+    for directory, _, names in os.walk(os.path.join(root, folder)):
+        for name in sorted(name for name in names if name.endswith(".swift")):
+            path = os.path.join(directory, name)
+            for number, line in enumerate(open(path, encoding="utf-8"), 1):
+                yield os.path.relpath(path, root), number, line.split("//", 1)[0]
+
+
+rules_files = set()
+for path, number, code in swift_lines("Sources/APNSimRules"):
+    rules_files.add(path)
+    imported = pattern.match(code)
+    if imported and imported.group(1) in forbidden_imports:
+        problems += 1
+        print(f"{path}:{number}: imports {imported.group(1)}; APNSimRules holds values and rules only (docs/architecture.md)")
+    called = forbidden_calls.search(code)
+    if called:
+        problems += 1
+        print(f"{path}:{number}: uses {called.group(1)}; APNSimRules reads no file, environment or process and holds no lock (docs/architecture.md)")
+print(f"APNSimRules: {len(rules_files)} files checked for I/O, locks and event loops")
+
+# One owner per fact (docs/architecture.md, "What the gateway owns and what the device owns"): what a device decides of
+# its Live Activities and budgets (a push applied, an end, the 8-hour limit, the order shown, a budget spent) is decided
+# on the device, and the gateway shows the device's last report. The gateway may read a report against its clock
+# (stale, visible, what is left of a budget); it calls none of the rules that change or order activities.
+device_rules = re.compile(r"(\.endByApp\(|\.age\(now:|\.end\(at:[^)]*dismissal:|\bdisplayOrder\(|\bdisplaySequence\(|\.spend\(of:|"
+                          r"\bactivity\.apply\(|\$0\.apply\()")
+gateway_files = set()
+for path, number, code in swift_lines("Sources/APNSimGateway"):
+    gateway_files.add(path)
+    called = device_rules.search(code)
+    if called:
+        problems += 1
+        print(f"{path}:{number}: calls {called.group(1)}, a rule the device applies; the gateway shows the device's report of it "
+              "(docs/architecture.md)")
+print(f"APNSimGateway: {len(gateway_files)} files checked for Live Activity and budget rules, which are the device's")
 
 # The device link: the gateway and the device speak it; no other module depends on it.
 link_users = {"APNSimGateway", "APNSimDevice", "APNSimGatewayTests", "APNSimEndToEndTests", "APNSimDeviceTests", "APNSimDeviceLinkTests", "APNSimFuzzTests"}

@@ -173,8 +173,17 @@ struct DeviceState: Sendable {
             }
             // Two statements: in one, `self` was copied for the outer call before the argument's mutation ran, so every
             // collection the mutation touched was copied whole (a fifth of a device's instructions a push).
+            // A push that changes the order an app's activities are shown in (a new relevance-score) is reported before
+            // its receipt, so the record never shows the push applied with the order from before it; one that started
+            // an activity among others, after it, since its receipt is how the gateway learns of the activity.
+            let order = delivery.pushType == .liveactivity ? center.activityOrder(of: delivery.bundleID) : nil
             let answer = answer(delivery, now: now)
-            return actions(answering: delivery, with: answer)
+            var actions = actions(answering: delivery, with: answer)
+            if let order, let report = center.activityReport(for: delivery.bundleID, ifReorderedFrom: order) {
+                let startedOne = report.activities.contains { !order.contains($0.id) }
+                if startedOne { actions.send.append(.activities(report)) } else { actions.send.insert(.activities(report), at: 0) }
+            }
+            return actions
         case .heartbeat(let beat):
             return Actions(send: [.heartbeatAck(beat)])
         case .install(let app):
@@ -197,10 +206,10 @@ struct DeviceState: Sendable {
             return Actions()
         case .startActivity(let start):
             center.start(start.activity)
-            return Actions()
+            return Actions(send: [.activities(center.activityReport(for: start.activity.bundleID))])
         case .endActivity(let end):
             center.end(end)
-            return Actions()
+            return Actions(send: [.activities(center.activityReport(for: end.bundleID))])
         case .restart:
             // A reboot: the apps' extension processes end and the link drops; the device links again at once.
             return Actions(restart: true)
@@ -395,19 +404,19 @@ struct DeviceState: Sendable {
         if app.serviceExtension?.kind == .swift || app.responses?.delegate != nil {
             return Actions(jobs: [.build(app)])
         }
-        let (message, changed) = registration(app)
-        return Actions(send: [message], save: changed)
+        let (messages, changed) = registration(app)
+        return Actions(send: messages, save: changed)
     }
 
     /// The app's own Swift extension and delegate were built (`failure`: which did not, and the compiler's messages):
     /// the app registers, or is refused.
     mutating func built(_ app: AppManifest, failure: String?) -> Actions {
         guard apps.contains(app) else { return Actions() }  // removed or replaced while it built
-        let (message, changed) = failure.map { failure in
-            (refuse(app, .init(kind: .extensionBuild, description: failure)), false)
+        let (messages, changed) = failure.map { failure in
+            ([refuse(app, .init(kind: .extensionBuild, description: failure))], false)
         } ?? registration(app)
         var actions = Actions(registered: isRegistered, save: changed)
-        sendWhenLinked([message], into: &actions)
+        sendWhenLinked(messages, into: &actions)
         return actions
     }
 
@@ -416,8 +425,9 @@ struct DeviceState: Sendable {
         return .installRefused(.init(bundleID: app.bundleID, kind: refusal.kind, message: refusal.description))
     }
 
-    /// The app's `register`, and whether what the device keeps changed (a new installation, the categories it launched with).
-    private mutating func registration(_ app: AppManifest) -> (DeviceLinkMessage.Written, changed: Bool) {
+    /// The app's `register`, then its Live Activities when it has any (a gateway that restarted learns them again), and
+    /// whether what the device keeps changed (a new installation, the categories it launched with).
+    private mutating func registration(_ app: AppManifest) -> ([DeviceLinkMessage.Written], changed: Bool) {
         // Installed, the app launches and registers its categories, replacing those it or its extension registered
         // before (apps call setNotificationCategories at launch). An app whose manifest names none keeps them.
         var changed = false
@@ -428,9 +438,8 @@ struct DeviceState: Sendable {
         let installation = installations.id(for: app.bundleID)
         let message = DeviceLinkMessage.Written.register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
                                                        installation: installation.id, team: app.team, badge: center.badges[app.bundleID],
-                                                       pushToStartTypes: app.activityTypes?.map(\.name),
-                                                       activities: center.liveActivities.values.filter { $0.bundleID == app.bundleID }
-                                                           .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }))
-        return (message, changed || installation.made)
+                                                       pushToStartTypes: app.activityTypes?.map(\.name)))
+        let report = center.activityReport(for: app.bundleID)
+        return (report.activities.isEmpty ? [message] : [message, .activities(report)], changed || installation.made)
     }
 }

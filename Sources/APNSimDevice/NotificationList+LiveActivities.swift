@@ -23,9 +23,32 @@ extension NotificationList {
         for (type, token) in tokens { pushToStart[token] = (bundleID, type) }
     }
 
-    /// An app starts a Live Activity (`Activity.request`); it runs until a push or the app ends it.
+    /// An app starts a Live Activity (`Activity.request`); it runs until a push or the app ends it. One the device has
+    /// (a push started it) takes the push token the gateway gave it and stays as it is otherwise.
     public mutating func start(_ activity: LiveActivity) {
-        liveActivities[activity.id] = activity
+        guard liveActivities[activity.id] != nil else {
+            liveActivities[activity.id] = activity
+            return
+        }
+        liveActivities[activity.id]?.pushToken = activity.pushToken
+    }
+
+    /// The IDs of `bundleID`'s activities in the order the device shows them, dismissed ones in their places.
+    func activityOrder(of bundleID: String) -> [String] {
+        LiveActivity.displaySequence(liveActivities.values.filter { $0.bundleID == bundleID }).map(\.id)
+    }
+
+    /// `bundleID`'s activities as the device reports them to the gateway, in the order it shows them.
+    public func activityReport(for bundleID: String) -> DeviceLinkMessage.ActivityReport {
+        .init(bundleID: bundleID, activities: LiveActivity.displaySequence(liveActivities.values.filter { $0.bundleID == bundleID }))
+    }
+
+    /// After a push to `bundleID`'s activities: a report when their order is not what the gateway now takes it to be,
+    /// `before` with the activities the push started after it; `before` the order before the push.
+    func activityReport(for bundleID: String, ifReorderedFrom before: [String]) -> DeviceLinkMessage.ActivityReport? {
+        let after = activityOrder(of: bundleID)
+        let started = after.filter { !before.contains($0) }
+        return after == before + started ? nil : activityReport(for: bundleID)
     }
 
     /// A `liveactivity` push to an app's push-to-start token or to an activity's own token, with its receipt; `nil` for

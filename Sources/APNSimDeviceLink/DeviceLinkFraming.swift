@@ -27,8 +27,8 @@ public enum DeviceLinkFraming {
         case .ack(let ack): return framed(written(ack))
         case .receipt(let receipt): return framed(written(receipt))
         case .receipts(let receipts): return receiptFrames(receipts.receipts).flatMap(framed)
-        case .hello, .link, .register, .unregister, .installRefused, .attachmentCopy, .interacted, .summarized, .heartbeat,
-             .heartbeatAck, .error:
+        case .hello, .link, .register, .unregister, .installRefused, .attachmentCopy, .interacted, .summarized, .activities,
+             .heartbeat, .heartbeatAck, .error:
             return framed(Array(try! JSONEncoder().encode(message)))  // every message is plain Codable data
         }
     }

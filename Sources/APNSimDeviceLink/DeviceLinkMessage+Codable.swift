@@ -15,7 +15,7 @@ extension DeviceLinkMessage {
     /// The cases of ``FromDevice``, each named as its `type` field, as ``ToDeviceKind`` is for ``ToDevice``.
     public enum FromDeviceKind: String, Sendable, Hashable, CaseIterable {
         case hello, link, register, unregister, installRefused, ack, receipt, receipts, attachmentCopy, interacted, summarized
-        case heartbeat, heartbeatAck, error
+        case activities, heartbeat, heartbeatAck, error
     }
 }
 
@@ -113,6 +113,7 @@ extension DeviceLinkMessage.FromDevice {
         case .attachmentCopy: .attachmentCopy
         case .interacted: .interacted
         case .summarized: .summarized
+        case .activities: .activities
         case .heartbeat: .heartbeat
         case .heartbeatAck: .heartbeatAck
         case .error: .error
@@ -139,6 +140,7 @@ extension DeviceLinkMessage.FromDevice: Encodable where ReceiptBody: Encodable, 
         case .attachmentCopy(let body): try body.encode(to: encoder)
         case .interacted(let body): try body.encode(to: encoder)
         case .summarized(let body): try body.encode(to: encoder)
+        case .activities(let body): try body.encode(to: encoder)
         case .heartbeat(let body), .heartbeatAck(let body): try body.encode(to: encoder)
         case .error(let body): try body.encode(to: encoder)
         }
@@ -165,6 +167,7 @@ extension DeviceLinkMessage.FromDevice: Decodable where ReceiptBody: Decodable, 
         case .attachmentCopy: self = .attachmentCopy(try .init(from: decoder))
         case .interacted: self = .interacted(try .init(from: decoder))
         case .summarized: self = .summarized(try .init(from: decoder))
+        case .activities: self = .activities(try .init(from: decoder))
         case .heartbeat: self = .heartbeat(try .init(from: decoder))
         case .heartbeatAck: self = .heartbeatAck(try .init(from: decoder))
         case .error: self = .error(try .init(from: decoder))

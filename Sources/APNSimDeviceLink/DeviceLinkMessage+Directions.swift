@@ -68,6 +68,8 @@ extension DeviceLinkMessage {
         indirect case interacted(Interacted)
         /// A Scheduled Summary was delivered, at its time or on request (then with the request's ID).
         case summarized(SummaryDelivery)
+        /// An app's Live Activities after a change no receipt carries, in the order the device shows them.
+        case activities(ActivityReport)
         /// Are you there? Answered with `heartbeatAck` carrying the same sequence number.
         case heartbeat(Heartbeat)
         case heartbeatAck(Heartbeat)
@@ -102,7 +104,7 @@ extension DeviceLinkMessage.FromDevice {
         switch self {
         case .link, .receipts, .heartbeat, .heartbeatAck: true
         case .hello, .register, .unregister, .installRefused, .ack, .receipt, .attachmentCopy, .interacted, .summarized,
-             .error: false
+             .activities, .error: false
         }
     }
 
@@ -122,6 +124,7 @@ extension DeviceLinkMessage.FromDevice {
         case .attachmentCopy(let body): .attachmentCopy(body)
         case .interacted(let body): .interacted(body)
         case .summarized(let body): .summarized(body)
+        case .activities(let body): .activities(body)
         case .heartbeat(let body): .heartbeat(body)
         case .heartbeatAck(let body): .heartbeatAck(body)
         case .error(let body): .error(body)

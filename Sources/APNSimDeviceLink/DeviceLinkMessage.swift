@@ -54,13 +54,9 @@ public enum DeviceLinkMessage {
         /// The `ActivityAttributes` types the app can be started by push for (iOS 17.2): each gets a push-to-start
         /// token (`Activity<T>.pushToStartToken`).
         public var pushToStartTypes: [String]?
-        /// The app's Live Activities as the device has them, so a gateway that restarted knows them again, and their
-        /// push tokens reach them (the device, like iOS, keeps its activities; the gateway's view is a copy).
-        public var activities: [LiveActivity]?
         public init(bundleID: String, environment: APNsEnvironment, installation: String, team: String? = nil, badge: Int? = nil,
-                    pushToStartTypes: [String]? = nil, activities: [LiveActivity]? = nil) {
+                    pushToStartTypes: [String]? = nil) {
             self.pushToStartTypes = pushToStartTypes
-            self.activities = activities
             self.bundleID = bundleID
             self.environment = environment
             self.installation = installation
@@ -96,6 +92,20 @@ public enum DeviceLinkMessage {
         /// The new activity, its `pushToken` set.
         public var activity: LiveActivity
         public init(activity: LiveActivity) { self.activity = activity }
+    }
+
+    /// An app's Live Activities as the device has them, after a change no push receipt carries (the app started or
+    /// ended one; the order they are shown in changed). The gateway's copy of the app's activities becomes this one:
+    /// the device owns them (docs/architecture.md, "What the gateway owns and what the device owns").
+    public struct ActivityReport: Sendable, Hashable, Codable {
+        public var bundleID: String
+        /// Every activity of the app on the device, ended ones too, in the order the device shows them
+        /// (``LiveActivity/displaySequence(_:)``: the one in the Dynamic Island first, dismissed ones in their places).
+        public var activities: [LiveActivity]
+        public init(bundleID: String, activities: [LiveActivity]) {
+            self.bundleID = bundleID
+            self.activities = activities
+        }
     }
 
     public struct FocusChange: Sendable, Hashable, Codable {
@@ -151,14 +161,17 @@ public enum DeviceLinkMessage {
 
     public struct EndActivity: Sendable, Hashable, Codable {
         public var id: String
+        /// The activity's app, whose `activities` the device answers with (even when it no longer has the activity).
+        public var bundleID: String
         /// The final content state; `nil` keeps the last.
         public var contentState: [String: JSONValue]?
         /// When it leaves the Lock Screen; `nil`: ``LiveActivity/defaultDismissal`` from `at`.
         public var dismissalDate: Date?
         /// When the app ended it.
         public var at: Date
-        public init(id: String, contentState: [String: JSONValue]?, dismissalDate: Date?, at: Date) {
+        public init(id: String, bundleID: String, contentState: [String: JSONValue]?, dismissalDate: Date?, at: Date) {
             self.id = id
+            self.bundleID = bundleID
             self.contentState = contentState
             self.dismissalDate = dismissalDate
             self.at = at

@@ -35,7 +35,7 @@ extension GatewayActions {
                 return .failure(.init(kind: .refused, description: "the interaction could not be recorded: \(error)"))
             }
             return .success(record)
-        case .answered(.installed), .answered(.refused), .answered(.summarized):
+        case .answered(.installed), .answered(.refused), .answered(.summarized), .answered(.activities):
             preconditionFailure("an interact is answered by its interacted alone")
         case .sessionEnded:
             return .failure(.init(kind: .linkClosed, description: "device \(device) went offline before it answered; nothing was recorded"))

@@ -35,7 +35,7 @@ extension GatewayActions {
         switch await requests.ask(.deliverSummary(.init(id: id)), awaiting: .reply(id: id), on: link, timeout: Self.interactionWait) {
         case .answered(.summarized(let summary)):
             return .success(summary)
-        case .answered(.installed), .answered(.refused), .answered(.interacted):
+        case .answered(.installed), .answered(.refused), .answered(.interacted), .answered(.activities):
             preconditionFailure("a deliverSummary is answered by its summarized alone")
         case .sessionEnded:
             return .failure(.init(kind: .linkClosed, description: "device \(device) went offline before it delivered its summary"))

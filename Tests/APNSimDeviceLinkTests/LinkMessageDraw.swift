@@ -87,7 +87,7 @@ extension LinkMessageDraw {
         case .summary: return .summary(.init(summary: maybe { ScheduledSummary(times: ["08:00", "18:30"], timeZone: $0.pick(["Europe/Paris", "UTC"])) }))
         case .deliverSummary: return .deliverSummary(.init(id: text()))
         case .startActivity: return .startActivity(.init(activity: activity()))
-        case .endActivity: return .endActivity(.init(id: text(), contentState: maybe { $0.object() }, dismissalDate: maybe { $0.date() }, at: date()))
+        case .endActivity: return .endActivity(.init(id: text(), bundleID: text(), contentState: maybe { $0.object() }, dismissalDate: maybe { $0.date() }, at: date()))
         case .interact: return .interact(.init(id: text(), apnsID: text(), action: text(), text: maybe { $0.text() }, at: date()))
         case .heartbeat: return .heartbeat(.init(sequence: int(0...Int(Int32.max))))
         case .heartbeatAck: return .heartbeatAck(.init(sequence: int(0...Int(Int32.max))))
@@ -133,7 +133,7 @@ extension LinkMessageDraw {
         case .link: return .link(.init(host: text()))
         case .register: return .register(.init(bundleID: text(), environment: pick(APNsEnvironment.allCases), installation: text(),
                                        team: maybe { $0.text() }, badge: maybe { $0.int(0...99) },
-                                       pushToStartTypes: maybe { $0.many(0...2) { $0.text() } }, activities: maybe { $0.many(0...2) { $0.activity() } }))
+                                       pushToStartTypes: maybe { $0.many(0...2) { $0.text() } }))
         case .unregister: return .unregister(.init(token: token()))
         case .installRefused: return .installRefused(.init(bundleID: text(), kind: .extensionPrefix, message: text()))
         case .ack: return .ack(.init(id: text(), pending: maybe { $0.bool() }, forgotten: maybe { $0.bool() }))
@@ -148,6 +148,7 @@ extension LinkMessageDraw {
                                                               title: draw.maybe { $0.text() }, body: draw.maybe { $0.text() },
                                                               relevanceScore: draw.number(), arrived: draw.date())
                                                     }, detail: text()))
+        case .activities: return .activities(.init(bundleID: text(), activities: many(0...2) { $0.activity() }))
         case .heartbeat: return .heartbeat(.init(sequence: int(0...Int(Int32.max))))
         case .heartbeatAck: return .heartbeatAck(.init(sequence: int(0...Int(Int32.max))))
         case .error: return .error(.init(reason: text(), explanation: text()))

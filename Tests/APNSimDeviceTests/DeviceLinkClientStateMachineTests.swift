@@ -39,7 +39,7 @@ struct DeviceLinkClientStateMachineTests {
         .restart(.init()), .focus(.init(focus: nil)), .summary(.init(summary: nil)), .deliverSummary(.init(id: "S1")),
         .startActivity(.init(activity: LiveActivity(id: "act-1", bundleID: "com.example.app", attributesType: "A", attributes: [:],
                                                      contentState: [:], startedAt: now))),
-        .endActivity(.init(id: "act-1", contentState: nil, dismissalDate: nil, at: now)),
+        .endActivity(.init(id: "act-1", bundleID: "com.example.app", contentState: nil, dismissalDate: nil, at: now)),
         .interact(.init(id: "I1", apnsID: "A-1", action: "tap", at: now)),
         .heartbeat(.init(sequence: 1)), .heartbeatAck(.init(sequence: 1)), .error(.init(reason: "LinkDropped", explanation: "say hello again")),
     ]

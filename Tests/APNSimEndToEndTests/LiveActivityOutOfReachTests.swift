@@ -9,7 +9,7 @@ import Testing
 /// the pushes held for it, as a phone whose app ended the activity would have it ended.
 @Suite("Live Activities: ended while the device is out of reach", .endToEnd)
 struct LiveActivityOutOfReachTests {
-    @Test("An activity ended while its device has no link is answered 202 and ended on the device once it links; an update held meanwhile is ignored there")
+    @Test("An activity ended while its device has no link is answered 202, pending, and ended on the device once it links, as the gateway then shows it; an update held meanwhile is ignored there")
     func endWhileOutOfReach() async throws {
         try await withGateway { harness in
             let control = harness.control
@@ -27,7 +27,9 @@ struct LiveActivityOutOfReachTests {
 
             let ended = try await control.post("/v1/activities/\(id)/end", #"{"contentState":{"status":"delivered","etaMinutes":0}}"#)
             #expect(ended.status == 202, "\(ended.json)")
-            #expect((ended.json as? [String: Any])?["endedAt"] != nil, "the gateway lists it ended at once")
+            // The gateway does not end it by itself: it shows the device's last report, with the end pending.
+            #expect((ended.json as? [String: Any])?["endPending"] as? Bool == true, "\(ended.json)")
+            #expect((ended.json as? [String: Any])?["ended"] as? Bool == false, "\(ended.json)")
             #expect(host.state(ofActivity: id)?.endedAt == nil, "the device has not heard of it yet")
 
             // An update sent now is held for the device, and reaches it after the end.
@@ -47,6 +49,11 @@ struct LiveActivityOutOfReachTests {
             let onDevice = try #require(host.state(ofActivity: id))
             #expect(onDevice.endedAt != nil, "ended on the device")
             #expect(onDevice.contentState["status"] == .string("delivered"), "with the app's final state")
+            // The gateway's copy is the device's report of the end, not one of its own.
+            let listed = try #require(try await control.get("/v1/activities?device=device-1").json as? [[String: Any]])
+            let view = try #require(listed.first { $0["id"] as? String == id })
+            #expect(view["ended"] as? Bool == true && view["endPending"] as? Bool == false, "\(view)")
+            #expect(view["endedAt"] != nil && (view["contentState"] as? [String: Any])?["status"] as? String == "delivered", "\(view)")
         }
     }
 }

@@ -25,7 +25,7 @@ extension Fuzz {
             .install(.signed(bundleID: "com.example.app", team: "SIMTEAM001", environment: .development, now: FuzzFixtures.now)),
             .uninstall(.init(bundleID: "com.example.app")),
             .startActivity(.init(activity: FuzzFixtures.activity)),
-            .endActivity(.init(id: "act-1", contentState: ["status": .string("delivered")], dismissalDate: FuzzFixtures.now, at: FuzzFixtures.now)),
+            .endActivity(.init(id: "act-1", bundleID: "com.example.app", contentState: ["status": .string("delivered")], dismissalDate: FuzzFixtures.now, at: FuzzFixtures.now)),
             .push(.init(id: "d-6", apnsID: "A-6", token: FuzzFixtures.activityToken, bundleID: "com.example.app", pushType: .liveactivity,
                         priority: 10, collapseID: nil, payload: #"{"aps":{"event":"update","timestamp":1800000100,"stale-date":1800000200,"content-state":{"status":"nearby"}}}"#)),
             .push(.init(id: "d-5", apnsID: "A-5", token: FuzzFixtures.pushToStartToken, bundleID: "com.example.app", pushType: .liveactivity, priority: 10,

@@ -32,6 +32,7 @@ struct DeviceLinkStateMachineTests {
         .attachmentCopy(.init(sha256: String(repeating: "a", count: 64), uti: nil, size: 3, offset: 0, data: "AAEC")),
         .interacted(.init(id: "I1", refusal: "nothing shown")),
         .summarized(SummaryDelivery(id: "S1", device: "d1", scheduledFor: nil, at: Date(timeIntervalSince1970: 0), notifications: [], detail: "empty")),
+        .activities(.init(bundleID: "com.example.app", activities: [])),
         .heartbeat(.init(sequence: 1)), .heartbeatAck(.init(sequence: 1)), .error(.init(reason: "Restarting", explanation: "the device restarts")),
     ]
 

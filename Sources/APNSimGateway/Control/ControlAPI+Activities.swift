@@ -22,16 +22,23 @@ extension ControlAPI {
         var staleDate: Date?
         var stale: Bool
         var relevanceScore: Double?
-        /// Its place among its app's visible activities on the device (``LiveActivity/displayOrder(_:at:)``): 1 is the
-        /// one in the Dynamic Island and first on the Lock Screen; `nil` once dismissed.
+        /// Its place among its app's visible activities, in the order the device last reported: 1 is the one in the
+        /// Dynamic Island and first on the Lock Screen; `nil` once dismissed.
         var displayRank: Int?
+        /// Its app ended it while the device had no link: the device ends it when it links again, and `ended` says so
+        /// once it has reported it.
+        var endPending: Bool
         var ended: Bool
         var endedAt: Date?
         var dismissalDate: Date?
         /// Still on the Lock Screen: running, or ended and not yet dismissed.
         var visible: Bool
 
-        init(device: String, activity: LiveActivity, now: Date, displayRank: Int? = nil) {
+        init(_ listed: DeviceDirectory.ListedActivity, now: Date) {
+            self.init(device: listed.device, activity: listed.activity, now: now, displayRank: listed.displayRank, endPending: listed.endPending)
+        }
+
+        init(device: String, activity: LiveActivity, now: Date, displayRank: Int? = nil, endPending: Bool = false) {
             id = activity.id
             self.device = device
             bundleID = activity.bundleID
@@ -46,6 +53,7 @@ extension ControlAPI {
             stale = activity.isStale(at: now)
             relevanceScore = activity.relevanceScore
             self.displayRank = displayRank
+            self.endPending = endPending
             ended = activity.isEnded
             endedAt = activity.endedAt
             dismissalDate = activity.dismissalDate
@@ -91,9 +99,7 @@ extension ControlAPI {
 
     /// Every device's activities as `GET /v1/activities` shows them at `now`, by device and then start.
     private func activityViews(now: Date) -> [ActivityView] {
-        let all = devices.activities()
-        let ranks = LiveActivity.displayRanks(all, at: now)
-        return all.map { ActivityView(device: $0.device, activity: $0.activity, now: now, displayRank: ranks[$0.activity.id]) }
+        devices.activityListing(now: now).map { ActivityView($0, now: now) }
     }
 
     /// The body of `POST /v1/activities/{id}/end`, all optional.
@@ -115,12 +121,30 @@ extension ControlAPI {
             }
         }
         let now = clock.now()
-        guard let waiting = devices.endActivity(id, contentState: body.contentState, dismissal: body.dismissalDate, at: now),
-              let view = activityViews(now: now).first(where: { $0.id == id }) else {
+        guard let end = devices.endActivity(id, contentState: body.contentState, dismissal: body.dismissalDate, at: now) else {
             return ControlJSON.error("no device has a Live Activity \(id)", status: .notFound)
         }
-        // 202: the device has no link, and ends the activity first thing when it links again.
-        return try ControlJSON.response(view, status: waiting ? .accepted : .ok)
+        var status: HTTPResponse.Status = .ok
+        switch end {
+        case .waiting:
+            status = .accepted  // the device has no link, and ends the activity first thing when it links again
+        case .send(let link, let message, let device):
+            switch await requests.ask(message, awaiting: .activities(device: device), on: link, timeout: GatewayActions.interactionWait) {
+            case .answered:
+                break
+            case .sessionEnded:
+                // Whether the device ended it before its link went is unknown: it is told again (an end is applied once).
+                devices.wait(message, for: device)
+                status = .accepted
+            case .timedOut:
+                return ControlJSON.error("device \(device) did not answer the end of Live Activity \(id) within \(GatewayActions.interactionWait)",
+                                         status: .gatewayTimeout)
+            }
+        }
+        guard let view = activityViews(now: clock.now()).first(where: { $0.id == id }) else {
+            return ControlJSON.error("device no longer has Live Activity \(id) (its app was removed)", status: .notFound)
+        }
+        return try ControlJSON.response(view, status: status)
     }
 
     private func startActivity(_ request: Request, device: String) async throws -> Response {

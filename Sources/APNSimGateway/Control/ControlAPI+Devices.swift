@@ -219,7 +219,7 @@ extension ControlAPI {
                                                     token: token.hex))
         case .answered(.refused(let refusal)):
             return try ControlJSON.response(["error": refusal.message, "kind": refusal.kind.rawValue], status: .unprocessableContent)
-        case .answered(.interacted), .answered(.summarized):
+        case .answered(.interacted), .answered(.summarized), .answered(.activities):
             preconditionFailure("an install is answered by the app's registration or refusal alone")
         case .sessionEnded:
             // The device's state changed under the request: a conflict, not a failure of the gateway.

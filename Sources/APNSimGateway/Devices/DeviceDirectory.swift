@@ -117,8 +117,13 @@ final class DeviceDirectory: Sendable {
         perform { $0.detach(session) }
     }
 
-    func register(_ registered: DeviceLinkMessage.Registered, device: String, team: String?, badge: Int?, activities: [LiveActivity] = []) {
-        perform { $0.register(registered, device: device, team: team, badge: badge, activities: activities) }
+    func register(_ registered: DeviceLinkMessage.Registered, device: String, team: String?, badge: Int?) {
+        perform { $0.register(registered, device: device, team: team, badge: badge) }
+    }
+
+    /// Device `device` reported an app's Live Activities (``DeviceRegistry/report(_:device:)``).
+    func report(_ report: DeviceLinkMessage.ActivityReport, device: String) {
+        perform { $0.report(report, device: device) }
     }
 
     /// Starts `activity` on `device` with a new ID and push token (``DeviceRegistry/startActivity(_:environment:device:)``),
@@ -167,25 +172,54 @@ final class DeviceDirectory: Sendable {
         deliveryIDs.withLock { $0.orderedUUID() }
     }
 
-    /// Ends activity `id` as its app would: `true` when its device has no link and is told when it links again (read
-    /// in the same lock as the end); `nil` when no device has it.
-    func endActivity(_ id: String, contentState: [String: JSONValue]?, dismissal: Date?, at now: Date) -> Bool? {
-        var waiting = false
-        let found = perform { registry in
-            let actions = registry.endActivity(id, contentState: contentState, dismissal: dismissal, at: now)
-            waiting = registry.devices.values.first { $0.activities[id] != nil }.map { registry.link(of: $0.descriptor.id) == nil } ?? false
-            return actions
+    /// Activity `id`'s app ends it (``DeviceRegistry/endActivity(_:contentState:dismissal:at:)``): where the end goes;
+    /// `nil` when no device has it.
+    func endActivity(_ id: String, contentState: [String: JSONValue]?, dismissal: Date?, at now: Date) -> DeviceRegistry.ActivityEnd? {
+        var end: DeviceRegistry.ActivityEnd?
+        _ = perform { registry in
+            end = registry.endActivity(id, contentState: contentState, dismissal: dismissal, at: now)
+            return end.map { _ in DeviceRegistry.Actions(devicesChanged: true) }
         }
-        return found ? waiting : nil
+        return end
+    }
+
+    /// `message` goes to device `id` first thing when it links again (an end sent on a link that ended before the
+    /// device answered).
+    func wait(_ message: DeviceLinkMessage.ToDevice, for id: String) {
+        perform { registry in
+            registry.wait(message, for: id)
+            return DeviceRegistry.Actions(devicesChanged: true)
+        }
+    }
+
+    /// A Live Activity as the device last reported it, with where it stands on the Lock Screen at `now`.
+    struct ListedActivity: Sendable {
+        var device: String
+        var activity: LiveActivity
+        /// Its place among its app's activities visible at `now`, in the order the device reported (1: the Dynamic
+        /// Island); `nil` once dismissed.
+        var displayRank: Int?
+        /// An end by its app waits for the device to link (``DeviceRegistry/Device/waiting``).
+        var endPending: Bool
+    }
+
+    /// Every device's Live Activities as `GET /v1/activities` lists them at `now`, by device and then start.
+    func activityListing(now: Date) -> [ListedActivity] {
+        registry.inspect { registry in
+            registry.devices.values.sorted { $0.descriptor.id < $1.descriptor.id }.flatMap { device in
+                let pending = registry.pendingEnds(of: device)
+                let ranks = registry.displayRanks(of: device, at: now)
+                return device.activities.values.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }.map { activity in
+                    ListedActivity(device: device.descriptor.id, activity: activity, displayRank: ranks[activity.id],
+                                   endPending: pending.contains(activity.id))
+                }
+            }
+        }
     }
 
     /// Every device's Live Activities, with the device's ID, by device and then start.
     func activities() -> [(device: String, activity: LiveActivity)] {
-        registry.inspect { registry in
-            registry.devices.values.sorted { $0.descriptor.id < $1.descriptor.id }.flatMap { device in
-                device.activities.values.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }.map { (device.descriptor.id, $0) }
-            }
-        }
+        activityListing(now: .distantPast).map { ($0.device, $0.activity) }
     }
 
     func refuse(_ refused: DeviceLinkMessage.InstallRefused, device: String) {

@@ -164,6 +164,9 @@ final class DeviceLinkHandler: ChannelInboundHandler {
             services.requests.resolve(.reply(id: answer.id), with: .interacted(answer))
         case .summarized(let summary):
             services.summarized(summary)
+        case .activities(let report):
+            services.directory.report(report, device: session.descriptor.id)
+            services.requests.resolve(.activities(device: session.descriptor.id), with: .activities(report))
         case .attachmentCopy(let copy):
             // Written here, on the link's event loop, so the parts stay in order; a part is at most 32 KiB.
             do {
@@ -190,8 +193,7 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         }
         let registered = DeviceLinkMessage.Registered(bundleID: registration.bundleID, environment: registration.environment,
                                                       token: token, pushToStartTokens: pushToStart)
-        services.directory.register(registered, device: device, team: registration.team, badge: registration.badge,
-                                    activities: registration.activities ?? [])
+        services.directory.register(registered, device: device, team: registration.team, badge: registration.badge)
         session.send(.registered(registered))
         services.requests.resolve(.install(device: device, bundleID: registration.bundleID), with: .installed(token))
     }

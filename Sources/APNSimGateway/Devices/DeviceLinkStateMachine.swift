@@ -111,7 +111,7 @@ struct DeviceLinkStateMachine<Session> {
         switch inbound {
         case .hello(let hello): version = hello.version
         case .link(let link): version = link.version
-        case .register, .unregister, .installRefused, .ack, .receipt, .receipts, .attachmentCopy, .interacted, .summarized,
+        case .register, .unregister, .installRefused, .ack, .receipt, .receipts, .attachmentCopy, .interacted, .summarized, .activities,
              .heartbeat, .heartbeatAck, .error:
             return .fail(.init(reason: "HelloFirst", explanation: "the first message on a device link is hello, or link on a link devices share"))
         }
@@ -127,7 +127,7 @@ struct DeviceLinkStateMachine<Session> {
         case .link(let link):
             phase = .shared(host: link.host, sessions: [:])
             return .welcomeLink
-        case .register, .unregister, .installRefused, .ack, .receipt, .receipts, .attachmentCopy, .interacted, .summarized,
+        case .register, .unregister, .installRefused, .ack, .receipt, .receipts, .attachmentCopy, .interacted, .summarized, .activities,
              .heartbeat, .heartbeatAck, .error:
             preconditionFailure("refused above")
         }
@@ -140,7 +140,7 @@ struct DeviceLinkStateMachine<Session> {
         case .heartbeat(let beat): .answerHeartbeat(beat, in: nil)
         case .heartbeatAck: .alive
         case .error(let error): .peerClosed(reason: error.reason, session: nil)
-        case .hello, .link, .register, .unregister, .installRefused, .ack, .receipt, .attachmentCopy, .interacted, .summarized:
+        case .hello, .link, .register, .unregister, .installRefused, .ack, .receipt, .attachmentCopy, .interacted, .summarized, .activities:
             .fail(.init(reason: "NoDevice", explanation: "on a link devices share, a \(inbound.type) message names its device in deviceID"))
         }
     }
@@ -148,7 +148,7 @@ struct DeviceLinkStateMachine<Session> {
     /// What a device says in its session, on its own link or a shared one.
     private func inSession(_ inbound: DeviceLinkInbound, session: Session, host: String?) -> Action {
         switch inbound {
-        case .ack, .receipt, .register, .unregister, .installRefused, .interacted, .summarized, .attachmentCopy:
+        case .ack, .receipt, .register, .unregister, .installRefused, .interacted, .summarized, .activities, .attachmentCopy:
             .forward(inbound, from: session)
         case .receipts(let receipts):
             // Receipts of pushes carried for several devices of this link's process: each must be one of them.

@@ -32,8 +32,13 @@ struct DeviceRegistry: Sendable {
         var refusals: [String: DeviceLinkMessage.InstallRefused] = [:]
         /// Each app's icon badge as the device last reported it, by bundle ID; absent: none.
         var badges: [String: Int] = [:]
-        /// The device's Live Activities by ID, as it last reported each (`GET /v1/activities`).
+        /// The device's Live Activities by ID, as it last reported each (`GET /v1/activities`): its `activities`
+        /// reports and its receipts. The registry never changes one by a rule of its own; it adds one it started or
+        /// gave a token to, until the device reports it.
         var activities: [String: LiveActivity] = [:]
+        /// Each app's activity IDs in the order the device shows them (its last `activities` report), by bundle ID; one
+        /// added since goes last until the next report.
+        var activityOrder: [String: [String]] = [:]
         /// Each app's Live Activity budget as the device last reported it, by bundle ID.
         var activityBudgets: [String: ActivityBudget.Report] = [:]
         /// The user's Focus and Scheduled Summary as set through the gateway (``setFocus(_:of:)``): shown by
@@ -47,7 +52,8 @@ struct DeviceRegistry: Sendable {
         /// "disabled by the user").
         var notificationsOff: Set<String> = []
         /// What its apps did while it had no link, which it is told first when it links again, in order: an app
-        /// ending its Live Activity (``DeviceRegistry/endActivity(_:contentState:dismissal:at:)``). Kept in memory: a
+        /// ending its Live Activity (``DeviceRegistry/endActivity(_:contentState:dismissal:at:)``), shown as pending
+        /// until the device reports the activity again. Kept in memory: a
         /// gateway that restarts before the device links loses them (docs/devices.md, "Live Activities").
         var waiting: [DeviceLinkMessage.ToDevice] = []
     }
@@ -281,11 +287,9 @@ struct DeviceRegistry: Sendable {
 
     /// Device `device` registered an app: it owns the token from now on, and the world has it, with the app (of
     /// `team`, when the world does not know the app yet); `badge` is the app's icon badge as the device has it.
-    /// `activities` are the app's Live Activities as the device has them: those the registry does not know (it
-    /// restarted) are taken back with their tokens. Those it knows stay as they are: the device may not have applied
-    /// an end the registry sent it yet, and its registration, sent before, would undo it.
-    mutating func register(_ registered: DeviceLinkMessage.Registered, device: String, team: String?, badge: Int? = nil,
-                           activities: [LiveActivity] = []) -> Actions {
+    /// The app's Live Activities the registry knows (from a report sent before this registration) hold their tokens
+    /// in its environment from now on.
+    mutating func register(_ registered: DeviceLinkMessage.Registered, device: String, team: String?, badge: Int? = nil) -> Actions {
         if world.apps[registered.bundleID] == nil, let team {
             world.apps[registered.bundleID] = .init(bundleID: registered.bundleID, team: team)
         }
@@ -297,7 +301,7 @@ struct DeviceRegistry: Sendable {
         }
         devices[device]?.refusals[registered.bundleID] = nil
         devices[device]?.badges[registered.bundleID] = badge == 0 ? nil : badge
-        for activity in activities where activity.bundleID == registered.bundleID && devices[device]?.activities[activity.id] == nil {
+        for activity in devices[device]?.activities.values.filter({ $0.bundleID == registered.bundleID }) ?? [] {
             hold(activity, environment: registered.environment, device: device)
         }
         var actions = Actions(devicesChanged: true)
@@ -315,7 +319,10 @@ struct DeviceRegistry: Sendable {
         for record in records(heldBy: device, bundleID: removed.bundleID) {
             retire(record.token, from: device, at: date)
         }
-        devices.inPlace(device) { $0.activities = $0.activities.filter { $0.value.bundleID != removed.bundleID } }
+        devices.inPlace(device) {
+            $0.activities = $0.activities.filter { $0.value.bundleID != removed.bundleID }
+            $0.activityOrder[removed.bundleID] = nil
+        }
         return Actions(persist: [.unregistered(token: token, at: date)], devicesChanged: true)
     }
 
@@ -332,29 +339,85 @@ struct DeviceRegistry: Sendable {
         return actions
     }
 
-    /// `device` has `activity`, and holds its push token, active in the app's environment.
+    /// `device` has `activity`, and holds its push token, active in the app's environment; one new to the app's order
+    /// goes last in it.
     private mutating func hold(_ activity: LiveActivity, environment: APNsEnvironment, device: String) {
         if let token = activity.pushToken {
             hold(.init(token: token, bundleID: activity.bundleID, environment: environment, kind: .activity(id: activity.id)), by: device)
         }
-        devices[device]?.activities[activity.id] = activity
+        devices.inPlace(device) { device in
+            if device.activities.updateValue(activity, forKey: activity.id) == nil {
+                device.activityOrder[activity.bundleID, default: []].append(activity.id)
+            }
+        }
     }
 
-    /// An app ends its activity `id` (the control API's `Activity.end`): the gateway's view and the device apply the same
-    /// rule. The device is told now, or, when it has no link, first thing when it links again (``Device/waiting``):
-    /// the app ended it on the device, which only learns of it through the gateway here. `nil` when no device has that
-    /// activity; no actions when it had ended already.
-    mutating func endActivity(_ id: String, contentState: [String: JSONValue]?, dismissal: Date?, at now: Date) -> Actions? {
-        guard let device = devices.values.first(where: { $0.activities[id] != nil })?.descriptor.id else { return nil }
-        guard devices[device]?.activities[id]?.endByApp(contentState: contentState, dismissal: dismissal, at: now) == true else { return Actions() }
-        var actions = Actions(devicesChanged: true)
-        let end = DeviceLinkMessage.ToDevice.endActivity(.init(id: id, contentState: contentState, dismissalDate: dismissal, at: now))
-        if let link = link(of: device) {
-            actions.send.append((link, end))
-        } else {
-            devices[device]?.waiting.append(end)
+    /// Device `device` reported an app's Live Activities (``DeviceLinkMessage/ActivityReport``): they replace the
+    /// registry's copy of the app's, in the device's order. An activity's push token is the gateway's (it gave it), so
+    /// one the device has not been told yet is kept; tokens are held in the app's environment once it has registered.
+    mutating func report(_ report: DeviceLinkMessage.ActivityReport, device: String) -> Actions {
+        guard let known = devices[device]?.activities else { return Actions() }
+        let environment = registration(of: device, bundleID: report.bundleID)?.environment
+        var activities = known.filter { $0.value.bundleID != report.bundleID }
+        for var activity in report.activities where activity.bundleID == report.bundleID {
+            if activity.pushToken == nil, activity.channelID == nil { activity.pushToken = known[activity.id]?.pushToken }
+            if let environment, let token = activity.pushToken {
+                hold(.init(token: token, bundleID: activity.bundleID, environment: environment, kind: .activity(id: activity.id)), by: device)
+            }
+            activities[activity.id] = activity
         }
-        return actions
+        devices.inPlace(device) { device in
+            device.activities = activities
+            device.activityOrder[report.bundleID] = report.activities.filter { $0.bundleID == report.bundleID }.map(\.id)
+        }
+        return Actions(devicesChanged: true)
+    }
+
+    /// Where an app's end of its activity goes (``endActivity(_:contentState:dismissal:at:)``).
+    enum ActivityEnd {
+        /// To the device on this link now; it answers with the app's `activities`.
+        case send(DeviceSession, DeviceLinkMessage.ToDevice, device: String)
+        /// The device has no link: it is told first thing when it links again (``Device/waiting``).
+        case waiting
+    }
+
+    /// An app ends its activity `id` (the control API's `Activity.end`): the device applies ActivityKit's rule and
+    /// reports the activity as it is then; the registry changes nothing of it. The end goes to the device now, or,
+    /// when it has no link, first thing when it links again: the app ended it on the device, which only learns of it
+    /// through the gateway here. `nil` when no device has that activity.
+    mutating func endActivity(_ id: String, contentState: [String: JSONValue]?, dismissal: Date?, at now: Date) -> ActivityEnd? {
+        guard let device = devices.values.first(where: { $0.activities[id] != nil }),
+              let bundleID = device.activities[id]?.bundleID else { return nil }
+        let end = DeviceLinkMessage.ToDevice.endActivity(.init(id: id, bundleID: bundleID, contentState: contentState,
+                                                               dismissalDate: dismissal, at: now))
+        if let link = link(of: device.descriptor.id) { return .send(link, end, device: device.descriptor.id) }
+        wait(end, for: device.descriptor.id)
+        return .waiting
+    }
+
+    /// `message` goes to device `id` first thing when it links again.
+    mutating func wait(_ message: DeviceLinkMessage.ToDevice, for id: String) {
+        devices[id]?.waiting.append(message)
+    }
+
+    /// Each of `device`'s activities still on the Lock Screen at `now`, by ID: its place among its app's in the order the
+    /// device last reported (1: the Dynamic Island). Only the dismissal dates the device reported decide which are still
+    /// shown; the order is the device's.
+    func displayRanks(of device: Device, at now: Date) -> [String: Int] {
+        var ranks: [String: Int] = [:]
+        for ids in device.activityOrder.values {
+            let visible = ids.filter { device.activities[$0]?.isVisible(at: now) == true }
+            for (index, id) in visible.enumerated() { ranks[id] = index + 1 }
+        }
+        return ranks
+    }
+
+    /// The activities whose end waits for their device to link (``Device/waiting``), by ID.
+    func pendingEnds(of device: Device) -> Set<String> {
+        Set(device.waiting.compactMap { message in
+            guard case .endActivity(let end) = message else { return nil }
+            return end.id
+        })
     }
 
     /// The device would not install an app (its profile, entitlement or extension was refused).

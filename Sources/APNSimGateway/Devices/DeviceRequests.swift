@@ -5,7 +5,8 @@ import Synchronization
 
 /// Control requests waiting for a device's answer, one kind for all of them: an install (`POST /v1/devices/{id}/apps`)
 /// waits for the app's `register` or `installRefused`, a tap or dismiss for the `interacted` of its `interact`, a
-/// summary delivered on request for the `summarized` of its `deliverSummary`. Each waits on the session its message
+/// summary delivered on request for the `summarized` of its `deliverSummary`, an app's end of its Live Activity for
+/// the device's next `activities`. Each waits on the session its message
 /// went out on, so the end of a session answers every request waiting on it at once (``sessionEnded(_:)``).
 final class DeviceRequests: Sendable {
     /// What a request waits for.
@@ -15,6 +16,8 @@ final class DeviceRequests: Sendable {
         case install(device: String, bundleID: String)
         /// The answer carrying the request's own ID (``DeviceLinkMessage/Interacted/id``, ``SummaryDelivery/id``).
         case reply(id: String)
+        /// The device's next report of an app's Live Activities (it answers `endActivity` with one).
+        case activities(device: String)
     }
 
     enum Answer: Sendable {
@@ -22,6 +25,7 @@ final class DeviceRequests: Sendable {
         case refused(DeviceLinkMessage.InstallRefused)
         case interacted(DeviceLinkMessage.Interacted)
         case summarized(SummaryDelivery)
+        case activities(DeviceLinkMessage.ActivityReport)
     }
 
     enum Outcome: Sendable {

@@ -9,21 +9,16 @@ extension LiveActivity {
     /// Apple documents the order among one app's activities only; how iOS interleaves several apps' is its own, so
     /// apnsim ranks each app's activities apart.
     public static func displayOrder(_ activities: [LiveActivity], at now: Date) -> [LiveActivity] {
-        activities.filter { $0.isVisible(at: now) }.sorted { left, right in
+        displaySequence(activities).filter { $0.isVisible(at: now) }
+    }
+
+    /// ``displayOrder(_:at:)`` with the dismissed ones in their places: what a device reports
+    /// (`DeviceLinkMessage.ActivityReport`), so whoever shows it later leaves out those dismissed by then.
+    public static func displaySequence(_ activities: [LiveActivity]) -> [LiveActivity] {
+        activities.sorted { left, right in
             let (a, b) = (left.relevanceScore ?? 0, right.relevanceScore ?? 0)
             if a != b { return a > b }
             return (left.startedAt, left.id) < (right.startedAt, right.id)
         }
-    }
-
-    /// Each visible activity's place in ``displayOrder(_:at:)`` among its app's on the same device, by activity ID:
-    /// 1 is the one in the Dynamic Island and first on the Lock Screen.
-    public static func displayRanks(_ activities: [(device: String, activity: LiveActivity)], at now: Date) -> [String: Int] {
-        var ranks: [String: Int] = [:]
-        let byApp = Dictionary(grouping: activities) { "\($0.device)\u{0}\($0.activity.bundleID)" }
-        for group in byApp.values {
-            for (index, activity) in displayOrder(group.map(\.activity), at: now).enumerated() { ranks[activity.id] = index + 1 }
-        }
-        return ranks
     }
 }
