@@ -28,7 +28,15 @@ extension DeviceHost {
                 continue
             }
             let now = host.configuration.clock.now()
-            let (answer, link) = host.held.withLock { ($0.state.answer(item.body, payload: read?.payload, now: now), $0.link) }
+            let (answer, link, report) = host.held.withLock { held in
+                let order = held.state.orderBefore(item.body, startsPossible: false)
+                let answer = held.state.answer(item.body, payload: read?.payload, now: now)
+                return (answer, held.link, held.state.reordered(item.body, from: order)?.0)
+            }
+            // A push that reordered the device's activities: the device reports them on its own session.
+            if let report {
+                if host === carrier { answers.append(.activities(report)) } else { host.send(Outgoing(messages: [.activities(report)]), on: link) }
+            }
             if case .receipts(let answered) = answer {  // the usual case: taken as they are, not made messages first
                 for receipt in answered { receipts.append(.init(device: item.device, body: receipt.carried)) }
                 continue

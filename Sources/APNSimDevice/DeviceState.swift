@@ -173,15 +173,11 @@ struct DeviceState: Sendable {
             }
             // Two statements: in one, `self` was copied for the outer call before the argument's mutation ran, so every
             // collection the mutation touched was copied whole (a fifth of a device's instructions a push).
-            // A push that changes the order an app's activities are shown in (a new relevance-score) is reported before
-            // its receipt, so the record never shows the push applied with the order from before it; one that started
-            // an activity among others, after it, since its receipt is how the gateway learns of the activity.
-            let order = delivery.pushType == .liveactivity ? center.activityOrder(of: delivery.bundleID) : nil
+            let order = orderBefore(delivery, startsPossible: true)
             let answer = answer(delivery, now: now)
             var actions = actions(answering: delivery, with: answer)
-            if let order, let report = center.activityReport(for: delivery.bundleID, ifReorderedFrom: order) {
-                let startedOne = report.activities.contains { !order.contains($0.id) }
-                if startedOne { actions.send.append(.activities(report)) } else { actions.send.insert(.activities(report), at: 0) }
+            if let (report, first) = reordered(delivery, from: order) {
+                if first { actions.send.insert(.activities(report), at: 0) } else { actions.send.append(.activities(report)) }
             }
             return actions
         case .heartbeat(let beat):
@@ -315,6 +311,21 @@ struct DeviceState: Sendable {
             return .receipts(center.receive(delivery, payload: payload, now: now, processed: (payload.content, run),
                                             categories: categories[delivery.bundleID], app: apps.first { $0.bundleID == delivery.bundleID }))
         }
+    }
+
+    /// The order `delivery`'s app's activities are shown in before it, when it is a `liveactivity` push that may change
+    /// it (``reordered(_:from:)``); `startsPossible`: it may start one (a broadcast cannot).
+    func orderBefore(_ delivery: DeviceLinkMessage.Delivery, startsPossible: Bool) -> [String]? {
+        delivery.pushType == .liveactivity ? center.activityOrder(of: delivery.bundleID, ifAtLeast: startsPossible ? 1 : 2) : nil
+    }
+
+    /// After `delivery`, the report of its app's activities when it changed the order they are shown in from `before`
+    /// (a new relevance-score), and whether the report goes before the push's receipt: it does, so the record never
+    /// shows the push applied with the order from before it; after, when the push started an activity among others,
+    /// since that receipt is how the gateway learns of the activity.
+    func reordered(_ delivery: DeviceLinkMessage.Delivery, from before: [String]?) -> (DeviceLinkMessage.ActivityReport, first: Bool)? {
+        guard let before, let report = center.activityReport(for: delivery.bundleID, ifReorderedFrom: before) else { return nil }
+        return (report, !report.activities.contains { !before.contains($0.id) })
     }
 
     /// `answer` as messages: the receipts come at once (a receipt acknowledges its push), or a pending ack while the

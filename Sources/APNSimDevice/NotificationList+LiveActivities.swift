@@ -38,6 +38,18 @@ extension NotificationList {
         LiveActivity.displaySequence(liveActivities.values.filter { $0.bundleID == bundleID }).map(\.id)
     }
 
+    /// `bundleID`'s activity order before a push that may change it (``activityReport(for:ifReorderedFrom:)``); `nil`
+    /// when the app has fewer than `least` activities, so the push cannot reorder them (a broadcast, which starts none,
+    /// needs two; a push that may start one, one), without sorting anything for the usual device with a single activity.
+    func activityOrder(of bundleID: String, ifAtLeast least: Int) -> [String]? {
+        var count = 0
+        for activity in liveActivities.values where activity.bundleID == bundleID {
+            count += 1
+            if count >= least { return activityOrder(of: bundleID) }
+        }
+        return nil
+    }
+
     /// `bundleID`'s activities as the device reports them to the gateway, in the order it shows them.
     public func activityReport(for bundleID: String) -> DeviceLinkMessage.ActivityReport {
         .init(bundleID: bundleID, activities: LiveActivity.displaySequence(liveActivities.values.filter { $0.bundleID == bundleID }))

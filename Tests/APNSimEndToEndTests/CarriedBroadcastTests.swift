@@ -57,4 +57,34 @@ struct CarriedBroadcastTests {
             }
         }
     }
+
+    @Test("A carried broadcast's relevance-score that reorders a device's activities: the device reports the new order, and the gateway shows it")
+    func carriedReorder() async throws {
+        try await withGateway { harness in
+            try await withDevices(harness, ids: ["fan-1", "fan-2"], groupID: "fan") { _ in
+                let control = harness.control
+                let channel = try await BroadcastChannelTests.create(harness, policy: 1)
+                let subscribed = try await BroadcastChannelTests.subscribe(control, device: "fan-1", channel: channel)
+                _ = try await BroadcastChannelTests.subscribe(control, device: "fan-2", channel: channel)
+                let started = try await control.post("/v1/devices/fan-1/activities", #"""
+                    {"bundleID":"com.example.app","attributesType":"DeliveryAttributes","attributes":{"orderID":"own"},
+                     "contentState":{"status":"packed","etaMinutes":40},"relevanceScore":10}
+                    """#)
+                let scored = try #require((started.json as? [String: Any])?["id"] as? String)
+                @Sendable func ranks() async throws -> [String: Int] {
+                    let listed = try #require(try await control.get("/v1/activities?device=fan-1").json as? [[String: Any]])
+                    return Dictionary(uniqueKeysWithValues: listed.compactMap { view in
+                        (view["displayRank"] as? Int).map { (view["id"] as? String ?? "", $0) }
+                    })
+                }
+                try await control.waitUntil("fan-1 reports its scored activity first") { try await ranks() == [scored: 1, subscribed: 2] }
+
+                let (response, apnsID) = try await BroadcastChannelTests.broadcast(harness, channel: channel,
+                    aps: #"{"event":"update","timestamp":1800000060,"relevance-score":50,"content-state":{"status":"on the way","etaMinutes":20}}"#)
+                #expect(response.status == 200)
+                _ = try await BroadcastChannelTests.deliveries(control, apnsID: apnsID, count: 2)
+                try await control.waitUntil("fan-1 reports the broadcast's activity first") { try await ranks() == [subscribed: 1, scored: 2] }
+            }
+        }
+    }
 }

@@ -7,8 +7,8 @@ import NIOCore
 import NIOEmbedded
 import Testing
 
-/// Control requests waiting for a device's answer are one kind: an install, an interaction and a summary asked on a
-/// session all end with it, in one event, and each is answered by the device's own reply.
+/// Control requests waiting for a device's answer are one kind: an install, an interaction, a summary and an activity's
+/// end asked on a session all end with it, in one event, and each is answered by the device's own reply.
 @Suite("Device requests: one kind, ended with their session")
 struct DeviceRequestsTests {
     static func session(_ id: String) -> (DeviceSession, NIOAsyncTestingChannel) {
@@ -18,7 +18,7 @@ struct DeviceRequestsTests {
 
     static let app = AppManifest.signed(bundleID: "com.example.app", team: TestWorld.team, environment: .development, now: Date())
 
-    /// Asks an install, an interaction and a summary of `session`'s device, each waiting as long as the hang guard.
+    /// Asks an install, an interaction, a summary and an activity's end of `session`'s device, each waiting as long as the hang guard.
     static func askAll(_ requests: DeviceRequests, on session: DeviceSession) -> [Task<DeviceRequests.Outcome, Never>] {
         let device = session.descriptor.id
         return [
@@ -27,6 +27,8 @@ struct DeviceRequestsTests {
                                       awaiting: .reply(id: "\(device)-tap"), on: session, timeout: HangGuard.limit) },
             Task { await requests.ask(.deliverSummary(.init(id: "\(device)-summary")), awaiting: .reply(id: "\(device)-summary"),
                                       on: session, timeout: HangGuard.limit) },
+            Task { await requests.ask(.endActivity(.init(id: "\(device)-activity", bundleID: app.bundleID, contentState: nil, dismissalDate: nil, at: Date())),
+                                      awaiting: .activities(device: device), on: session, timeout: HangGuard.limit) },
         ]
     }
 
@@ -45,8 +47,8 @@ struct DeviceRequestsTests {
         let (ending, endingLink) = Self.session("d1"), (staying, stayingLink) = Self.session("d2")
         let ended = Self.askAll(requests, on: ending)
         let kept = Self.askAll(requests, on: staying)
-        try await Self.waitForMessages(3, on: endingLink)
-        try await Self.waitForMessages(3, on: stayingLink)
+        try await Self.waitForMessages(4, on: endingLink)
+        try await Self.waitForMessages(4, on: stayingLink)
 
         requests.sessionEnded(ending)
         for task in ended {
@@ -57,16 +59,18 @@ struct DeviceRequestsTests {
         #expect(requests.resolve(.reply(id: "d2-tap"), with: .interacted(.init(id: "d2-tap", refusal: "nothing shown"))))
         #expect(requests.resolve(.reply(id: "d2-summary"),
                                  with: .summarized(SummaryDelivery(id: "d2-summary", device: "d2", scheduledFor: nil, at: Date(), notifications: [], detail: ""))))
+        #expect(requests.resolve(.activities(device: "d2"), with: .activities(.init(bundleID: Self.app.bundleID, activities: []))))
         var answered: [String] = []
         for task in kept {
             switch await task.value {
             case .answered(.installed): answered.append("installed")
             case .answered(.interacted): answered.append("interacted")
             case .answered(.summarized): answered.append("summarized")
+            case .answered(.activities): answered.append("activities")
             case let other: Issue.record("not answered: \(other)")
             }
         }
-        #expect(answered == ["installed", "interacted", "summarized"])
+        #expect(answered == ["installed", "interacted", "summarized", "activities"])
         #expect(!requests.resolve(.reply(id: "d2-tap"), with: .interacted(.init(id: "d2-tap"))), "answered once; a second answer finds no one")
     }
 }
