@@ -176,8 +176,8 @@ struct DeviceState: Sendable {
             let order = orderBefore(delivery, startsPossible: true)
             let answer = answer(delivery, now: now)
             var actions = actions(answering: delivery, with: answer)
-            if let (report, first) = reordered(delivery, from: order) {
-                if first { actions.send.insert(.activities(report), at: 0) } else { actions.send.append(.activities(report)) }
+            if let (report, beforeReceipt) = reordered(delivery, from: order) {
+                if beforeReceipt { actions.send.insert(.activities(report), at: 0) } else { actions.send.append(.activities(report)) }
             }
             return actions
         case .heartbeat(let beat):
@@ -319,13 +319,10 @@ struct DeviceState: Sendable {
         delivery.pushType == .liveactivity ? center.activityOrder(of: delivery.bundleID, ifAtLeast: startsPossible ? 1 : 2) : nil
     }
 
-    /// After `delivery`, the report of its app's activities when it changed the order they are shown in from `before`
-    /// (a new relevance-score), and whether the report goes before the push's receipt: it does, so the record never
-    /// shows the push applied with the order from before it; after, when the push started an activity among others,
-    /// since that receipt is how the gateway learns of the activity.
-    func reordered(_ delivery: DeviceLinkMessage.Delivery, from before: [String]?) -> (DeviceLinkMessage.ActivityReport, first: Bool)? {
-        guard let before, let report = center.activityReport(for: delivery.bundleID, ifReorderedFrom: before) else { return nil }
-        return (report, !report.activities.contains { !before.contains($0.id) })
+    /// After `delivery`, the report of its app's activities when it changed the order they are shown in from `before`,
+    /// and whether it goes before the push's receipt (``NotificationList/activityReport(for:ifReorderedFrom:)``).
+    func reordered(_ delivery: DeviceLinkMessage.Delivery, from before: [String]?) -> (DeviceLinkMessage.ActivityReport, beforeReceipt: Bool)? {
+        before.flatMap { center.activityReport(for: delivery.bundleID, ifReorderedFrom: $0) }
     }
 
     /// `answer` as messages: the receipts come at once (a receipt acknowledges its push), or a pending ack while the

@@ -33,34 +33,38 @@ extension NotificationList {
         liveActivities[activity.id]?.pushToken = activity.pushToken
     }
 
-    /// The IDs of `bundleID`'s activities in the order the device shows them, dismissed ones in their places.
-    func activityOrder(of bundleID: String) -> [String] {
-        LiveActivity.displaySequence(liveActivities.values.filter { $0.bundleID == bundleID }).map(\.id)
+    /// `bundleID`'s activities in the order the device shows them, dismissed ones in their places.
+    private func activitySequence(of bundleID: String) -> [LiveActivity] {
+        LiveActivity.displaySequence(liveActivities.values.filter { $0.bundleID == bundleID })
     }
 
-    /// `bundleID`'s activity order before a push that may change it (``activityReport(for:ifReorderedFrom:)``); `nil`
-    /// when the app has fewer than `least` activities, so the push cannot reorder them (a broadcast, which starts none,
-    /// needs two; a push that may start one, one), without sorting anything for the usual device with a single activity.
+    /// `bundleID`'s activity IDs in the order the device shows them, before a push that may change it
+    /// (``activityReport(for:ifReorderedFrom:)``); `nil` when the app has fewer than `least` activities, so the push
+    /// cannot reorder them (a broadcast, which starts none, needs two; a push that may start one, one), without sorting
+    /// anything for the usual device with a single activity.
     func activityOrder(of bundleID: String, ifAtLeast least: Int) -> [String]? {
         var count = 0
         for activity in liveActivities.values where activity.bundleID == bundleID {
             count += 1
-            if count >= least { return activityOrder(of: bundleID) }
+            if count >= least { return activitySequence(of: bundleID).map(\.id) }
         }
         return nil
     }
 
     /// `bundleID`'s activities as the device reports them to the gateway, in the order it shows them.
     public func activityReport(for bundleID: String) -> DeviceLinkMessage.ActivityReport {
-        .init(bundleID: bundleID, activities: LiveActivity.displaySequence(liveActivities.values.filter { $0.bundleID == bundleID }))
+        .init(bundleID: bundleID, activities: activitySequence(of: bundleID))
     }
 
-    /// After a push to `bundleID`'s activities: a report when their order is not what the gateway now takes it to be,
-    /// `before` with the activities the push started after it; `before` the order before the push.
-    func activityReport(for bundleID: String, ifReorderedFrom before: [String]) -> DeviceLinkMessage.ActivityReport? {
-        let after = activityOrder(of: bundleID)
-        let started = after.filter { !before.contains($0) }
-        return after == before + started ? nil : activityReport(for: bundleID)
+    /// After a push to `bundleID`'s activities, whose order was `before`: a report when their order is not what the
+    /// gateway now takes it to be (`before`, then the activities the push started), and whether it goes before the
+    /// push's receipt. It does, so the record never shows the push applied with the order from before it; it goes after
+    /// when the push started an activity, since that receipt is how the gateway learns of the activity.
+    func activityReport(for bundleID: String, ifReorderedFrom before: [String]) -> (DeviceLinkMessage.ActivityReport, beforeReceipt: Bool)? {
+        let after = activitySequence(of: bundleID)
+        let started = after.map(\.id).filter { !before.contains($0) }
+        guard after.map(\.id) != before + started else { return nil }
+        return (.init(bundleID: bundleID, activities: after), started.isEmpty)
     }
 
     /// A `liveactivity` push to an app's push-to-start token or to an activity's own token, with its receipt; `nil` for

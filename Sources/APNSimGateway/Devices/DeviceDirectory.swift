@@ -209,9 +209,9 @@ final class DeviceDirectory: Sendable {
             registry.devices.values.sorted { $0.descriptor.id < $1.descriptor.id }.flatMap { device in
                 let pending = registry.pendingEnds(of: device)
                 let ranks = registry.displayRanks(of: device, at: now)
-                return device.activities.values.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }.map { activity in
-                    ListedActivity(device: device.descriptor.id, activity: activity, displayRank: ranks[activity.id],
-                                   endPending: pending.contains(activity.id))
+                return Self.activities(of: device).map { listed in
+                    ListedActivity(device: listed.device, activity: listed.activity, displayRank: ranks[listed.activity.id],
+                                   endPending: pending.contains(listed.activity.id))
                 }
             }
         }
@@ -219,7 +219,12 @@ final class DeviceDirectory: Sendable {
 
     /// Every device's Live Activities, with the device's ID, by device and then start.
     func activities() -> [(device: String, activity: LiveActivity)] {
-        activityListing(now: .distantPast).map { ($0.device, $0.activity) }
+        registry.inspect { registry in registry.devices.values.sorted { $0.descriptor.id < $1.descriptor.id }.flatMap(Self.activities) }
+    }
+
+    /// `device`'s activities with its ID, by start.
+    private static func activities(of device: DeviceRegistry.Device) -> [(device: String, activity: LiveActivity)] {
+        device.activities.values.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }.map { (device.descriptor.id, $0) }
     }
 
     func refuse(_ refused: DeviceLinkMessage.InstallRefused, device: String) {

@@ -302,7 +302,7 @@ struct DeviceRegistry: Sendable {
         devices[device]?.refusals[registered.bundleID] = nil
         devices[device]?.badges[registered.bundleID] = badge == 0 ? nil : badge
         for activity in devices[device]?.activities.values.filter({ $0.bundleID == registered.bundleID }) ?? [] {
-            hold(activity, environment: registered.environment, device: device)
+            holdToken(of: activity, environment: registered.environment, device: device)
         }
         var actions = Actions(devicesChanged: true)
         if let descriptor = devices[device]?.descriptor {
@@ -342,14 +342,18 @@ struct DeviceRegistry: Sendable {
     /// `device` has `activity`, and holds its push token, active in the app's environment; one new to the app's order
     /// goes last in it.
     private mutating func hold(_ activity: LiveActivity, environment: APNsEnvironment, device: String) {
-        if let token = activity.pushToken {
-            hold(.init(token: token, bundleID: activity.bundleID, environment: environment, kind: .activity(id: activity.id)), by: device)
-        }
+        holdToken(of: activity, environment: environment, device: device)
         devices.inPlace(device) { device in
             if device.activities.updateValue(activity, forKey: activity.id) == nil {
                 device.activityOrder[activity.bundleID, default: []].append(activity.id)
             }
         }
+    }
+
+    /// `device` holds `activity`'s push token (if it has one), active in the app's environment.
+    private mutating func holdToken(of activity: LiveActivity, environment: APNsEnvironment, device: String) {
+        guard let token = activity.pushToken else { return }
+        hold(.init(token: token, bundleID: activity.bundleID, environment: environment, kind: .activity(id: activity.id)), by: device)
     }
 
     /// Device `device` reported an app's Live Activities (``DeviceLinkMessage/ActivityReport``): they replace the
@@ -361,9 +365,7 @@ struct DeviceRegistry: Sendable {
         var activities = known.filter { $0.value.bundleID != report.bundleID }
         for var activity in report.activities where activity.bundleID == report.bundleID {
             if activity.pushToken == nil, activity.channelID == nil { activity.pushToken = known[activity.id]?.pushToken }
-            if let environment, let token = activity.pushToken {
-                hold(.init(token: token, bundleID: activity.bundleID, environment: environment, kind: .activity(id: activity.id)), by: device)
-            }
+            if let environment { holdToken(of: activity, environment: environment, device: device) }
             activities[activity.id] = activity
         }
         devices.inPlace(device) { device in
