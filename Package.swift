@@ -48,6 +48,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // The store gateway replicas share (docs/cluster.md).
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // Tests only: the device link's round-trip property test (no dependencies of its own; seconds to build).
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
@@ -81,11 +83,16 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            // The record and what a restart takes back, behind one protocol: SQLite (a file or memory) for one gateway,
+            // PostgreSQL for replicas that share it.
             name: "APNSimStore",
             dependencies: [
                 "APNSimRules",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -425,7 +432,8 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSimStoreTests",
-            dependencies: ["APNSimRules", "APNSimRuntime", "APNSimStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["APNSimRules", "APNSimRuntime", "APNSimStore", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
     ]

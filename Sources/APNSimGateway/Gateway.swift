@@ -12,7 +12,7 @@ import Tracing
 /// apnsim's fake APNs: one provider endpoint per environment, the recorder behind them, and the control API.
 ///
 /// ```swift
-/// let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store())
+/// let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: SQLiteStore())
 /// try await gateway.withRunning { endpoints in
 ///     print(endpoints.providerPorts[.development]!)
 /// }
@@ -31,7 +31,7 @@ public final class Gateway: Service, Sendable {
 
     public let configuration: GatewayConfiguration
     public let world: WorldRegistry
-    public let store: Store
+    public let store: any Store
     public let recorder: SendRecorder
     /// Server-side failures queued for upcoming pushes (`POST /v1/faults`).
     public let faults = FaultInjector()
@@ -49,7 +49,7 @@ public final class Gateway: Service, Sendable {
     private let tls: TLSMaterial
     let logger: Logger
 
-    public init(configuration: GatewayConfiguration, world: WorldRegistry, store: Store,
+    public init(configuration: GatewayConfiguration, world: WorldRegistry, store: any Store,
                 logger: Logger = Logger(label: "apnsim.gateway")) throws {
         self.configuration = configuration
         self.world = world
@@ -61,18 +61,16 @@ public final class Gateway: Service, Sendable {
         let tracing = PushTracing(tracer: configuration.tracer ?? (InstrumentationSystem.tracer is NoOpTracer ? nil : InstrumentationSystem.tracer),
                                   logger: logger)
         self.tracing = tracing
-        self.recorder = try SendRecorder(store: store, limits: configuration.records, clock: configuration.clock, changes: changes,
+        self.recorder = SendRecorder(store: store, limits: configuration.records, clock: configuration.clock, changes: changes,
                                          observe: { metrics.count($0) })
-        let deliveries = try DeliveryRecorder(store: store, limits: configuration.records, clock: configuration.clock,
+        let deliveries = DeliveryRecorder(store: store, limits: configuration.records, clock: configuration.clock,
                                               changes: changes, observe: { batch in
                                                   metrics.count(batch)
                                                   tracing.delivered(batch.events)
                                               })
         self.deliveries = deliveries
         self.devices = DeviceDirectory(registry: world, persist: { deliveries.record(contentsOf: $0) }, changes: changes)
-        // What a previous run left in a store file: registrations (and so their tokens) and held pushes.
-        devices.recordRestartState(store.isFile)
-        devices.restore(try store.deviceState())
+        devices.recordRestartState(store.isDurable)
         self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,
                                       deliveries: deliveries, clock: configuration.clock, requests: requests,
                                       store: store, metrics: metrics)
@@ -91,9 +89,11 @@ public final class Gateway: Service, Sendable {
             throw GatewayError("the control API would listen on \(configuration.controlHost) for anyone who can reach it: "
                                + "give it a token (--control-token) or keep it on 127.0.0.1")
         }
+        // What a previous run left in the store: registrations (and so their tokens) and held pushes.
+        devices.restore(try await store.deviceState())
         let group = MultiThreadedEventLoopGroup.singleton
         let quiesce = ServerQuiescingHelper(group: group)
-        let commits = store.isFile && configuration.durableAnswers ? CommitPoint(sends: recorder, deliveries: deliveries) : nil
+        let commits = store.isDurable && configuration.durableAnswers ? CommitPoint(sends: recorder, deliveries: deliveries) : nil
         let services = GatewayServices(
             validator: PushValidator(configuration: configuration.validator), world: world, recorder: recorder,
             clock: configuration.clock, policy: configuration.connection, tokenSession: configuration.tokenSession,
@@ -205,8 +205,8 @@ extension Gateway {
     }
 
     /// Forgets what happened, as `POST /v1/reset` does: sends, deliveries, faults, held pushes, changes to the world.
-    public func reset() throws {
-        try actions.reset()
+    public func reset() async throws {
+        try await actions.reset()
     }
 }
 

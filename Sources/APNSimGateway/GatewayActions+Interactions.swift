@@ -29,7 +29,7 @@ extension GatewayActions {
             }
             do {
                 // The app's token on the device: the one its alerts go to (a token stays the app's until it is reinstalled).
-                try store.record(record, token: devices.registration(of: device, bundleID: record.bundleID)?.token.hex)
+                try await store.record(record, token: devices.registration(of: device, bundleID: record.bundleID)?.token.hex)
                 deliveries.changes.signal()  // wakes `GET /v1/interactions?wait=`
             } catch {
                 return .failure(.init(kind: .refused, description: "the interaction could not be recorded: \(error)"))

@@ -12,7 +12,7 @@ extension GatewayActions {
         Task {
             var summary = summary
             do {
-                try store.record(summary)
+                try await store.record(summary)
             } catch {
                 summary.detail += "; it could not be recorded: \(error)"  // the request that asked for it still gets it
             }

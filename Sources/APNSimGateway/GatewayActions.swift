@@ -14,7 +14,7 @@ struct GatewayActions: Sendable {
     let clock: WallClock
     /// Requests waiting for a device's answer (an interaction, a summary delivered on request).
     let requests: DeviceRequests
-    let store: Store
+    let store: any Store
     let metrics: GatewayMetrics
 
     /// Adds faults (nothing if any is unusable) and lets those that act at once act before it returns: a GOAWAY or
@@ -39,11 +39,11 @@ struct GatewayActions: Sendable {
 
     /// Forgets every send and delivery, drops faults and held pushes, and puts the world back as it was loaded.
     /// Devices still registered keep their tokens: a reset forgets what happened, not who is there.
-    func reset() throws {
+    func reset() async throws {
         faults.clear()
-        try recorder.deleteAll()
+        try await recorder.deleteAll()
         devices.reset()
-        try deliveries.deleteAll()
+        try await deliveries.deleteAll()
     }
 
     /// Why an app could not start a Live Activity.

@@ -92,7 +92,8 @@ extension Inbox {
         } catch {
             return ControlJSON.error("the composer could not send through the provider API on port \(port): \(error)", status: .badGateway)
         }
-        let send = try answer.apnsID.flatMap { try gateway.send(apnsID: $0) }
+        var send: SendRecord?
+        if let apnsID = answer.apnsID { send = try await gateway.send(apnsID: apnsID) }
         return try ControlJSON.response(ComposeAnswer(status: answer.status, apnsID: answer.apnsID, reason: answer.reason,
                                                       explanation: send?.explanation, token: token, topic: topic, send: send))
     }

@@ -26,7 +26,7 @@ public final class Sandbox: Service, Sendable {
     private let composer: SandboxComposer?
 
     /// - Parameter store: where the record goes; in memory unless given.
-    public init(_ configuration: Configuration, store: Store? = nil, logger: Logger = Logger(label: "apnsim.sandbox")) throws {
+    public init(_ configuration: Configuration, store: (any Store)? = nil, logger: Logger = Logger(label: "apnsim.sandbox")) throws {
         self.configuration = configuration
         self.logger = logger
         var gatewayConfiguration = configuration.gateway
@@ -44,7 +44,7 @@ public final class Sandbox: Service, Sendable {
             self.composer = nil
         }
         self.gateway = try Gateway(configuration: gatewayConfiguration, world: WorldRegistry(configuration.world),
-                                   store: try store ?? Store(), logger: logger)
+                                   store: try store ?? SQLiteStore(), logger: logger)
     }
 
     /// Runs until a graceful shutdown of the service group it is in (as `apnsim up` runs it).

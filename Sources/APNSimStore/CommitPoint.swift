@@ -26,9 +26,13 @@ public final class CommitPoint: Sendable {
         await waiting.run {
             let callbacks = waiting.take()
             guard !callbacks.isEmpty else { return }
-            let result = Result<Void, any Error> {
-                try sends.flush()
-                try deliveries.flush()
+            let result: Result<Void, any Error>
+            do {
+                try await sends.flush()
+                try await deliveries.flush()
+                result = .success(())
+            } catch {
+                result = .failure(error)
             }
             for callback in callbacks { callback(result) }
         }

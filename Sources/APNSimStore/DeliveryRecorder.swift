@@ -6,7 +6,7 @@ import Synchronization
 /// in batches (like ``SendRecorder``). Readers that wait for a delivery (`GET /v1/deliveries?wait=`) are woken
 /// after every batch.
 public final class DeliveryRecorder: Sendable {
-    private let store: Store
+    private let store: any Store
     private let buffer = WriteBuffer<DeliveryEvent>()
     /// Signalled after every batch; readers wait on it.
     public let changes: ChangeSignal
@@ -23,16 +23,16 @@ public final class DeliveryRecorder: Sendable {
     ///   - clock: what "now" is for ``RecordLimits/maximumAge``.
     ///   - changes: what to signal after each batch (one signal may serve the send recorder too).
     ///   - observe: called with each batch of events as it is applied, in order (the gateway's metrics and traces).
-    public init(store: Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system,
-                changes: ChangeSignal = ChangeSignal(), observe: (@Sendable (AppliedDeliveries) -> Void)? = nil) throws {
+    public init(store: any Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system,
+                changes: ChangeSignal = ChangeSignal(), observe: (@Sendable (AppliedDeliveries) -> Void)? = nil) {
         self.store = store
         self.observe = observe
         self.changes = changes
         self.batches = ChangeCounter(signalling: changes)
         self.erasures = ChangeCounter(signalling: changes)
         self.retention = Retention(limit: limits.deliveries, maximumAge: limits.maximumAge, clock: clock,
-                                   count: try store.deliveryCounts().total) { keeping, before in
-            try store.trimDeliveries(keeping: keeping, before: before)
+                                   count: { try await store.deliveryCounts().total }) { keeping, before in
+            try await store.trimDeliveries(keeping: keeping, before: before)
         }
     }
 
@@ -40,10 +40,12 @@ public final class DeliveryRecorder: Sendable {
     public var dropped: Int { retention.dropped }
 
     /// Forgets every delivery record.
-    public func deleteAll() throws {
-        try flush()
-        try store.deleteAllDeliveries()
-        retention.emptied()
+    public func deleteAll() async throws {
+        try await flush()
+        try await applying.run {
+            try await store.deleteAllDeliveries()
+            retention.emptied()
+        }
         erasures.bump()
     }
 
@@ -56,7 +58,7 @@ public final class DeliveryRecorder: Sendable {
 
     /// Queues events in order, under one lock (a broadcast's share is a few hundred).
     public func record(contentsOf events: [DeliveryEvent]) {
-        let kept = store.isFile || !events.contains(where: \.isRestartState) ? events : events.filter { !$0.isRestartState }
+        let kept = store.isDurable || !events.contains(where: \.isRestartState) ? events : events.filter { !$0.isRestartState }
         buffer.append(contentsOf: kept)
     }
 
@@ -64,20 +66,26 @@ public final class DeliveryRecorder: Sendable {
     /// matches need not count again before enough of them have been applied.
     private let matchingEvents = Atomic<Int>(0)
 
-    /// Held while a batch is taken and applied, so two flushes (the run loop's and a reader's) cannot apply
+    /// Taken while a batch is taken and applied, so two flushes (the run loop's and a reader's) cannot apply
     /// batches out of order: a receipt must never land before the delivery it updates.
-    private let applying = Mutex(())
+    private let applying = SerialWrites()
 
     /// Applies everything queued so far, then wakes waiting readers.
-    public func flush() throws {
-        let events = try applying.withLock { _ in
+    public func flush() async throws {
+        let events = try await applying.run {
             let events = buffer.take()
-            let latencies = try store.apply(events)
+            let latencies: [Double]
+            do {
+                latencies = events.isEmpty ? [] : try await store.apply(events)
+            } catch {
+                buffer.putBack(events)  // tried again with the next flush: a store out of reach loses nothing
+                throw error
+            }
             if !events.isEmpty { observe?(AppliedDeliveries(events: events, displayLatencies: latencies)) }
             let accepted = events.count { if case .accepted = $0 { true } else { false } }
             let outcomes = events.count { switch $0 { case .receipt, .forgotten: true; default: false } }
             matchingEvents.add(accepted + outcomes, ordering: .releasing)
-            try retention.added(accepted)
+            try await retention.added(accepted)
             return events
         }
         guard !events.isEmpty else { return }
@@ -90,14 +98,16 @@ public final class DeliveryRecorder: Sendable {
                            until deadline: ContinuousClock.Instant = .now) async throws -> [DeliveryRecord] {
         var counted: (matches: Int, events: Int)?
         while true {
-            try flush()
+            try await flush()
             let generation = changes.generation
             let events = matchingEvents.load(ordering: .acquiring)
             // Each event applied since the last count adds one match at most: no count before that many could be enough.
             let couldBeEnough = counted.map { $0.matches + events - $0.events >= count } ?? true
             // Counted first: a wait for a thousand deliveries reads them once, not after every batch of receipts.
-            if try count <= 1 || ContinuousClock.now >= deadline || couldBeEnough && enough(filter, count: count, counted: &counted, events: events) {
-                let found = try store.deliveries(matching: filter)
+            var read = count <= 1 || ContinuousClock.now >= deadline
+            if !read, couldBeEnough { read = try await enough(filter, count: count, counted: &counted, events: events) }
+            if read {
+                let found = try await store.deliveries(matching: filter)
                 if found.count >= count || ContinuousClock.now >= deadline { return found }
             }
             await changes.nextChange(since: generation, before: deadline)
@@ -105,15 +115,21 @@ public final class DeliveryRecorder: Sendable {
     }
 
     /// Whether `filter` matches `count` deliveries now, the count kept with the events applied before it.
-    private func enough(_ filter: DeliveryFilter, count: Int, counted: inout (matches: Int, events: Int)?, events: Int) throws -> Bool {
-        let matches = min(try store.deliveryCount(matching: filter), filter.limit)
+    private func enough(_ filter: DeliveryFilter, count: Int, counted: inout (matches: Int, events: Int)?, events: Int) async throws -> Bool {
+        let matches = min(try await store.deliveryCount(matching: filter), filter.limit)
         counted = (matches, events)
         return matches >= count
     }
 
     /// Applies the buffer until ``finish()`` is called.
     public func run() async {
-        await buffer.run(gathering: .milliseconds(2)) { try? flush() }
+        await buffer.run(gathering: .milliseconds(2)) {
+            do {
+                try await flush()
+            } catch {
+                try? await Task.sleep(for: .milliseconds(250))  // the store is out of reach: the batch waits, put back
+            }
+        }
     }
 
     /// Ends ``run()`` after a last flush.

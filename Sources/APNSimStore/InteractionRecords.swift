@@ -19,10 +19,10 @@ public struct InteractionFilter: Sendable, Hashable {
     }
 }
 
-extension Store {
+extension SQLiteStore {
     /// Records what a user did to a notification, and what the app did (`token`: the one the push went to).
     public func record(_ interaction: InteractionRecord, token: String?) throws {
-        let json = String(decoding: try Self.interactionEncoder.encode(interaction), as: UTF8.self)
+        let json = String(decoding: try RecordJSON.encoder.encode(interaction), as: UTF8.self)
         try database.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO interactions (id, device, bundleID, apnsId, token, at, record) VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [interaction.id, interaction.device, interaction.bundleID, interaction.apnsID, token?.lowercased(),
@@ -43,19 +43,6 @@ extension Store {
         let sql = "SELECT record FROM interactions" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             + " ORDER BY at, rowid LIMIT ?"
         let rows = try database.read { db in try String.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) }
-        return try rows.map { try Self.interactionDecoder.decode(InteractionRecord.self, from: Data($0.utf8)) }
+        return try rows.map { try RecordJSON.decoder.decode(InteractionRecord.self, from: Data($0.utf8)) }
     }
-
-    /// Dates as seconds since 1970 with their fraction, as the record keeps every time (interactions and summaries).
-    static let interactionEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
-        return encoder
-    }()
-
-    static let interactionDecoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        return decoder
-    }()
 }

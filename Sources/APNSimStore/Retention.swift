@@ -4,15 +4,19 @@ import Synchronization
 
 /// Keeps one table of the record within a count and an age, on the writer that fills it.
 ///
-/// The count is tracked as batches are written, so the check costs nothing per record. Once it passes the limit
+/// The count is read from the store before the first batch, then tracked as batches are written, so the check costs
+/// nothing per record. Once it passes the limit
 /// by a tenth, one `DELETE` drops the oldest rows back down to the limit: a batch of deletes every few thousand
 /// inserts, never one per insert. Ages are checked at most once a second.
 final class Retention: Sendable {
     /// Deletes rows beyond the newest `keeping` and rows older than `before`; returns how many went.
-    typealias Trim = @Sendable (_ keeping: Int?, _ before: Date?) throws -> Int
+    typealias Trim = @Sendable (_ keeping: Int?, _ before: Date?) async throws -> Int
+    /// How many rows the table holds.
+    typealias Count = @Sendable () async throws -> Int
 
     private struct State {
-        var count: Int
+        /// `nil` until the first batch reads it from the store.
+        var count: Int?
         var dropped = 0
         var lastAgeCheck = Date.distantPast
     }
@@ -21,25 +25,32 @@ final class Retention: Sendable {
     private let maximumAge: TimeInterval?
     private let clock: WallClock
     private let trim: Trim
-    private let state: Mutex<State>
+    private let count: Count
+    private let state = Mutex(State())
 
-    init(limit: Int?, maximumAge: TimeInterval?, clock: WallClock, count: Int, trim: @escaping Trim) {
+    init(limit: Int?, maximumAge: TimeInterval?, clock: WallClock, count: @escaping Count, trim: @escaping Trim) {
         self.limit = limit.map { max($0, 0) }
         self.maximumAge = maximumAge
         self.clock = clock
+        self.count = count
         self.trim = trim
-        self.state = Mutex(State(count: count))
     }
 
     /// How many rows were dropped to keep within the limits, since the start.
     var dropped: Int { state.withLock { $0.dropped } }
 
-    /// Notes `added` rows just written, and trims when the table is past its limits.
-    func added(_ added: Int) throws {
+    /// Notes `added` rows just written, and trims when the table is past its limits. Called by the table's one writer,
+    /// one batch at a time.
+    func added(_ added: Int) async throws {
+        if state.withLock({ $0.count == nil }) {
+            let counted = try await count()  // after the batch was written: it is in the count already
+            state.withLock { $0.count = $0.count ?? counted - added }
+        }
         let now = clock.now()
         let (overCount, ageCutoff) = state.withLock { state -> (Bool, Date?) in
-            state.count += added
-            let overCount = limit.map { state.count > $0 + max($0 / 10, 1) } ?? false
+            let total = (state.count ?? 0) + added
+            state.count = total
+            let overCount = limit.map { total > $0 + max($0 / 10, 1) } ?? false
             var cutoff: Date?
             if let maximumAge, now.timeIntervalSince(state.lastAgeCheck) >= 1 {
                 state.lastAgeCheck = now
@@ -48,9 +59,9 @@ final class Retention: Sendable {
             return (overCount, cutoff)
         }
         guard overCount || ageCutoff != nil else { return }
-        let removed = try trim(overCount ? limit : nil, ageCutoff)
+        let removed = try await trim(overCount ? limit : nil, ageCutoff)
         state.withLock { state in
-            state.count = max(state.count - removed, 0)
+            state.count = max((state.count ?? 0) - removed, 0)
             state.dropped += removed
         }
     }

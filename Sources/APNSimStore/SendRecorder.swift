@@ -5,8 +5,9 @@ import Synchronization
 /// Takes send records from the gateway's event loops without blocking them, and writes them to the store in
 /// batches: ``record(_:)`` appends to a buffer; ``run()`` drains it whenever there is something to drain.
 public final class SendRecorder: Sendable {
-    private let store: Store
+    private let store: any Store
     private let buffer = WriteBuffer<SendRecord>()
+    private let writes = SerialWrites()
     private let retention: Retention
     private let observe: (@Sendable ([SendRecord]) -> Void)?
     /// Batches written; each signals the recorder's ``ChangeSignal``.
@@ -18,14 +19,14 @@ public final class SendRecorder: Sendable {
     ///   - changes: what to signal after each batch (one signal may serve the delivery recorder too).
     ///   - observe: called with each batch as it is written (the gateway's metrics count them there, off the
     ///     provider's path).
-    public init(store: Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system,
-                changes: ChangeSignal = ChangeSignal(), observe: (@Sendable ([SendRecord]) -> Void)? = nil) throws {
+    public init(store: any Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system,
+                changes: ChangeSignal = ChangeSignal(), observe: (@Sendable ([SendRecord]) -> Void)? = nil) {
         self.store = store
         self.observe = observe
         self.batches = ChangeCounter(signalling: changes)
         self.retention = Retention(limit: limits.sends, maximumAge: limits.maximumAge, clock: clock,
-                                   count: try store.sendCount()) { keeping, before in
-            try store.trimSends(keeping: keeping, before: before)
+                                   count: { try await store.sendCount() }) { keeping, before in
+            try await store.trimSends(keeping: keeping, before: before)
         }
     }
 
@@ -33,10 +34,12 @@ public final class SendRecorder: Sendable {
     public var dropped: Int { retention.dropped }
 
     /// Forgets every recorded send.
-    public func deleteAll() throws {
-        try flush()
-        try store.deleteAllSends()
-        retention.emptied()
+    public func deleteAll() async throws {
+        try await flush()
+        try await writes.run {
+            try await store.deleteAllSends()
+            retention.emptied()
+        }
     }
 
     /// Queues a record; cheap, callable from any thread.
@@ -45,19 +48,33 @@ public final class SendRecorder: Sendable {
     }
 
     /// Writes everything queued so far. Call before reading the store so reads see every answered request.
-    public func flush() throws {
-        let added = try store.insertSends {
+    public func flush() async throws {
+        let added = try await writes.run {
             let batch = buffer.take()
-            if !batch.isEmpty { observe?(batch) }
-            return batch
+            if !batch.isEmpty {
+                do {
+                    try await store.insertSends(batch)
+                } catch {
+                    buffer.putBack(batch)  // tried again with the next flush: a store out of reach loses nothing
+                    throw error
+                }
+                observe?(batch)
+            }
+            try await retention.added(batch.count)  // with none added, it still drops what grew too old
+            return batch.count
         }
-        try retention.added(added)
         if added > 0 { batches.bump() }
     }
 
     /// Drains the buffer until ``finish()`` is called.
     public func run() async {
-        await buffer.run(gathering: .milliseconds(2)) { try? flush() }
+        await buffer.run(gathering: .milliseconds(2)) {
+            do {
+                try await flush()
+            } catch {
+                try? await Task.sleep(for: .milliseconds(250))  // the store is out of reach: the batch waits, put back
+            }
+        }
     }
 
     /// Ends ``run()`` after a last flush.

@@ -33,6 +33,14 @@ final class WriteBuffer<Element: Sendable>: Sendable {
         if wasEmpty { wake.yield() }
     }
 
+    /// Puts `items` back in front of what was queued since they were taken: a write that failed (the store's server out
+    /// of reach) is tried again with the next, rather than lost.
+    func putBack(_ taken: [Element]) {
+        guard !taken.isEmpty else { return }
+        items.withLock { $0.insert(contentsOf: taken, at: 0) }
+        wake.yield()
+    }
+
     /// Everything queued so far, in order; the buffer is empty afterwards.
     func take() -> [Element] {
         items.withLock { items in
@@ -47,12 +55,12 @@ final class WriteBuffer<Element: Sendable>: Sendable {
     /// trip, as on a connection held to one stream) is written in batches too: a wake-up and a transaction per
     /// item cost more than answering the request did. Readers that need everything call their recorder's
     /// `flush()` first, so the pause delays no answer.
-    func run(gathering: Duration = .zero, _ drain: () -> Void) async {
+    func run(gathering: Duration = .zero, _ drain: () async -> Void) async {
         for await _ in wakeups {
-            drain()
+            await drain()
             if gathering > .zero { try? await Task.sleep(for: gathering) }
         }
-        drain()
+        await drain()
     }
 
     func finish() {

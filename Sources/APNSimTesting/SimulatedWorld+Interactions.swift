@@ -20,8 +20,8 @@ extension SimulatedWorld {
     }
 
     /// The interaction records so far, oldest first (`GET /v1/interactions`).
-    public func interactions(_ filter: InteractionFilter = InteractionFilter()) throws -> [InteractionRecord] {
-        try gateway.store.interactions(matching: filter)
+    public func interactions(_ filter: InteractionFilter = InteractionFilter()) async throws -> [InteractionRecord] {
+        try await gateway.store.interactions(matching: filter)
     }
 
     /// The user turns a Focus on `device` (`Focus(name: "Work", allowedApps: [...])`), or off with `nil`: it holds the
@@ -43,7 +43,7 @@ extension SimulatedWorld {
     }
 
     /// The summaries devices delivered so far (of `device` when given), oldest first (`GET /v1/summaries`).
-    public func summaries(device: String? = nil) throws -> [SummaryDelivery] {
-        try gateway.store.summaries(device: device)
+    public func summaries(device: String? = nil) async throws -> [SummaryDelivery] {
+        try await gateway.store.summaries(device: device)
     }
 }

@@ -23,13 +23,13 @@ extension SimulatedWorld {
     }
 
     /// What the gateway recorded of provider requests, newest first (`GET /v1/sends`).
-    public func sends(_ filter: SendFilter = SendFilter()) throws -> [SendRecord] {
-        try gateway.recorder.flush()
-        return try gateway.store.sends(matching: filter)
+    public func sends(_ filter: SendFilter = SendFilter()) async throws -> [SendRecord] {
+        try await gateway.recorder.flush()
+        return try await gateway.store.sends(matching: filter)
     }
 
     /// The record of the provider request the gateway answered with `apnsID`.
-    public func send(apnsID: String) throws -> SendRecord? {
-        try sends(SendFilter(apnsID: apnsID)).first
+    public func send(apnsID: String) async throws -> SendRecord? {
+        try await sends(SendFilter(apnsID: apnsID)).first
     }
 }

@@ -86,8 +86,8 @@ public final class SimulatedWorld: Sendable {
 
     /// Forgets every send, delivery and fault, as `POST /v1/reset` does; devices keep their tokens. Call it
     /// between tests that share one world.
-    public func reset() throws {
-        try gateway.reset()
+    public func reset() async throws {
+        try await gateway.reset()
     }
 }
 

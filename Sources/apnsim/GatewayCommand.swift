@@ -17,7 +17,7 @@ struct GatewayCommand: AsyncParsableCommand, LoggingCommand {
     func run() async throws {
         // Before the gateway, which takes the tracer the bootstrap installs (docs/tracing.md).
         let telemetry = try Telemetry.bootstrap(name: "gateway")
-        let gateway = try options.makeGateway()
+        let gateway = try await options.makeGateway()
         let certs = try options.certsFolder().path
         let service = GatewayService(gateway: gateway) { endpoints in
             Console.say("""
@@ -33,7 +33,7 @@ struct GatewayCommand: AsyncParsableCommand, LoggingCommand {
         // The exporter first: a service group stops in reverse order, so it sends the last spans after the gateway stops.
         try await ProcessLife.run([telemetry].compactMap { $0 } + [service], name: "gateway", logger: options.logger, stopWhenStdinCloses: options.stopWhenStdinCloses)
         if let record = options.record {
-            try SessionRecorder.write(gateway, worldFile: try options.worldFile().path, mediaURL: nil, to: record)
+            try await SessionRecorder.write(gateway, worldFile: try options.worldFile().path, mediaURL: nil, to: record)
         }
     }
 }

@@ -53,8 +53,11 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("uninstall-delay"), help: "Seconds after an app is removed before its token answers 410 Unregistered.")
     var uninstallDelay = 0.0
 
-    @Option(help: "Keep the record in this SQLite file instead of memory. Environment: APNSIM_STORE.")
+    @Option(help: "Keep the record in this SQLite file instead of memory, or in PostgreSQL shared with other replicas: postgres://USER@HOST[:PORT]/DATABASE (docs/cluster.md). Environment: APNSIM_STORE, which alone may carry a password.")
     var store: String? = EnvironmentVariables.value("APNSIM_STORE")
+
+    @Option(name: .customLong("store-password-file"), help: "With a postgres:// store: a file whose first line is the password (else PGPASSFILE or ~/.pgpass). Environment: APNSIM_STORE_PASSWORD_FILE.")
+    var storePasswordFile: String? = EnvironmentVariables.value("APNSIM_STORE_PASSWORD_FILE")
 
     @Option(name: .customLong("idle-timeout"), help: "Seconds without inbound bytes before a provider connection gets GOAWAY IdleTimeout.")
     var idleTimeout = 3600
@@ -119,6 +122,14 @@ struct GatewayOptions: ParsableArguments {
     var stopWhenStdinCloses = false
 
     func validate() throws {
+        do {
+            if case .postgres(let address) = try StoreAddress(store), address.password != nil, store != EnvironmentVariables.value("APNSIM_STORE") {
+                throw ValidationError("--store names a password, which every user of this machine can read on a command line (ps): "
+                                      + "give the address in APNSIM_STORE, or the password in --store-password-file or PGPASSFILE")
+            }
+        } catch let error as StoreAddressError {
+            throw ValidationError(error.description)
+        }
         let streams = 1...Int(Int32.max)
         guard streams.contains(maxStreams) else { throw ValidationError("--max-streams takes 1 to \(Int32.max); got \(maxStreams)") }
         guard streams.contains(initialTokenStreams) else {
@@ -180,10 +191,10 @@ struct GatewayOptions: ParsableArguments {
 
     /// The gateway alone (`apnsim gateway`), with the inbox on its control port; its composer is off, as it needs a
     /// provider key to sign with, which `apnsim up` gives it.
-    func makeGateway() throws -> Gateway {
+    func makeGateway() async throws -> Gateway {
         var configuration = try makeGatewayConfiguration()
         configuration.additions = [try Inbox()]
-        return try Gateway(configuration: configuration, world: WorldRegistry(try loadWorld()), store: try makeStore(), logger: logger)
+        return try Gateway(configuration: configuration, world: WorldRegistry(try loadWorld()), store: try await makeStore(), logger: logger)
     }
 
     /// The world file: `--world`, else the default (a checkout's, or the one built in).
@@ -200,8 +211,10 @@ struct GatewayOptions: ParsableArguments {
         try WorldFile.load(path: try worldFile().path)
     }
 
-    func makeStore() throws -> Store {
-        try Store(path: store)
+    func makeStore() async throws -> any Store {
+        var address = try StoreAddress(store)
+        if case .postgres(let postgres) = address { address = .postgres(try postgres.findingPassword(passwordFile: storePasswordFile)) }
+        return try await address.open(logger: logger)
     }
 
     func makeGatewayConfiguration() throws -> GatewayConfiguration {

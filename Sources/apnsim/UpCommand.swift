@@ -42,7 +42,7 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
         configuration.devices = .processes(executable: executable, arguments: options.log.forDeviceProcesses)
         configuration.dataDirectory = data ?? (files.world.origin == .checkout ? ".apnsim/devices"
             : DataHome.folder().appendingPathComponent("sandbox/devices").path)
-        let sandbox = try Sandbox(configuration, store: try options.makeStore(), logger: options.logger)
+        let sandbox = try Sandbox(configuration, store: try await options.makeStore(), logger: options.logger)
         let mediaURL = Mutex<String?>(nil)
         let service = sandbox.service { running in
             mediaURL.withLock { $0 = running.mediaURL }
@@ -53,7 +53,7 @@ struct UpCommand: AsyncParsableCommand, LoggingCommand {
         }
         try await ProcessLife.run([telemetry].compactMap { $0 } + [service], name: "up", logger: options.logger, stopWhenStdinCloses: options.stopWhenStdinCloses)
         if let record = options.record {
-            try SessionRecorder.write(sandbox.gateway, worldFile: files.world.path, mediaURL: mediaURL.withLock { $0 }, to: record)
+            try await SessionRecorder.write(sandbox.gateway, worldFile: files.world.path, mediaURL: mediaURL.withLock { $0 }, to: record)
         }
     }
 

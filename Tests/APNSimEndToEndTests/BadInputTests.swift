@@ -76,7 +76,7 @@ struct BadInputTests {
                                                        chunks: Array(repeating: chunk, count: 640)))
             #expect(response.status == 413)
             #expect(response.reason == "PayloadTooLarge")
-            let recorded = try #require(try harness.sends().first)
+            let recorded = try #require(try await harness.sends().first)
             #expect(recorded.payloadBytes <= 4096 + 65_535, "read \(recorded.payloadBytes) bytes of a 10 MB body")
             #expect((recorded.payload?.utf8.count ?? 0) <= 4096, "kept no more than the limit")
             // The same connection keeps working.

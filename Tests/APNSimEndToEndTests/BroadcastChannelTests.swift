@@ -82,7 +82,7 @@ struct BroadcastChannelTests {
             #expect(sent.status == 400 && sent.reason == "ChannelNotRegistered", "a deleted channel's broadcasts are refused")
             #expect(sent["apns-request-id"] != nil)
 
-            let records = try harness.sends()
+            let records = try await harness.sends()
             #expect(records.contains { $0.method == "DELETE" && $0.status == 204 && $0.path == "/1/apps/com.example.app/channels" })
             #expect(records.contains { $0.reason == "ChannelNotRegistered" && $0.explanation?.contains(id) == true })
         }
@@ -341,7 +341,7 @@ struct BroadcastChannelTests {
                 let (sent, sentOutput) = try await apnsim(["broadcast", Self.app, id, "--payload",
                     #"{"aps":{"event":"update","timestamp":1800000060,"content-state":{"status":"on the way","etaMinutes":20}}}"#], port: provider)
                 #expect(sent == .exited(0), "\(sentOutput)")
-                let records = try await Self.deliveries(control, apnsID: try #require(try harness.sends().first?.apnsID), count: 1)
+                let records = try await Self.deliveries(control, apnsID: try #require(try await harness.sends().first?.apnsID), count: 1)
                 #expect((records.first?["activity"] as? [String: Any])?["result"] as? String == "applied")
                 #expect(device.state(ofActivity: activity)?.contentState["status"] == .string("on the way"))
 

@@ -25,7 +25,7 @@ struct CertificateAuthTests {
             #expect(try await client.send(Self.alert()).status == 200)
             let voip = try await client.send(Self.alert(topic: "com.example.app.voip", pushType: "voip"))
             #expect(voip.status == 200, "\(voip.bodyText)")
-            #expect(try harness.sends().first?.authMode == "certificate")
+            #expect(try await harness.sends().first?.authMode == "certificate")
             await client.close()
         }
     }
@@ -47,7 +47,7 @@ struct CertificateAuthTests {
             let client = try await harness.connect(certificate: try harness.pki.providerCertificate(.init(topics: nil)))
             let response = try await client.send(Self.alert(topic: nil))
             #expect(response.status == 200, "\(response.bodyText)")
-            #expect(try harness.sends().first?.topic == "com.example.app")
+            #expect(try await harness.sends().first?.topic == "com.example.app")
             await client.close()
         }
     }
@@ -89,7 +89,7 @@ struct CertificateAuthTests {
             let response = try await client.send(Self.alert())
             #expect(response.status == 403)
             #expect(response.reason == "BadCertificate")
-            #expect(try harness.sends().first?.explanation?.isEmpty == false)
+            #expect(try await harness.sends().first?.explanation?.isEmpty == false)
             await client.close()
         }
     }

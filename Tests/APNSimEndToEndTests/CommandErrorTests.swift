@@ -58,6 +58,12 @@ struct CommandErrorTests {
                        "--declared, app com.example.app: "),
                       (["device", "--notification-limit", "0"], "--notification-limit takes 1 or more notifications; got 0"),
                       (["gateway", "--device-link-buffer", "0"], "--device-link-buffer takes 1 to 4096 MiB; got 0"),
+                      (["gateway", "--store", "postgres://apnsim:hunter2@db/apnsim"],
+                       "--store names a password, which every user of this machine can read on a command line (ps)"),
+                      (["gateway", "--store", "postgres://db/apnsim"], "the store postgres://db/apnsim is not a PostgreSQL address apnsim reads: it names no user"),
+                      (["gateway", "--store", "postgres://apnsim@127.0.0.1:1/apnsim?sslmode=disable", "--development-port", "0",
+                        "--production-port", "0", "--control-port", "0", "--device-port", "0"],
+                       "apnsim: cannot open the store postgres://apnsim@127.0.0.1:1/apnsim?sslmode=disable: "),
                       (["device", "--ephemeral", "--data", "kept"],
                        "--ephemeral keeps nothing and --data names where to keep the device's identity: give one of them"),
                       (["certs", "--print", "key.pem"], "--print takes one of the PKI's files (ca.pem, AuthKey_SIMKEY0001.p8"),
@@ -66,6 +72,7 @@ struct CommandErrorTests {
         let (status, output) = try await ChildProcess.run([ApnsimProcess.executable.path] + arguments)
         #expect(status != .exited(0))
         #expect(output.contains(message), "\(output)")
+        #expect(!output.contains("hunter2"), "a password is never repeated: \(output)")
     }
 
     @Test("A device fleet file that cannot be run is refused in one sentence naming the file and what is wrong, before anything starts",

@@ -21,7 +21,7 @@ struct HangFaultTests {
     /// Returns once a connection is held at its handshake (its HANG record is written when the gateway takes it).
     static func untilHeld(_ harness: GatewayHarness) async throws {
         try await harness.control.waitUntil("a connection is held at its handshake") {
-            (try? harness.sends())?.contains { $0.method == "HANG" && $0.explanation?.contains("TLS handshake is held") == true } == true
+            (try? await harness.sends())?.contains { $0.method == "HANG" && $0.explanation?.contains("TLS handshake is held") == true } == true
         }
     }
 
@@ -87,7 +87,7 @@ struct HangFaultTests {
                 try await raw.send(Self.ping(1))
                 let bytes = await raw.bytes(until: Self.pingAcked(1))
                 #expect(!http2Frames(in: bytes).contains { $0.stream == 3 }, "no frame on the held stream")
-                let sends = try harness.sends()
+                let sends = try await harness.sends()
                 let held = try #require(sends.first { $0.payload?.contains("held") == true })
                 #expect(held.status == 0 && held.fault?.hasPrefix("f1 hang at response") == true)
                 #expect(held.explanation?.contains("never answered") == true)
@@ -122,7 +122,7 @@ struct HangFaultTests {
             let reset = try #require(http2Frames(in: bytes).first { $0.type == 0x3 && $0.stream == 3 })
             #expect(reset.payload == [0, 0, 0, 0x3], "RST_STREAM FLOW_CONTROL_ERROR")
             try await BadInputTests.stillServes(harness)
-            #expect(try harness.sends().contains { $0.method == "HANG" && $0.explanation?.contains("SETTINGS_INITIAL_WINDOW_SIZE 0") == true })
+            #expect(try await harness.sends().contains { $0.method == "HANG" && $0.explanation?.contains("SETTINGS_INITIAL_WINDOW_SIZE 0") == true })
             await raw.close()
         }
     }
@@ -139,13 +139,13 @@ struct HangFaultTests {
             // Served on another connection only once the silent one has recorded its second push.
             let control = harness.control
             let unprocessed: @Sendable (SendRecord) -> Bool = { $0.method == "POST" && $0.status == 0 }
-            try await control.waitUntil("the second push is recorded") { (try? harness.sends())?.contains(where: unprocessed) == true }
+            try await control.waitUntil("the second push is recorded") { (try? await harness.sends())?.contains(where: unprocessed) == true }
             try await BadInputTests.stillServes(harness)
             #expect(raw.channel.isActive, "the silent connection is not closed")
             await raw.close()
             let after = await raw.bytesUntilClosed()
             #expect(http2Frames(in: after).count == http2Frames(in: before).count, "nothing written after the silence: no answer, no PING ACK")
-            let sends = try harness.sends()
+            let sends = try await harness.sends()
             let second = try #require(sends.first(where: unprocessed))
             #expect(second.explanation?.contains("went silent at stream 3") == true)
             #expect(sends.contains { $0.method == "HANG" && $0.explanation?.contains("went silent at stream 3") == true })

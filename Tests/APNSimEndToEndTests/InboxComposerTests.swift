@@ -93,7 +93,7 @@ struct InboxComposerTests {
             #expect(answered == status)
             let error = try #require(json["error"] as? String)
             #expect(error.contains(says), "\(error)")
-            #expect(try world.sends().isEmpty)
+            #expect(try await world.sends().isEmpty)
         }
     }
 }

@@ -62,7 +62,7 @@ struct InboxTests {
                 let base = "http://127.0.0.1:\(harness.endpoints.controlPort)"
                 // The device's registration is in the record before the stream opens (the gateway queued it before
                 // answering the device), so any deliveries event below is the test's own doing.
-                try harness.gateway.deliveries.flush()
+                try await harness.gateway.deliveries.flush()
                 let response = try await HTTPClient.forTests.execute(HTTPClientRequest(url: base + "/v1/events"), timeout: HangGuard.deadline)
                 var text = ""
                 var beforeReset = ""

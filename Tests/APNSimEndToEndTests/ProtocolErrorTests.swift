@@ -70,7 +70,7 @@ struct ProtocolErrorTests {
             #expect(answered.statuses.values.allSatisfy { $0 == "200" })
             #expect(answered.resets == [malformed: 0x1])
             #expect(answered.goAway == nil)
-            #expect(try harness.sends().count == 99, "every answered push is recorded")
+            #expect(try await harness.sends().count == 99, "every answered push is recorded")
             await raw.close()
         }
     }
@@ -106,7 +106,7 @@ struct ProtocolErrorTests {
                 #expect(response.reason == "InvalidProviderToken", "iat \(iat)")
                 await client.close()
             }
-            let explanations = try harness.sends().compactMap(\.explanation)
+            let explanations = try await harness.sends().compactMap(\.explanation)
             #expect(explanations.count == 5)
             #expect(explanations.allSatisfy { $0.contains("is not a time") })
             try await BadInputTests.stillServes(harness)

@@ -115,7 +115,7 @@ struct RequestReasonTests {
             let sentID = request.headers.first { $0.name == "apns-id" }?.value
             if let sentID { #expect(response["apns-id"] == sentID) } else { #expect(response["apns-id"] == response["apns-id"]?.uppercased()) }
             // The verdict is recorded with a sentence for humans.
-            let recorded = try harness.sends().first
+            let recorded = try await harness.sends().first
             #expect(recorded?.status == testCase.status)
             #expect(recorded?.reason == testCase.reason)
             #expect(recorded?.explanation?.isEmpty == false)

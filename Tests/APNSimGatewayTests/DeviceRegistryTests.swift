@@ -206,7 +206,7 @@ struct DeviceRegistryTests {
         let removed = DeviceToken(String(repeating: "ef", count: 32))!
         let delivery = DeviceLinkMessage.Delivery(id: "p1", apnsID: "A1", token: Self.token, bundleID: "com.example.app",
                                                   pushType: .alert, priority: 10, collapseID: nil, payload: "{}")
-        registry.restore((registrations: [
+        registry.restore(RestartState(registrations: [
             DeviceRegistration(token: Self.token, device: device, bundleID: "com.example.app", environment: .development),
             DeviceRegistration(token: removed, device: device, bundleID: "com.example.old", environment: .development,
                                unregisteredFrom: Self.now),

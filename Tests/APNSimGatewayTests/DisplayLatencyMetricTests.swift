@@ -18,7 +18,7 @@ struct DisplayLatencyMetricTests {
 
     @Test("Accepted and displayed 3 ms apart, in one batch or two, in memory or in a file, count in the 5 ms bucket and not the 2 ms one",
           arguments: [false, true])
-    func recordTimes(inFile: Bool) throws {
+    func recordTimes(inFile: Bool) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-latency-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -31,11 +31,11 @@ struct DisplayLatencyMetricTests {
         for (number, batches) in [[[DeliveryEvent.accepted(record), .accepted(second), receipt, suppressed]],
                                   [[.accepted(record), .accepted(second)], [receipt, suppressed]]].enumerated() {
             let metrics = GatewayMetrics()
-            let store = try inFile ? Store(path: folder.appendingPathComponent("\(number).sqlite").path) : Store()
-            let recorder = try DeliveryRecorder(store: store, observe: { metrics.count($0) })
+            let store = try inFile ? SQLiteStore(path: folder.appendingPathComponent("\(number).sqlite").path) : SQLiteStore()
+            let recorder = DeliveryRecorder(store: store, observe: { metrics.count($0) })
             for batch in batches {
                 recorder.record(contentsOf: batch)
-                try recorder.flush()
+                try await recorder.flush()
             }
             let exposition = metrics.exposition(.init(connections: 0, devicesOnline: 0, stored: 0, unacknowledged: 0))
             #expect(Self.bucket(exposition, "0.002") == 0, "\(batches.count) batches")
@@ -44,11 +44,11 @@ struct DisplayLatencyMetricTests {
     }
 
     @Test("A receipt for a push the record no longer holds has no latency")
-    func dropped() throws {
+    func dropped() async throws {
         let metrics = GatewayMetrics()
-        let recorder = try DeliveryRecorder(store: try Store(), observe: { metrics.count($0) })
+        let recorder = DeliveryRecorder(store: try SQLiteStore(), observe: { metrics.count($0) })
         recorder.record(.receipt(id: "gone", outcome: .displayed, content: nil, detail: nil, at: Self.at))
-        try recorder.flush()
+        try await recorder.flush()
         let exposition = metrics.exposition(.init(connections: 0, devicesOnline: 0, stored: 0, unacknowledged: 0))
         #expect((Self.bucket(exposition, "+Inf") ?? 0) == 0, "no observation, so no bucket or an empty one")
     }

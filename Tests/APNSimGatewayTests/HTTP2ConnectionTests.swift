@@ -90,7 +90,7 @@ struct HTTP2ConnectionTests {
     }
 
     @Test("One stream until a valid token; a second push waits in the client until SETTINGS raises MAX_CONCURRENT_STREAMS to 1000, then both are answered")
-    func streamLimit() throws {
+    func streamLimit() async throws {
         var pair = try Pair()
         try pair.exchange()
         #expect(Self.streamLimits(try pair.frames()) == [1])
@@ -100,7 +100,7 @@ struct HTTP2ConnectionTests {
         let frames = try pair.frames()
         #expect(Self.streamLimits(frames) == [1000])
         #expect(Self.statuses(frames) == [1: "200", 3: "200"])
-        #expect(try pair.server.sends().map(\.status) == [200, 200])
+        #expect(try await pair.server.sends().map(\.status) == [200, 200])
     }
 
     @Test("A 10 MB body stalls on the flow-control window: the gateway answers 413 having read at most one window, and the connection goes on")

@@ -23,7 +23,7 @@ struct ProviderConnectionHandlerTests {
         let loop: EmbeddedEventLoop
         let faults: FaultInjector
         let recorder: SendRecorder
-        let store: Store
+        let store: any Store
         let clock: ManualClock
 
         /// `beforeHTTP2`: the connection as it is until its TLS handshake and HTTP/2 preface are done, with the handler
@@ -32,8 +32,8 @@ struct ProviderConnectionHandlerTests {
         /// clock; without it, a test sends the idle event itself.
         init(policy: GatewayConfiguration.ConnectionPolicy = .init(), beforeHTTP2: Bool = false, idleTimer: Bool = false) throws {
             let clock = ManualClock(Date())
-            let store = try Store()
-            let recorder = try SendRecorder(store: store, clock: .manual(clock))
+            let store = try SQLiteStore()
+            let recorder = SendRecorder(store: store, clock: .manual(clock))
             let faults = FaultInjector()
             let world = WorldRegistry(TestWorld.make())
             let services = GatewayServices(
@@ -106,14 +106,14 @@ struct ProviderConnectionHandlerTests {
             _ = try faults.add([fault], now: clock.now)
         }
 
-        func sends() throws -> [SendRecord] {
-            try recorder.flush()
-            return try store.sends(matching: .init())
+        func sends() async throws -> [SendRecord] {
+            try await recorder.flush()
+            return try await store.sends(matching: .init())
         }
     }
 
     @Test("A push is answered 200 from its frames and recorded; a push without a topic 400 MissingTopic")
-    func answers() throws {
+    func answers() async throws {
         let connection = try Connection()
         try connection.push(stream: 1)
         #expect(try connection.written() == ["200@1"])
@@ -123,20 +123,20 @@ struct ProviderConnectionHandlerTests {
         connection.channel.pipeline.fireChannelRead(HTTP2Frame(streamID: 3, payload: .headers(.init(headers: headers, endStream: true))))
         connection.channel.pipeline.fireChannelReadComplete()
         #expect(try connection.written() == ["400@3"])
-        let sends = try connection.sends()
+        let sends = try await connection.sends()
         #expect(sends.map(\.status).sorted() == [200, 400])
         #expect(sends.first { $0.status == 400 }?.reason == "MissingTopic")
     }
 
     @Test("A goAway fault after one push: the second push is refused (recorded status 0), GOAWAY names stream 1, then close")
-    func goAwayFault() throws {
+    func goAwayFault() async throws {
         let connection = try Connection()
         try connection.inject(.goAway) { $0.after = 1 }
         try connection.push(stream: 1)
         try connection.push(stream: 3)
         #expect(try connection.written() == ["200@1", "GOAWAY(1,Shutdown)"])
         #expect(!connection.isOpen, "nothing in flight: closed once drained")
-        let sends = try connection.sends()
+        let sends = try await connection.sends()
         #expect(sends.filter { $0.method == "POST" }.map(\.status).sorted() == [0, 200])
         #expect(sends.contains { $0.method == "GOAWAY" })
     }

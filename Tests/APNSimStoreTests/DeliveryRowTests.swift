@@ -14,8 +14,8 @@ struct DeliveryRowTests {
 
     @Test("A receipt's content, extension run and presentation come back as the device wrote them, with every field")
     func receipt() async throws {
-        let store = try Store()
-        let recorder = try DeliveryRecorder(store: store)
+        let store = try SQLiteStore()
+        let recorder = DeliveryRecorder(store: store)
         var content = NotificationContent(title: "Sale \"today\"", body: "é 🚀\n50% off", badge: 3, threadID: "sale")
         content.attachments = [.init(identifier: "image", type: "public.jpeg", size: 1_024, sha256: "c", url: "http://x/y.jpg")]
         content.userInfo = ["ab": .object(["att": .object(["type": .string("jpg")])]), "n": .number(1.5)]
@@ -39,8 +39,8 @@ struct DeliveryRowTests {
 
     @Test("A receipt part that does not read as its type is left out and named; the record and the others still read")
     func unreadable() async throws {
-        let store = try Store()
-        let recorder = try DeliveryRecorder(store: store)
+        let store = try SQLiteStore()
+        let recorder = DeliveryRecorder(store: store)
         recorder.record(Self.accepted("bad"))
         recorder.record(.receipt(id: "bad", outcome: .displayed, content: EncodedJSON(unchecked: #"{"title":5}"#), detail: nil,
                                  at: Self.at, extensionRun: EncodedJSON(unchecked: #"{"ran":true}"#),
@@ -64,8 +64,8 @@ struct DeliveryRowTests {
 struct ForgottenAnswerTests {
     @Test("Recorded dropped with the sentence when the record has no outcome; an outcome recorded before stays")
     func forgotten() async throws {
-        let store = try Store()
-        let recorder = try DeliveryRecorder(store: store)
+        let store = try SQLiteStore()
+        let recorder = DeliveryRecorder(store: store)
         let at = DeliveryRowTests.at
         recorder.record(DeliveryRowTests.accepted("open"))
         recorder.record(DeliveryRowTests.accepted("shown"))

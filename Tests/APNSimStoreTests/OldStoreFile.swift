@@ -8,7 +8,7 @@ func oldStoreFile(_ change: (Database) throws -> Void) throws -> String {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-migration-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let path = folder.appendingPathComponent("store.sqlite").path
-    _ = try Store(path: path)
+    _ = try SQLiteStore(path: path)
     let old = try DatabaseQueue(path: path)
     try old.write(change)
     try old.close()

@@ -9,7 +9,7 @@ import Testing
 @Suite("Store migration: presentation")
 struct PresentationMigrationTests {
     @Test("Displayed and replaced records with alert text get app, thread, banner and list; the rest get none")
-    func backfill() throws {
+    func backfill() async throws {
         // The file as the store before this migration left it: no column, and records without it.
         let path = try oldStoreFile { db in
             try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v7-presentation'")
@@ -29,7 +29,7 @@ struct PresentationMigrationTests {
             }
         }
 
-        let store = try Store(path: path)
+        let store = try SQLiteStore(path: path)
         let records = Dictionary(uniqueKeysWithValues: try store.deliveries(matching: .init(limit: 10)).map { ($0.id, $0) })
         #expect(records["threaded"]?.presentation == Presentation(bundleID: "com.example.app", thread: "orders", banner: true, list: true))
         #expect(records["plain"]?.presentation == Presentation(bundleID: "com.example.app", thread: nil, banner: true, list: true))

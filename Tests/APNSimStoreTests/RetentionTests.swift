@@ -14,14 +14,14 @@ struct RetentionTests {
     }
 
     @Test("Past the count limit the oldest sends go, in batches; what is kept is the newest, and the rest is counted")
-    func sendCount() throws {
-        let store = try Store()
+    func sendCount() async throws {
+        let store = try SQLiteStore()
         var limits = RecordLimits()
         limits.sends = 20
-        let recorder = try SendRecorder(store: store, limits: limits)
+        let recorder = SendRecorder(store: store, limits: limits)
         for second in 0..<250 {
             recorder.record(StoreTests.record(at: 1_800_000_000 + Double(second)))
-            try recorder.flush()
+            try await recorder.flush()
             let kept = try store.sendCount()
             #expect(kept <= 22, "never more than the limit and a tenth of it: \(kept)")
             #expect(kept + recorder.dropped == second + 1, "every send is kept or counted as dropped")
@@ -32,19 +32,19 @@ struct RetentionTests {
     }
 
     @Test("Past the age limit records go, checked once a clock second")
-    func age() throws {
-        let store = try Store()
+    func age() async throws {
+        let store = try SQLiteStore()
         let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_100))
         var limits = RecordLimits()
         limits.maximumAge = 60
-        let sends = try SendRecorder(store: store, limits: limits, clock: .manual(clock))
-        let deliveries = try DeliveryRecorder(store: store, limits: limits, clock: .manual(clock))
+        let sends = SendRecorder(store: store, limits: limits, clock: .manual(clock))
+        let deliveries = DeliveryRecorder(store: store, limits: limits, clock: .manual(clock))
         for second in stride(from: 0, to: 100, by: 10) {
             sends.record(StoreTests.record(at: 1_800_000_000 + Double(second)))
             deliveries.record(.accepted(Self.delivery(second, at: 1_800_000_000 + Double(second))))
         }
-        try sends.flush()
-        try deliveries.flush()
+        try await sends.flush()
+        try await deliveries.flush()
         // Now is 100 s after the first record: those of seconds 0 to 30 are over 60 s old.
         #expect(try store.sendCount() == 6)
         let times = try store.deliveries(matching: .init(limit: 100)).map(\.acceptedAt.timeIntervalSince1970)
@@ -52,44 +52,44 @@ struct RetentionTests {
         #expect(sends.dropped == 4 && deliveries.dropped == 4)
         clock.advance(by: 0.5)
         sends.record(StoreTests.record(at: 1_800_000_100))
-        try sends.flush()
+        try await sends.flush()
         #expect(try store.sendCount() == 7, "no new age check within the same second")
     }
 
     @Test("Deliveries past the count limit go oldest first; a receipt for a dropped one changes nothing")
-    func deliveryCount() throws {
-        let store = try Store()
+    func deliveryCount() async throws {
+        let store = try SQLiteStore()
         var limits = RecordLimits()
         limits.deliveries = 10
-        let recorder = try DeliveryRecorder(store: store, limits: limits)
+        let recorder = DeliveryRecorder(store: store, limits: limits)
         for number in 0..<100 {
             recorder.record(.accepted(Self.delivery(number)))
-            try recorder.flush()
+            try await recorder.flush()
         }
         let kept = try store.deliveries(matching: .init(limit: 1000)).map(\.id)
         #expect(kept.count + recorder.dropped == 100)
         #expect(kept.count <= 11 && kept.last == "d-99")
         recorder.record(.receipt(id: "d-0", outcome: .displayed, content: nil, detail: nil, at: Date()))
-        try recorder.flush()
+        try await recorder.flush()
         #expect(try store.deliveries(matching: .init(apnsID: "A-0")).isEmpty)
     }
 
     @Test("A store file reopened knows how many records it holds, so the limit holds across restarts")
-    func reopened() throws {
+    func reopened() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-retention-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         var limits = RecordLimits()
         limits.sends = 10
         do {
-            let recorder = try SendRecorder(store: try Store(path: path), limits: limits)
+            let recorder = SendRecorder(store: try SQLiteStore(path: path), limits: limits)
             for second in 0..<10 { recorder.record(StoreTests.record(at: 1_800_000_000 + Double(second))) }
-            try recorder.flush()
+            try await recorder.flush()
         }
-        let store = try Store(path: path)
-        let recorder = try SendRecorder(store: store, limits: limits)
+        let store = try SQLiteStore(path: path)
+        let recorder = SendRecorder(store: store, limits: limits)
         for second in 10..<15 {
             recorder.record(StoreTests.record(at: 1_800_000_000 + Double(second)))
-            try recorder.flush()
+            try await recorder.flush()
         }
         #expect(try store.sendCount() <= 11)
         #expect(try store.sendCount() + recorder.dropped == 15)
@@ -98,11 +98,11 @@ struct RetentionTests {
     /// GRDB 7 ignored the static date strategy the records declared, so dates were stored as text and this filter,
     /// comparing them with a number, let every delivery through.
     @Test("Deliveries are filtered by acceptance time: dates are stored as numbers")
-    func afterFilter() throws {
-        let store = try Store()
-        let recorder = try DeliveryRecorder(store: store)
+    func afterFilter() async throws {
+        let store = try SQLiteStore()
+        let recorder = DeliveryRecorder(store: store)
         for second in [10.0, 20, 30] { recorder.record(.accepted(Self.delivery(Int(second), at: 1_800_000_000 + second))) }
-        try recorder.flush()
+        try await recorder.flush()
         let after = try store.deliveries(matching: .init(after: Date(timeIntervalSince1970: 1_800_000_015), limit: 10))
         #expect(after.map(\.id) == ["d-20", "d-30"])
     }

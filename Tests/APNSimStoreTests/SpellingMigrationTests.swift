@@ -9,7 +9,7 @@ import Testing
 @Suite("Store migration: one spelling for each name")
 struct SpellingMigrationTests {
     @Test("sends.apnsID and sends.teamID become apnsId and team; a presentation's thread gets threadID; nothing is lost")
-    func renamed() throws {
+    func renamed() async throws {
         // The file as the store before this migration left it: the old column names, and a presentation with thread.
         let path = try oldStoreFile { db in
             try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v16-apns-id-spelling'")
@@ -26,7 +26,7 @@ struct SpellingMigrationTests {
                 """)
         }
 
-        let store = try Store(path: path)
+        let store = try SQLiteStore(path: path)
         let send = try #require(try store.sends(matching: SendFilter(apnsID: "APNS-1")).first)
         #expect(send.apnsID == "APNS-1" && send.teamID == "SIMTEAM001")
         let delivery = try #require(try store.deliveries(matching: DeliveryFilter(apnsID: "APNS-1")).first)

@@ -16,13 +16,13 @@ struct StoreTests {
     }
 
     @Test("Sends come back newest first and every filter narrows them")
-    func filters() throws {
-        let store = try Store()
-        let recorder = try SendRecorder(store: store)
+    func filters() async throws {
+        let store = try SQLiteStore()
+        let recorder = SendRecorder(store: store)
         recorder.record(Self.record(token: "aa", status: 200, at: 100))
         recorder.record(Self.record(token: "bb", topic: "com.example.other", status: 400, at: 200))
         recorder.record(Self.record(token: "aa", status: 410, at: 300))
-        try recorder.flush()
+        try await recorder.flush()
 
         #expect(try store.sends(matching: .init()).map(\.receivedAt.timeIntervalSince1970) == [300, 200, 100])
         #expect(try store.sends(matching: .init(token: "AA")).count == 2, "token filters ignore case")
@@ -37,9 +37,9 @@ struct StoreTests {
     }
 
     @Test("A record keeps every field through the database, headers with quotes and control characters, NUL bytes, empty and absent values included")
-    func roundTrip() throws {
-        let store = try Store()
-        let recorder = try SendRecorder(store: store)
+    func roundTrip() async throws {
+        let store = try SQLiteStore()
+        let recorder = SendRecorder(store: store)
         var original = Self.record(status: 400)
         original.headers = RequestHeaders(original.headers.dictionary.merging([
             "x-odd": "quote \" backslash \\ tab \t bell \u{07} ünïcödé 🚀", "x-empty": "",
@@ -48,12 +48,12 @@ struct StoreTests {
         original.topic = ""
         original.teamID = nil
         recorder.record(original)
-        try recorder.flush()
+        try await recorder.flush()
         var empty = Self.record(at: 1_800_000_001)
         empty.payload = ""
         empty.headers = [:]
         recorder.record(empty)
-        try recorder.flush()
+        try await recorder.flush()
         let sends = try store.sends(matching: .init())
         let stored = try #require(sends.last)
         original.id = stored.id
@@ -63,28 +63,28 @@ struct StoreTests {
     }
 
     @Test("A store file keeps its sends when it is opened again")
-    func fileSurvivesReopen() throws {
+    func fileSurvivesReopen() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-store-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         do {
-            let store = try Store(path: path)
-            let recorder = try SendRecorder(store: store)
+            let store = try SQLiteStore(path: path)
+            let recorder = SendRecorder(store: store)
             recorder.record(Self.record(token: "cc"))
-            try recorder.flush()
+            try await recorder.flush()
         }
-        let reopened = try Store(path: path)
+        let reopened = try SQLiteStore(path: path)
         #expect(try reopened.sends(matching: .init()).map(\.token) == ["cc"])
     }
 
     @Test("A store path that cannot be opened is an error, not a crash")
     func unopenablePath() {
-        #expect(throws: (any Error).self) { try Store(path: "/nonexistent-directory/apnsim.sqlite") }
+        #expect(throws: (any Error).self) { try SQLiteStore(path: "/nonexistent-directory/apnsim.sqlite") }
     }
 
     @Test("The recorder writes what was queued before finish, in order")
     func recorderDrainsOnFinish() async throws {
-        let store = try Store()
-        let recorder = try SendRecorder(store: store)
+        let store = try SQLiteStore()
+        let recorder = SendRecorder(store: store)
         for second in 0..<50 { recorder.record(Self.record(at: TimeInterval(second))) }
         recorder.finish()
         await recorder.run()
@@ -93,7 +93,7 @@ struct StoreTests {
     }
 
     @Test("Held pushes and registrations are kept in a store file for a restart, and not written in memory, where none comes")
-    func restartStateOnlyInFiles() throws {
+    func restartStateOnlyInFiles() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-restart-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -101,16 +101,16 @@ struct StoreTests {
         let device = DeviceDescriptor(id: "d1", name: "d1")
         let delivery = Delivery(id: "p1", apnsID: "A1", token: token, bundleID: "com.example.app", pushType: .alert,
                                                   priority: 10, collapseID: nil, payload: "{}")
-        for store in [try Store(), try Store(path: folder.appendingPathComponent("store.sqlite").path)] {
-            let recorder = try DeliveryRecorder(store: store)
+        for store in [try SQLiteStore(), try SQLiteStore(path: folder.appendingPathComponent("store.sqlite").path)] {
+            let recorder = DeliveryRecorder(store: store)
             recorder.record(.registered(DeviceRegistration(token: token, device: device, bundleID: "com.example.app", environment: .development)))
             recorder.record(.accepted(DeliveryRecord(id: "p1", apnsID: "A1", device: "d1", bundleID: "com.example.app", token: token.hex,
                                                      pushType: "alert", acceptedAt: Date(timeIntervalSince1970: 1_800_000_000))))
             recorder.record(.held(HeldPush(id: "p1", device: "d1", slot: nil, expires: nil, delivery: delivery)))
-            try recorder.flush()
+            try await recorder.flush()
             let state = try store.deviceState()
-            #expect(state.registrations.count == (store.isFile ? 1 : 0))
-            #expect(state.held.map(\.id) == (store.isFile ? ["p1"] : []))
+            #expect(state.registrations.count == (store.isDurable ? 1 : 0))
+            #expect(state.held.map(\.id) == (store.isDurable ? ["p1"] : []))
             #expect(try store.deliveries(matching: .init()).map(\.id) == ["p1"], "the delivery record is kept either way")
         }
     }
@@ -119,7 +119,7 @@ struct StoreTests {
 @Suite("A send record's headers")
 struct RequestHeadersTests {
     @Test("Kept in the request's order, a repeated name with its first value, and read back as the same names and values")
-    func firstWins() throws {
+    func firstWins() async throws {
         let headers = RequestHeaders([(name: ":method", value: "POST"), (name: "apns-topic", value: "com.example.app"),
                                       (name: "x-twice", value: "first"), (name: "x-twice", value: "second"),
                                       (name: "x-quote", value: #"a "b" \c"#)])

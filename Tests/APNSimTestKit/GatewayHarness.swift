@@ -47,9 +47,9 @@ package struct GatewayHarness: Sendable {
     package static let alert = #"{"aps":{"alert":{"title":"Hello","body":"from a test"}}}"#
 
     /// Everything recorded so far, newest first.
-    package func sends() throws -> [SendRecord] {
-        try gateway.recorder.flush()
-        return try gateway.store.sends(matching: .init(limit: 10_000))
+    package func sends() async throws -> [SendRecord] {
+        try await gateway.recorder.flush()
+        return try await gateway.store.sends(matching: .init(limit: 10_000))
     }
 }
 
@@ -83,6 +83,6 @@ package func makeTestGateway(_ configure: @Sendable (inout GatewayConfiguration)
     configuration.waitForSlowPeers(upTo: HangGuard.limit)
     configure(&configuration)
     let logger = logger ?? testLogger("apnsim.gateway.test")
-    let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try Store(path: storePath), logger: logger)
+    let gateway = try Gateway(configuration: configuration, world: WorldRegistry(world), store: try SQLiteStore(path: storePath), logger: logger)
     return (gateway, clock)
 }

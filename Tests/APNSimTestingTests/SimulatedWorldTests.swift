@@ -38,7 +38,7 @@ struct SimulatedWorldTests {
             #expect(delivery.device == "iphone-dev")
             #expect(delivery.content?.title == "Order shipped")
             #expect(delivery.content?.badge == 3)
-            let sent = try #require(try world.send(apnsID: delivery.apnsID))
+            let sent = try #require(try await world.send(apnsID: delivery.apnsID))
             #expect(sent.status == 200 && sent.topic == "com.example.app")
         }
     }
@@ -53,7 +53,7 @@ struct SimulatedWorldTests {
             let record = try await world.tap(device: "iphone-dev", apnsID: apnsID)
             #expect(record.opened == "shop://sale")
             #expect(record.event == VendorEvent(vendor: "Braze", name: "pushClick", ids: ["campaignId": "Y2Ft"]))
-            #expect(try world.interactions(InteractionFilter(device: "iphone-dev")).map(\.id) == [record.id])
+            #expect(try await world.interactions(InteractionFilter(device: "iphone-dev")).map(\.id) == [record.id])
             await #expect(throws: (any Error).self, "tapped, it is gone") { try await world.dismiss(device: "iphone-dev", apnsID: apnsID) }
         }
     }
@@ -74,7 +74,7 @@ struct SimulatedWorldTests {
             }
             let summary = try await world.deliverSummary(device: "iphone-dev")
             #expect(summary.notifications.map(\.apnsID) == sent.reversed())
-            #expect(try world.summaries(device: "iphone-dev").map(\.id) == [summary.id])
+            #expect(try await world.summaries(device: "iphone-dev").map(\.id) == [summary.id])
             try world.setFocus(nil, device: "iphone-dev")
         }
     }
@@ -137,7 +137,7 @@ struct SimulatedWorldTests {
             #expect(added.map(\.id) == ["f1"])
             let refused = try await Self.send(world, #"{"aps":{"alert":"x"}}"#, to: token)
             #expect(refused.status == 503)
-            #expect(try world.send(apnsID: try #require(refused["apns-id"]))?.fault == "f1 reject ServiceUnavailable")
+            #expect(try await world.send(apnsID: try #require(refused["apns-id"]))?.fault == "f1 reject ServiceUnavailable")
             #expect(try await Self.send(world, #"{"aps":{"alert":"x"}}"#, to: token).status == 200, "the fault is used up")
         }
     }
@@ -152,8 +152,8 @@ struct SimulatedWorldTests {
             let token = try world.token(device: "ipad", app: "com.example.app")
             #expect(try await Self.send(world, #"{"aps":{"alert":"hello"}}"#, to: token).status == 200)
             #expect(try await world.deliveries(device: "ipad").count == 1)
-            try world.reset()
-            #expect(try world.sends().isEmpty)
+            try await world.reset()
+            #expect(try await world.sends().isEmpty)
             #expect(try world.token(device: "ipad", app: "com.example.app") == token)
             #expect(throws: SimulatedWorldError.self) { try world.token(device: "ipad", app: "com.other.app") }
         }

@@ -14,14 +14,14 @@ extension ControlAPI {
     func addProbeRoutes(to router: Router<BasicRequestContext>) {
         // Liveness: the process serves HTTP on its control port.
         router.get("healthz") { _, _ in try ControlJSON.response(["status": "ok"]) }
-        router.get("readyz") { _, _ in try self.readiness() }
+        router.get("readyz") { _, _ in try await self.readiness() }
     }
 
     /// `GET /readyz`: 200 once the gateway takes pushes as a test expects, else 503 with the reason. Ready means its
     /// listeners are bound (the control port serves only after they are), its store answers, it is not stopping,
     /// and the devices it was told to wait for (``readyDevices``: the world's devices `apnsim up` starts) are linked.
     /// A gateway alone waits for no device: devices in other containers start once it is ready.
-    func readiness() throws -> Response {
+    func readiness() async throws -> Response {
         struct Readiness: Encodable {
             var status: String
             var reason: String?
@@ -35,7 +35,7 @@ extension ControlAPI {
         }
         if stopping.isSet { return try answer("the gateway is stopping") }
         do {
-            _ = try store.sendCount()
+            _ = try await store.sendCount()
         } catch {
             return try answer("the store does not answer: \(error)")
         }
@@ -49,7 +49,7 @@ extension ControlAPI {
     }
 
     /// `GET /v1/health`: the ports and the record's counts, for people and scripts that hold the control token.
-    func health() throws -> Response {
+    func health() async throws -> Response {
         struct Health: Encodable {
             var status = "ok"
             var providerPorts: [String: Int]
@@ -63,12 +63,12 @@ extension ControlAPI {
             var droppedSends: Int
             var droppedDeliveries: Int
         }
-        try recorder.flush()
-        try deliveries.flush()
+        try await recorder.flush()
+        try await deliveries.flush()
         let ports = Dictionary(uniqueKeysWithValues: providerPorts.map { ($0.key.rawValue, $0.value) })
-        let counts = try store.deliveryCounts()
+        let counts = try await store.deliveryCounts()
         let management = Dictionary(uniqueKeysWithValues: managementPorts.map { ($0.key.rawValue, $0.value) })
-        return try ControlJSON.response(Health(providerPorts: ports, managementPorts: management, sends: try store.sendCount(), deliveries: counts.total,
+        return try ControlJSON.response(Health(providerPorts: ports, managementPorts: management, sends: try await store.sendCount(), deliveries: counts.total,
                                                completedDeliveries: counts.completed, droppedSends: recorder.dropped,
                                                droppedDeliveries: deliveries.dropped))
     }

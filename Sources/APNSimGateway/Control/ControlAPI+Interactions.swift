@@ -32,7 +32,7 @@ extension ControlAPI {
         -> [InteractionRecord] {
         while true {
             let generation = deliveries.changes.generation
-            let found = try store.interactions(matching: filter)
+            let found = try await store.interactions(matching: filter)
             if found.count >= count || ContinuousClock.now >= deadline { return found }
             await deliveries.changes.nextChange(since: generation, before: deadline)
         }

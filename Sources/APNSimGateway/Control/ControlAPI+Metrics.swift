@@ -8,8 +8,8 @@ import Hummingbird
 extension ControlAPI {
     func addMetricsRoute(to router: Router<BasicRequestContext>) {
         router.get("metrics") { _, _ in
-            try? self.recorder.flush()
-            try? self.deliveries.flush()
+            try? await self.recorder.flush()
+            try? await self.deliveries.flush()
             let counts = self.devices.counts
             let body = self.actions.metrics.exposition(.init(connections: self.actions.connections.count, devicesOnline: counts.online,
                                                              stored: counts.stored, unacknowledged: counts.unacknowledged))

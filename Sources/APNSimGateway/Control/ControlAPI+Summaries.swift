@@ -34,7 +34,7 @@ extension ControlAPI {
             } catch {
                 return ControlJSON.error(error.description)
             }
-            return try ControlJSON.response(try self.store.summaries(device: filter.device, limit: filter.limit))
+            return try ControlJSON.response(try await self.store.summaries(device: filter.device, limit: filter.limit))
         }
     }
 

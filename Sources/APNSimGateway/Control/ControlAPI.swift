@@ -9,7 +9,7 @@ import Hummingbird
 struct ControlAPI: Sendable {
     /// The gateway's parts the API reads and changes (world, record, faults, devices, clock), and what it does to them.
     let actions: GatewayActions
-    let store: Store
+    let store: any Store
     let providerPorts: [APNsEnvironment: Int]
     var managementPorts: [APNsEnvironment: Int] = [:]
     let requests: DeviceRequests
@@ -43,9 +43,9 @@ struct ControlAPI: Sendable {
         addDescriptionRoutes(to: router)
         addMetricsRoute(to: router)
         let v1 = router.group("v1")
-        v1.get("health") { _, _ in try self.health() }
-        v1.get("sends") { request, _ in try self.sends(request) }
-        v1.post("reset") { _, _ in try self.reset() }
+        v1.get("health") { _, _ in try await self.health() }
+        v1.get("sends") { request, _ in try await self.sends(request) }
+        v1.post("reset") { _, _ in try await self.reset() }
         v1.get("faults") { _, _ in try ControlJSON.response(self.faults.pending(now: self.clock.now())) }
         v1.post("faults") { request, _ in try await self.addFaults(request) }
         v1.delete("faults") { _, _ in
@@ -69,15 +69,15 @@ struct ControlAPI: Sendable {
         return router
     }
 
-    private func sends(_ request: Request) throws -> Response {
+    private func sends(_ request: Request) async throws -> Response {
         let filter: SendFilter
         do {
             filter = try ControlQuery.sendFilter(request.queryValues)
         } catch {
             return ControlJSON.error(error.description)
         }
-        try recorder.flush()
-        return try ControlJSON.response(try store.sends(matching: filter))
+        try await recorder.flush()
+        return try ControlJSON.response(try await store.sends(matching: filter))
     }
 
     /// `POST /v1/faults`: one fault or a list of them (docs/faults.md). Faults that act at once on open
@@ -97,8 +97,8 @@ struct ControlAPI: Sendable {
         return try ControlJSON.response(added)
     }
 
-    private func reset() throws -> Response {
-        try actions.reset()
+    private func reset() async throws -> Response {
+        try await actions.reset()
         return try ControlJSON.response(["status": "reset"])
     }
 }

@@ -40,8 +40,8 @@ public struct GatewayAccess: Sendable {
     public func team(of bundleID: String) -> String? { api.world.read { $0.apps[bundleID]?.team } }
 
     /// The record of the provider request the gateway answered with `apnsID`, once written.
-    public func send(apnsID: String) throws -> SendRecord? {
-        try api.recorder.flush()
-        return try api.store.sends(matching: SendFilter(apnsID: apnsID, limit: 1)).first
+    public func send(apnsID: String) async throws -> SendRecord? {
+        try await api.recorder.flush()
+        return try await api.store.sends(matching: SendFilter(apnsID: apnsID, limit: 1)).first
     }
 }

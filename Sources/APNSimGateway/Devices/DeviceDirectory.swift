@@ -45,7 +45,7 @@ final class DeviceDirectory: Sendable {
         registry.change { $0.held.recordsRestartState = records }
     }
 
-    func restore(_ saved: (registrations: [DeviceRegistration], held: [HeldPush])) {
+    func restore(_ saved: RestartState) {
         registry.change { $0.restore(saved) }
     }
 

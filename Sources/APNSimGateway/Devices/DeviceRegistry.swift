@@ -172,7 +172,7 @@ struct DeviceRegistry: Sendable {
 
     /// Takes back what a previous run of the gateway left in the store: registrations (their tokens, a removed app's
     /// answering 410 from when it was removed) and held pushes.
-    mutating func restore(_ saved: (registrations: [DeviceRegistration], held: [HeldPush])) {
+    mutating func restore(_ saved: RestartState) {
         for saved in saved.registrations {
             let record = World.TokenRecord(token: saved.token, bundleID: saved.bundleID, environment: saved.environment, kind: .device)
             if let removedAt = saved.unregisteredFrom {

@@ -39,7 +39,7 @@ struct OrderShippedTests {
                 _ = try await notifier.orderShipped(order: 7, photoURL: "\(world.mediaURL)/media/sample.jpg", to: token)
             }
             try await notifier.shutdown()
-            #expect(try world.sends().first?.fault == "f1 reject ServiceUnavailable")
+            #expect(try await world.sends().first?.fault == "f1 reject ServiceUnavailable")
         }
     }
 

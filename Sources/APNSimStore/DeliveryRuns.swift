@@ -1,0 +1,158 @@
+import APNSimRules
+import Foundation
+import PostgresNIO
+
+/// A batch of delivery events as PostgreSQL statements: each run of events of one kind, in the batch's order, one
+/// statement whose rows are one JSON array (``PostgresRows``). A receipt's statement returns the display latency of
+/// each push it says was displayed; the others return nothing.
+struct DeliveryRuns {
+    private(set) var runs: [PostgresQuery] = []
+
+    private enum Kind: Equatable {
+        case accepted, acknowledged, receipt, forgotten, stored, registered, unregistered, held, released, releasedAll
+    }
+
+    init(_ events: [DeliveryEvent]) throws {
+        var start = events.startIndex
+        while start < events.endIndex {
+            let kind = Self.kind(of: events[start])
+            var end = start + 1
+            while end < events.endIndex, Self.kind(of: events[end]) == kind { end += 1 }
+            runs += try Self.statements(kind, events[start..<end])
+            start = end
+        }
+    }
+
+    private static func kind(of event: DeliveryEvent) -> Kind {
+        switch event {
+        case .accepted: .accepted
+        case .acknowledged: .acknowledged
+        case .receipt: .receipt
+        case .forgotten: .forgotten
+        case .stored: .stored
+        case .registered: .registered
+        case .unregistered: .unregistered
+        case .held: .held
+        case .released: .released
+        case .releasedAll: .releasedAll
+        }
+    }
+
+    /// `rows` keyed by `key`, the last of each key kept (`keepLast`) or the first, in their first order: one statement
+    /// may touch a row once, and applying the events one by one would have left the last (or first) one's mark.
+    private static func unique<Row>(_ rows: [Row], key: (Row) -> String, keepLast: Bool) -> [Row] {
+        var index: [String: Int] = [:], kept: [Row] = []
+        for row in rows {
+            if let at = index[key(row)] {
+                if keepLast { kept[at] = row }
+            } else {
+                index[key(row)] = kept.count
+                kept.append(row)
+            }
+        }
+        return kept
+    }
+
+    private static func statements(_ kind: Kind, _ events: ArraySlice<DeliveryEvent>) throws -> [PostgresQuery] {
+        switch kind {
+        case .accepted:
+            let rows = unique(events.compactMap { if case .accepted(let record) = $0 { PostgresRows.Delivery(record) } else { nil } },
+                              key: \.id, keepLast: true)
+            let columns = "id, apns_id, unique_id, device, bundle_id, token, push_type, outcome, content, detail, accepted_at, "
+                + "delivered_at, displayed_at, extension, presentation, activity"
+            // SQLite's INSERT OR REPLACE: a record met again is written anew, last in the record's order (a new `seq`).
+            let updates = columns.split(separator: ", ").dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            return [statement("""
+                INSERT INTO deliveries (\(columns)) SELECT \(columns) FROM json_to_recordset($1::json) AS r(
+                    id text, apns_id text, unique_id text, device text, bundle_id text, token text, push_type text, outcome text,
+                    content text, detail text, accepted_at double precision, delivered_at double precision,
+                    displayed_at double precision, extension text, presentation text, activity text)
+                ON CONFLICT (id) DO UPDATE SET \(updates), seq = DEFAULT, stored_at = NULL, stored_for = NULL
+                """, try PostgresRows.json(rows))]
+        case .acknowledged:
+            let rows = unique(events.compactMap { if case .acknowledged(let id, let at) = $0 { PostgresRows.Mark(id: id, at: at.timeIntervalSince1970) } else { nil } },
+                              key: \.id, keepLast: false)
+            return [statement("""
+                UPDATE deliveries d SET delivered_at = r.at FROM json_to_recordset($1::json) AS r(id text, at double precision)
+                WHERE d.id = r.id AND d.delivered_at IS NULL
+                """, try PostgresRows.json(rows))]
+        case .receipt:
+            // The last receipt of a push says what it was; the first, when it was delivered, unless it was before.
+            var first: [String: Double] = [:]
+            let rows = unique(events.compactMap { event -> PostgresRows.Receipt? in
+                guard case .receipt(let id, let outcome, let content, let detail, let at, let run, let presentation, let activity) = event else { return nil }
+                if first[id] == nil { first[id] = at.timeIntervalSince1970 }
+                return PostgresRows.Receipt(id: id, outcome: outcome.rawValue, content: content?.text, detail: detail,
+                                            at: at.timeIntervalSince1970, delivered_at: first[id]!, extension: run?.text,
+                                            presentation: presentation?.text, activity: activity?.text)
+            }, key: \.id, keepLast: true)
+            return [statement("""
+                UPDATE deliveries d SET outcome = r.outcome, content = r.content, detail = r.detail, displayed_at = r.at,
+                    delivered_at = coalesce(d.delivered_at, r.delivered_at), extension = r.extension, presentation = r.presentation,
+                    activity = r.activity
+                FROM json_to_recordset($1::json) AS r(id text, outcome text, content text, detail text, at double precision,
+                                                      delivered_at double precision, extension text, presentation text, activity text)
+                WHERE d.id = r.id
+                RETURNING CASE WHEN r.outcome = '\(DeliveryOutcome.displayed.rawValue)' THEN r.at - d.accepted_at END
+                """, try PostgresRows.json(rows))]
+        case .forgotten:
+            let rows = unique(events.compactMap { if case .forgotten(let id, let detail, let at) = $0 { PostgresRows.Mark(id: id, at: at.timeIntervalSince1970, text: detail) } else { nil } },
+                              key: \.id, keepLast: false)
+            return [statement("""
+                UPDATE deliveries d SET outcome = 'dropped', detail = r.text, delivered_at = coalesce(d.delivered_at, r.at),
+                    displayed_at = r.at
+                FROM json_to_recordset($1::json) AS r(id text, at double precision, text text)
+                WHERE d.id = r.id AND d.outcome IS NULL
+                """, try PostgresRows.json(rows))]
+        case .stored:
+            // Few, and a later one keeps the first time: one statement each, in order.
+            return try events.compactMap { event in
+                guard case .stored(let id, let reason, let at, _) = event else { return nil }
+                return statement("UPDATE deliveries SET stored_at = coalesce(stored_at, (r->>'at')::double precision), stored_for = r->>'text' "
+                                 + "FROM (SELECT $1::json AS r) AS given WHERE id = r->>'id'",
+                                 try PostgresRows.json(PostgresRows.Mark(id: id, at: at.timeIntervalSince1970, text: reason.rawValue)))
+            }
+        case .registered:
+            let rows = unique(try events.compactMap { if case .registered(let registration) = $0 { try PostgresRows.Registration(registration) } else { nil } },
+                              key: \.token, keepLast: true)
+            return [statement("""
+                INSERT INTO device_registrations (token, device, bundle_id, environment, unregistered_from)
+                SELECT token, device, bundle_id, environment, unregistered_from FROM json_to_recordset($1::json) AS r(
+                    token text, device text, bundle_id text, environment text, unregistered_from double precision)
+                ON CONFLICT (token) DO UPDATE SET device = excluded.device, bundle_id = excluded.bundle_id,
+                    environment = excluded.environment, unregistered_from = excluded.unregistered_from
+                """, try PostgresRows.json(rows))]
+        case .unregistered:
+            let rows = unique(events.compactMap { if case .unregistered(let token, let at) = $0 { PostgresRows.Mark(id: token.hex, at: at.timeIntervalSince1970) } else { nil } },
+                              key: \.id, keepLast: true)
+            return [statement("""
+                UPDATE device_registrations d SET unregistered_from = r.at FROM json_to_recordset($1::json) AS r(id text, at double precision)
+                WHERE d.token = r.id
+                """, try PostgresRows.json(rows))]
+        case .held:
+            // One at a time, in order: a push held in a slot takes the place of what the slot held, perhaps one held
+            // earlier in this same run; one held again is written anew, last in the order held (SQLite's INSERT OR REPLACE).
+            return try events.flatMap { event -> [PostgresQuery] in
+                guard case .held(let push) = event else { return [] }
+                let json = try PostgresRows.json(try PostgresRows.Held(push))
+                return [statement("""
+                    DELETE FROM held_pushes h USING json_populate_record(NULL::held_pushes, $1::json) AS r
+                    WHERE h.id = r.id OR (r.slot IS NOT NULL AND h.slot = r.slot)
+                    """, json),
+                        statement("""
+                    INSERT INTO held_pushes (id, device, slot, expires, delivery)
+                    SELECT id, device, slot, expires, delivery FROM json_populate_record(NULL::held_pushes, $1::json)
+                    """, json)]
+            }
+        case .released:
+            let ids = events.compactMap { if case .released(let id) = $0 { id } else { nil } }
+            return [PostgresQuery(unsafeSQL: "DELETE FROM held_pushes WHERE id = ANY($1::text[])", binds: PostgresFilter.bindings(ids))]
+        case .releasedAll:
+            return ["DELETE FROM held_pushes"]
+        }
+    }
+
+    private static func statement(_ sql: String, _ json: String) -> PostgresQuery {
+        PostgresQuery(unsafeSQL: sql, binds: PostgresFilter.bindings(json))
+    }
+}

@@ -1,0 +1,84 @@
+import Logging
+import PostgresNIO
+
+/// The tables gateway replicas share on PostgreSQL: SQLite's (``SQLiteStore/migrator``) as they are now, with names
+/// in PostgreSQL's lower case and times in seconds since 1970 as SQLite keeps them (so both stores compare and trim
+/// alike). `seq` keeps the order rows were recorded in, as SQLite's `rowid` does.
+enum PostgresSchema {
+    /// The schema's version; a database at an older one is migrated once, whichever replica gets there first.
+    static let version = 1
+
+    /// The key of the transaction-scoped advisory lock the migration holds (PostgreSQL, "Advisory Locks",
+    /// https://www.postgresql.org/docs/current/explicit-locking.html#ADVISORY-LOCKS): replicas started at once wait
+    /// on it, and each but the first then finds the schema current and changes nothing.
+    static let migrationLock: Int64 = 0x6170_6e73_696d_0001  // "apnsim" and 1
+
+    static let tables = [
+        """
+        CREATE TABLE sends (
+            id bigserial PRIMARY KEY,
+            received_at double precision NOT NULL,
+            token text, topic text, apns_id text NOT NULL, unique_id text, status integer NOT NULL,
+            record text NOT NULL)
+        """,
+        """
+        CREATE TABLE deliveries (
+            seq bigserial UNIQUE,
+            id text PRIMARY KEY,
+            apns_id text NOT NULL, unique_id text, device text NOT NULL, bundle_id text NOT NULL, token text NOT NULL,
+            push_type text NOT NULL, outcome text, content text, detail text,
+            accepted_at double precision NOT NULL, delivered_at double precision, displayed_at double precision,
+            extension text, presentation text, activity text, stored_at double precision, stored_for text)
+        """,
+        "CREATE INDEX deliveries_device ON deliveries (device)",
+        "CREATE INDEX deliveries_token ON deliveries (token)",
+        "CREATE INDEX deliveries_accepted ON deliveries (accepted_at, seq)",
+        """
+        CREATE TABLE device_registrations (
+            token text PRIMARY KEY, device text NOT NULL, bundle_id text NOT NULL, environment text NOT NULL,
+            unregistered_from double precision)
+        """,
+        """
+        CREATE TABLE held_pushes (
+            seq bigserial UNIQUE, id text PRIMARY KEY, device text NOT NULL, slot text, expires double precision,
+            delivery text NOT NULL)
+        """,
+        "CREATE INDEX held_pushes_slot ON held_pushes (slot)",
+        """
+        CREATE TABLE interactions (
+            seq bigserial UNIQUE, id text PRIMARY KEY, device text NOT NULL, bundle_id text NOT NULL, apns_id text NOT NULL,
+            token text, at double precision NOT NULL, record text NOT NULL)
+        """,
+        "CREATE INDEX interactions_device ON interactions (device)",
+        """
+        CREATE TABLE summaries (
+            seq bigserial UNIQUE, id text PRIMARY KEY, device text NOT NULL, at double precision NOT NULL, record text NOT NULL)
+        """,
+    ]
+
+    /// Creates the tables unless the database has them: in one transaction, under ``migrationLock``. A database a newer
+    /// apnsim migrated is refused with a sentence rather than written in a form it does not know.
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            try await connection.query("CREATE TABLE IF NOT EXISTS apnsim_schema (version integer NOT NULL)", logger: logger)
+            var found: Int?
+            for try await version in try await connection.query("SELECT max(version) FROM apnsim_schema", logger: logger).decode(Int?.self) {
+                found = version
+            }
+            switch found {
+            case nil:
+                for table in tables {
+                    try await connection.query(PostgresQuery(unsafeSQL: table), logger: logger)
+                }
+                try await connection.query("INSERT INTO apnsim_schema (version) VALUES (\(version))", logger: logger)
+                logger.info("created apnsim's tables", metadata: ["schema": "\(version)"])
+            case let found? where found > version:
+                throw StoreAddressError("the database holds apnsim's schema version \(found), newer than this apnsim's \(version): "
+                                        + "run the apnsim that wrote it, or give this one a database of its own")
+            default:
+                break
+            }
+        }
+    }
+}
