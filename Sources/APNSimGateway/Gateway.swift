@@ -99,7 +99,7 @@ public final class Gateway: Service, Sendable {
             clock: configuration.clock, policy: configuration.connection, tokenSession: configuration.tokenSession,
             faults: faults, connections: connections,
             router: PushRouter(directory: devices, faults: faults, clock: configuration.clock),
-            commits: commits, tracing: tracing, metrics: metrics, logger: logger)
+            commits: commits, storeHealth: store.health, tracing: tracing, metrics: metrics, logger: logger)
         let certificateCheck = ProviderCertificateCheck(roots: tls.providerRoots, clock: configuration.clock)
 
         var ports: [APNsEnvironment: Int] = [:]

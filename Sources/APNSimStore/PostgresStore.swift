@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOSSL
 import PostgresNIO
+import Synchronization
 
 /// The ``Store`` gateway replicas share: PostgreSQL through postgres-nio's pooled client (docs/cluster.md).
 ///
@@ -10,32 +11,81 @@ import PostgresNIO
 /// the server as one JSON array that `json_to_recordset` spreads into rows (a round trip per kind of event, not per
 /// event). Times are seconds since 1970, as in SQLite.
 public final class PostgresStore: Store {
-    let client: PostgresClient
     let logger: Logger
-    private let running: Task<Void, Never>
     public let address: PostgresAddress
 
     public var isDurable: Bool { true }
 
+    /// Kept by ``watch()``: one connection of the store's own, whose end says the server went away.
+    public var health: StoreHealth? { watched }
+    private let watched = StoreHealth()
+
+    /// The pool queries go through, and the task that runs it; replaced when the server is back after being away.
+    private let pool: Mutex<(client: PostgresClient, running: Task<Void, Never>)>
+    private let watching = Mutex<Task<Void, Never>?>(nil)
+
+    var client: PostgresClient { pool.withLock { $0.client } }
+
     private init(address: PostgresAddress, logger: Logger) throws {
-        var configuration = PostgresClient.Configuration(host: address.host, port: address.port, username: address.user,
-                                                         password: address.password, database: address.database,
-                                                         tls: try Self.tls(address.tls).client)
-        configuration.options.connectTimeout = .seconds(10)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.client = client
         self.logger = logger
         self.address = address
-        let (started, start) = AsyncStream.makeStream(of: Void.self)
-        running = Task {
-            start.finish()
-            await client.run()
-        }
-        self.started = started
+        pool = Mutex(try Self.startPool(address, logger: logger))
     }
 
-    /// Finishes once the client's run task has begun: a query before that waits, and postgres-nio warns.
-    private let started: AsyncStream<Void>
+    /// A new pool, its run task started.
+    private static func startPool(_ address: PostgresAddress, logger: Logger) throws -> (client: PostgresClient, running: Task<Void, Never>) {
+        var configuration = PostgresClient.Configuration(host: address.host, port: address.port, username: address.user,
+                                                         password: address.password, database: address.database,
+                                                         tls: try tls(address.tls).client)
+        configuration.options.connectTimeout = .seconds(10)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        return (client, Task { await client.run() })
+    }
+
+    /// Holds one connection to the server for as long as the store is open; while it is gone (the server stopped or out
+    /// of reach), ``health`` says so, and a new one is tried every half second. The pool finds out only when a query
+    /// waits for a connection, after it has tried for a minute, and then refuses every query for as long again (its
+    /// circuit breaker): so when the server is back, the pool is replaced by a new one, and what was put back while it
+    /// was away is written at once.
+    private func watch() async {
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(configuration: try Self.connectionConfiguration(address), id: 1, logger: logger)
+                if watched.problem != nil {
+                    logger.notice("the store answers again", metadata: ["store": "\(address)"])
+                    replacePool()
+                }
+                watched.set(nil)
+                await withTaskCancellationHandler {
+                    try? await connection.closeFuture.get()
+                } onCancel: {
+                    let closing: EventLoopFuture<Void> = connection.close()
+                    _ = closing
+                }
+                guard !Task.isCancelled else { return }
+                watched.set("the store \(address) closed its connection")
+                logger.error("the store closed its connection", metadata: ["store": "\(address)"])
+            } catch {
+                if watched.problem == nil { logger.error("the store does not answer", metadata: ["store": "\(address)", "error": "\(Self.describe(error))"]) }
+                watched.set("the store \(address) does not answer: \(Self.describe(error))")
+            }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+    }
+
+    private func replacePool() {
+        guard let fresh = try? Self.startPool(address, logger: logger) else { return }
+        let old = pool.withLock { pool in
+            defer { pool = fresh }
+            return pool.running
+        }
+        old.cancel()
+    }
+
+    static func connectionConfiguration(_ address: PostgresAddress) throws -> PostgresConnection.Configuration {
+        .init(host: address.host, port: address.port, username: address.user, password: address.password,
+              database: address.database, tls: try tls(address.tls).connection)
+    }
 
     /// Connects to `address`, creates apnsim's tables unless they are there (once, however many replicas start at
     /// once), and returns the store; throws a sentence naming the address when the server does not answer or refuses.
@@ -43,10 +93,7 @@ public final class PostgresStore: Store {
         // One connection of its own first: a server out of reach or a refused user is one sentence now, where the pool
         // would keep trying to connect and a query wait for it; it migrates the schema, and the pool starts after.
         do {
-            let connection = try await PostgresConnection.connect(
-                configuration: .init(host: address.host, port: address.port, username: address.user, password: address.password,
-                                     database: address.database, tls: try Self.tls(address.tls).connection),
-                id: 0, logger: logger)
+            let connection = try await PostgresConnection.connect(configuration: try connectionConfiguration(address), id: 0, logger: logger)
             do {
                 try await PostgresSchema.migrate(connection, logger: logger)
                 try await connection.close()
@@ -60,7 +107,7 @@ public final class PostgresStore: Store {
             throw StoreAddressError("cannot open the store \(address): \(Self.describe(error))")
         }
         let store = try PostgresStore(address: address, logger: logger)
-        for await _ in store.started {}
+        store.watching.withLock { $0 = Task { await store.watch() } }
         return store
     }
 
@@ -73,13 +120,10 @@ public final class PostgresStore: Store {
         return "\(error)"
     }
 
-    /// Stops the client: its connections close.
+    /// Stops the watch and the pool: their connections close.
     public func close() {
-        running.cancel()
-    }
-
-    deinit {
-        running.cancel()
+        watching.withLock { $0?.cancel() }
+        pool.withLock { $0.running.cancel() }
     }
 
     /// libpq's `sslmode` as the pool and a single connection take it.

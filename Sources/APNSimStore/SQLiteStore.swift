@@ -34,6 +34,9 @@ public final class SQLiteStore: Store {
     /// Whether the record is kept in a file (and so survives the process).
     public let isDurable: Bool
 
+    /// In this process: there while the gateway is.
+    public var health: StoreHealth? { nil }
+
     /// The delivery record when nothing is kept in a file: Swift's own arrays and dictionaries, which answer as the
     /// file's `deliveries` table does at a fraction of a push's cost (docs/speed.md). `nil` for a file.
     private let memoryDeliveries: MemoryDeliveries?

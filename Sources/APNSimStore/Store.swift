@@ -13,6 +13,9 @@ public protocol Store: Sendable {
     /// a restart reads are worth writing (``DeliveryEvent/isRestartState``).
     var isDurable: Bool { get }
 
+    /// Whether the store can take writes now, for a store on a server; `nil` for one in this process, which always can.
+    var health: StoreHealth? { get }
+
     /// Inserts a batch of sends in one transaction.
     func insertSends(_ sends: [SendRecord]) async throws
     /// Deletes all but the newest `keeping` sends, and those received before `before`; returns how many went.

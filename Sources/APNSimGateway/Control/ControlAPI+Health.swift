@@ -34,6 +34,7 @@ extension ControlAPI {
                                      status: reason == nil ? .ok : .serviceUnavailable)
         }
         if stopping.isSet { return try answer("the gateway is stopping") }
+        if let problem = store.health?.problem { return try answer(problem) }
         do {
             _ = try await store.sendCount()
         } catch {

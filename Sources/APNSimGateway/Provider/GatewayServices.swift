@@ -21,6 +21,8 @@ final class GatewayServices: Sendable {
     let router: PushRouter
     /// Set when the store is a file: accepted pushes are answered only once committed.
     let commits: CommitPoint?
+    /// Set when the store is on a server (PostgreSQL): while it cannot take writes, pushes are answered 503.
+    let storeHealth: StoreHealth?
     /// One trace per push, when a tracer is set (docs/tracing.md).
     let tracing: PushTracing
     /// Connections refused before HTTP/2 are counted here as they happen (the rest is counted from the record).
@@ -29,8 +31,8 @@ final class GatewayServices: Sendable {
 
     init(validator: PushValidator, world: WorldRegistry, recorder: SendRecorder, clock: WallClock,
          policy: GatewayConfiguration.ConnectionPolicy, tokenSession: ProviderTokenSession.Configuration, faults: FaultInjector,
-         connections: ProviderConnections, router: PushRouter, commits: CommitPoint?, tracing: PushTracing, metrics: GatewayMetrics,
-         logger: Logger) {
+         connections: ProviderConnections, router: PushRouter, commits: CommitPoint?, storeHealth: StoreHealth? = nil,
+         tracing: PushTracing, metrics: GatewayMetrics, logger: Logger) {
         self.validator = validator
         self.world = world
         self.recorder = recorder
@@ -41,6 +43,7 @@ final class GatewayServices: Sendable {
         self.connections = connections
         self.router = router
         self.commits = commits
+        self.storeHealth = storeHealth
         self.tracing = tracing
         self.metrics = metrics
         self.logger = logger

@@ -150,6 +150,12 @@ extension ProviderConnectionHandler {
     /// Writes the response; `written` completes when its last frame is written.
     private func answer(_ exchange: PushExchange, rejection: Rejection?, streamID: HTTP2StreamID,
                         context: ChannelHandlerContext, written: EventLoopPromise<Void>? = nil) {
+        var rejection = rejection
+        if rejection == nil, let problem = connection.services.storeHealth?.problem {
+            // Accepted, the push could not be recorded, nor, on a replica, reach a device linked to another: APNs's
+            // answer when it cannot take a push now, and the provider tries again (docs/cluster.md).
+            rejection = Rejection(.serviceUnavailable, problem + "; the push was not accepted: try again")
+        }
         if exchange.api != .device {
             answerBroadcastAPI(exchange, answer: .init(rejection ?? Rejection(.internalServerError, "no answer was decided")),
                                streamID: streamID, context: context, written: written)

@@ -1,0 +1,17 @@
+import Synchronization
+
+/// Whether a store on a server can take writes now, and if not, why: what a gateway answers `503 ServiceUnavailable`
+/// with, and `/readyz` says, while PostgreSQL is out of reach (docs/cluster.md, "When PostgreSQL stops"). A store in
+/// this process (SQLite) has none: it is there while the gateway is.
+public final class StoreHealth: Sendable {
+    private let state = Mutex<String?>(nil)
+
+    public init() {}
+
+    /// A sentence saying why the store cannot take writes, or `nil` when it can.
+    public var problem: String? { state.withLock { $0 } }
+
+    func set(_ problem: String?) {
+        state.withLock { $0 = problem }
+    }
+}

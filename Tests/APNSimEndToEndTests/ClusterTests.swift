@@ -1,0 +1,70 @@
+import APNSimProvider
+import APNSimTestKit
+import APNSimTestSupport
+import APNSimTesting
+import Foundation
+import Testing
+
+/// Gateways on PostgreSQL (docs/cluster.md), as real processes against Debian's server started by the test. Only in
+/// `.ci/run`'s cluster step (`APNSIM_CLUSTER_TESTS=1`), which fails unless these ran.
+@Suite("Cluster: gateways on PostgreSQL", .serialized, .endToEnd, .enabled(if: PostgresServer.isEnabled))
+struct ClusterTests {
+    @Test("PostgreSQL stopped: pushes are answered 503 ServiceUnavailable and /readyz says why; started again, both recover without a restart and every push answered 200 is displayed")
+    func outage() async throws {
+        try await PostgresServer.with { postgres in try await Self.outage(postgres) }
+    }
+
+    static func outage(_ postgres: PostgresServer) async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-cluster-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let gateway = try await GatewayProcess.start(environment: ["APNSIM_STORE": postgres.address])
+        defer { gateway.process.signal(SIGINT) }
+        let (devices, tokens) = try await ChaosTests.devices(1, gateway: gateway, data: data)
+        defer { devices.signal(SIGINT) }
+        let client = try await gateway.connect()
+        let jwt = try GatewayProcess.jwt()
+        func push(_ title: String) async throws -> (id: String, status: Int, body: String) {
+            let id = UUID().uuidString
+            let response = try await client.send(.push(token: tokens[0], payload: #"{"aps":{"alert":{"title":"\#(title)"}}}"#,
+                                                      headers: GatewayProcess.headers(jwt: jwt, apnsID: id)))
+            return (id, response.status, response.bodyText)
+        }
+        let before = try await push("before")
+        #expect(before.status == 200)
+
+        try await postgres.stop()
+        // Nothing in the record changes while the store is away, so there is no event to wait on: /readyz is asked
+        // again until it says so (the gateway notices the closed connection within milliseconds).
+        let reason = try await readiness(of: gateway, until: { $0 == 503 })
+        #expect(reason.contains("the store postgres://apnsim@127.0.0.1:\(postgres.port)/apnsim"), "\(reason)")
+        #expect(!reason.contains("apnsim-test"), "no password in what the gateway says: \(reason)")
+        let during = try await push("during")
+        #expect(during.status == 503 && during.body == #"{"reason":"ServiceUnavailable"}"#, "\(during)")
+
+        try await postgres.restart()
+        _ = try await readiness(of: gateway, until: { $0 == 200 })
+        let after = try await push("after")
+        #expect(after.status == 200)
+        await client.close()
+
+        let records = try await gateway.control.get("/v1/deliveries?wait=60&count=2").body?.array ?? []
+        let shown = Dictionary(uniqueKeysWithValues: records.compactMap { record -> (String, String)? in
+            guard let id = record["apnsId"]?.string, let outcome = record["outcome"]?.string else { return nil }
+            return (id, outcome)
+        })
+        #expect(shown == [before.id: "displayed", after.id: "displayed"], "the refused push was never accepted: \(shown)")
+        let refused = try await gateway.control.get("/v1/sends?apnsId=\(during.id)").body?.array?.first
+        #expect(refused?["status"]?.integer == 503, "the refusal is in the record too, written once the store was back")
+    }
+
+    /// Asks `/readyz` until its status passes `until` (within the hang guard); returns its reason.
+    static func readiness(of gateway: GatewayProcess, until: (Int) -> Bool) async throws -> String {
+        let deadline = ContinuousClock.now + HangGuard.limit
+        while ContinuousClock.now < deadline {
+            let answer = try await gateway.control.get("/readyz")
+            if until(answer.status) { return answer.body?["reason"]?.string ?? "" }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw HarnessError("/readyz did not change within \(HangGuard.limit)")
+    }
+}
