@@ -46,7 +46,8 @@ public struct DeviceFleet: Sendable, Hashable {
     public var links = 4
     public var model = DeviceDescriptor.defaultModel
     public var os = DeviceDescriptor.defaultOS
-    /// The gateways the devices link to. One today: the first.
+    /// The gateways the devices link to: one, or the replicas of a cluster (each device, or shared link, to its home
+    /// replica among them, the next when that one does not answer; docs/cluster.md).
     public var gateways = [Gateway()]
     public var apps = [App(bundleID: "com.example.app", environment: .development)]
     /// The team an app is signed with when its declaration names none.
@@ -99,6 +100,9 @@ public struct DeviceFleet: Sendable, Hashable {
                             + "gateway's; up to \(Self.mostDevicesWithOwnLinks) devices have their own links, more share them (\(links) 1 or more)")
         }
         if gateways.isEmpty { problems.append("\(spelling("gateways")) names none; give one {\"host\", \"port\"}") }
+        for gateway in gateways where gateway.host.isEmpty || !(1...65535).contains(gateway.port) {
+            problems.append("\(spelling("gateways")): \(gateway.host):\(gateway.port) is not a host and a port of 1 to 65535")
+        }
         for (key, seconds, range) in [("extensionBudget", extensionBudget, 0.1...600), ("connectTimeout", connectTimeout, 0.1...600),
                                       ("extensionGrace", extensionGrace, 0...600)] where !(seconds.isFinite && range.contains(seconds)) {
             problems.append("\(spelling(key)) takes \(range.lowerBound == 0 ? "0" : "0.1") to 600 seconds; got \(seconds)")
@@ -136,12 +140,10 @@ public struct DeviceFleet: Sendable, Hashable {
         let group = group ?? (count > 1 || links > 0
             ? DeviceHostGroup(sharedLinks: min(links, count), data: count > 1 && !ephemeral ? data.map { DeviceData.fleet(in: $0) } : nil) : nil)
         let presentation = foreground.mapValues { Set($0.compactMap(PresentationOption.init(rawValue:))) }
-        let gateway = gateways[0]
         return World.DeviceSpec.fleet(id: id, name: name, count: count).map { deviceID, deviceName in
             var configuration = DeviceHostConfiguration(tls: tls, device: DeviceDescriptor(id: deviceID, name: deviceName, model: model, os: os),
                                                         apps: manifests)
-            configuration.gatewayHost = gateway.host
-            configuration.devicePort = gateway.port
+            configuration.gateways = gateways
             configuration.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
             configuration.dropLinkBeforeAcknowledging = dropLinkBeforeAck
             configuration.backgroundBudget = backgroundBudget > 0 ? .init(count: backgroundBudget, period: 3600) : nil

@@ -50,7 +50,7 @@ extension DeviceHost {
         let machine = DeviceLinkClientStateMachine(devices: .own(.init(device: configuration.device, host: configuration.group?.id)),
                                                    heartbeatEvery: TimeAmount(configuration.heartbeatInterval),
                                                    maximumBackoff: TimeAmount(configuration.maximumBackoff))
-        try await DeviceLinkConnection.run(configuration, sslContext: sslContext, machine: machine, logger: logger,
+        try await DeviceLinkConnection.run(configuration, home: .device(configuration.device.id), sslContext: sslContext, machine: machine, logger: logger,
                                            devices: configuration.device.id, peer: { OwnLinkPeer(host: self, route: DeviceRoute(outbox: $0)) },
                                            ended: { unlink(DeviceRoute(outbox: $0)) })
     }

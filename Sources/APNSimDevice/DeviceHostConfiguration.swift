@@ -4,8 +4,18 @@ import Foundation
 /// Everything one simulated device needs: where the gateway's device link is, how to prove it is a device,
 /// who it is, and which apps it has.
 public struct DeviceHostConfiguration: Sendable {
-    public var gatewayHost = "127.0.0.1"
-    public var devicePort = 5223
+    /// The gateways the device may link to: the replicas of one cluster, each name counting once for every address it
+    /// resolves to (``GatewayEndpoint``). One gateway, unless the device is given several.
+    public var gateways = [DeviceFleet.Gateway()]
+    /// The first gateway's host and port, for a device given one.
+    public var gatewayHost: String {
+        get { gateways[0].host }
+        set { gateways[0].host = newValue }
+    }
+    public var devicePort: Int {
+        get { gateways[0].port }
+        set { gateways[0].port = newValue }
+    }
     /// PEM files: the CA that issued the gateway's certificate, and the device identity certificate and key.
     public var tls: TLSFiles
     public var device: DeviceDescriptor

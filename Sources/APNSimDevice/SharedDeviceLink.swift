@@ -19,7 +19,7 @@ extension DeviceHostGroup {
             tasks.addTask { await jobs.run() }
             for index in 0..<count {
                 let devices = stride(from: index, to: members.count, by: count).map { members[$0] }
-                let link = SharedDeviceLink(group: self, devices: devices, configuration: first.configuration, logger: logger)
+                let link = SharedDeviceLink(group: self, number: index, devices: devices, configuration: first.configuration, logger: logger)
                 tasks.addTask { await link.keepLinked(sslContext: context) }
             }
         }
@@ -34,13 +34,16 @@ extension DeviceHostGroup {
 /// session on it does, and it links again with back-off.
 final class SharedDeviceLink: Sendable {
     private let group: DeviceHostGroup
+    /// Which of the group's links it is: where among the gateway replicas its attempts start (its home replica).
+    private let number: Int
     private let devices: [String: DeviceHost]
     private let inOrder: [DeviceHost]
     private let configuration: DeviceHostConfiguration
     private let logger: Logger
 
-    init(group: DeviceHostGroup, devices: [DeviceHost], configuration: DeviceHostConfiguration, logger: Logger) {
+    init(group: DeviceHostGroup, number: Int, devices: [DeviceHost], configuration: DeviceHostConfiguration, logger: Logger) {
         self.group = group
+        self.number = number
         self.inOrder = devices
         self.devices = Dictionary(devices.map { ($0.configuration.device.id, $0) }, uniquingKeysWith: { $1 })
         self.configuration = configuration
@@ -66,7 +69,8 @@ final class SharedDeviceLink: Sendable {
         let machine = DeviceLinkClientStateMachine(devices: .shared(host: group.id, hellos: hellos),
                                                    heartbeatEvery: TimeAmount(configuration.heartbeatInterval),
                                                    maximumBackoff: TimeAmount(configuration.maximumBackoff))
-        try await DeviceLinkConnection.run(configuration, sslContext: sslContext, machine: machine, logger: logger, devices: devicesNamed,
+        try await DeviceLinkConnection.run(configuration, home: .shared(group: group.id, number: number), sslContext: sslContext, machine: machine,
+                                           logger: logger, devices: devicesNamed,
                                            peer: { [self] outbox in Peer(link: self, outbox: outbox) },
                                            ended: { outbox in
             for device in inOrder { device.unlink(DeviceRoute(outbox: outbox, deviceID: device.configuration.device.id)) }

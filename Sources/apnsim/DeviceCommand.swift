@@ -81,6 +81,9 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     @Option(name: .customLong("device-port"), help: "Port of the gateway's device link. Environment: APNSIM_DEVICE_PORT.")
     var devicePort = EnvironmentVariables.port("APNSIM_DEVICE_PORT", option: "--device-port", otherwise: DeviceCommand.defaults.gateways[0].port)
 
+    @Option(name: .customLong("gateway"), help: "A gateway replica's device link, HOST:PORT; repeatable. Each device links to one of them (its home replica, the next when it does not answer), and a name resolving to several addresses counts as several replicas (docs/cluster.md). Replaces --gateway-host and --device-port. Environment: APNSIM_GATEWAYS, comma-separated.")
+    var gateways: [String] = EnvironmentVariables.value("APNSIM_GATEWAYS").map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
+
     @Option(name: .customLong("connect-timeout"), help: "Seconds one attempt to reach the gateway may take before the device backs off and tries again.")
     var connectTimeout = DeviceCommand.defaults.connectTimeout
 
@@ -138,12 +141,30 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
         } catch {
             throw ValidationError("\(config.map { "\($0): " } ?? "")\(error)")
         }
-        let gateway = fleet.gateways[0]
+        let linking = fleet.gateways.map { "\($0.host):\($0.port)" }.joined(separator: ", ")
         try await ProcessLife.run([DeviceService(hosts: hosts, logger: logger)],
                                   name: fleet.count > 1 ? "device \(fleet.id)-1…\(fleet.count)" : "device \(fleet.id)",
                                   logger: logger, stopWhenStdinCloses: stopWhenStdinCloses,
-                                  started: "started, linking to \(gateway.host):\(gateway.port); "
+                                  started: "started, linking to \(linking); "
                                       + (fleet.ephemeral ? "a new identity (--ephemeral)" : "its identity (and so its tokens) kept in \(fleet.data ?? "")"))
+    }
+
+    /// `HOST:PORT` (`[ADDRESS]:PORT` for an IPv6 address) as a gateway, or a sentence naming it.
+    static func parseGateway(_ text: String) throws -> DeviceFleet.Gateway {
+        let host: Substring, port: Substring
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") {
+            host = text[text.index(after: text.startIndex)..<close]
+            port = text[text.index(close, offsetBy: 2)...]
+        } else if let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") {
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
+        } else {
+            throw ValidationError("--gateway takes HOST:PORT ([ADDRESS]:PORT for IPv6); got \(text)")
+        }
+        guard !host.isEmpty, let number = Int(port), (1...65535).contains(number) else {
+            throw ValidationError("--gateway takes HOST:PORT, a host and a port of 1 to 65535; got \(text)")
+        }
+        return DeviceFleet.Gateway(host: String(host), port: number)
     }
 
     /// The flag of a fleet's setting: `notificationLimit` is `--notification-limit`.
@@ -154,7 +175,7 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
     /// The flags that describe the devices, which `--config` replaces.
     static let fleetFlags = ["--id", "--count", "--links", "--name", "--model", "--os", "--app", "--declared", "--extension",
                              "--extension-budget", "--extension-grace", "--resources", "--categories", "--activity-types", "--info-plist",
-                             "--app-group", "--alerts-off", "--extension-categories-apply", "--team", "--gateway-host", "--device-port",
+                             "--app-group", "--alerts-off", "--extension-categories-apply", "--team", "--gateway-host", "--device-port", "--gateway",
                              "--connect-timeout", "--data", "--ephemeral", "--background-budget", "--notification-limit",
                              "--activity-budget", "--foreground", "--drop-link-before-ack"]
 
@@ -177,7 +198,14 @@ struct DeviceCommand: AsyncParsableCommand, LoggingCommand {
         fleet.links = links
         fleet.model = model
         fleet.os = os
-        fleet.gateways = [.init(host: gatewayHost, port: devicePort)]
+        if gateways.isEmpty {
+            fleet.gateways = [.init(host: gatewayHost, port: devicePort)]
+        } else {
+            if let given = CommandLine.arguments.first(where: { $0.hasPrefix("--gateway-host") || $0.hasPrefix("--device-port") }) {
+                throw ValidationError("--gateway names each gateway with its port; \(given.split(separator: "=")[0]) names one too: give one of them")
+            }
+            fleet.gateways = try gateways.map(Self.parseGateway)
+        }
         fleet.team = team
         fleet.data = data
         fleet.ephemeral = ephemeral
