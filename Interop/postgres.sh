@@ -14,7 +14,11 @@ start)
   port=$3
   if [[ ! -f $dir/data/PG_VERSION ]]; then
     mkdir -p "$dir"
-    [[ $(id -u) == 0 ]] && chown postgres "$dir"
+    if [[ $(id -u) == 0 ]]; then
+      chown postgres "$dir"
+      runuser -u postgres -- test -x "$dir" \
+        || { echo "postgres.sh: the postgres user cannot reach $dir (a folder above it is private); give a folder under /tmp" >&2; exit 1; }
+    fi
     as_postgres "$bin/initdb" -D "$dir/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 >"$dir/initdb.log" 2>&1 \
       || { cat "$dir/initdb.log"; exit 1; }
     fresh=1

@@ -105,13 +105,22 @@ struct DeliveryRuns {
                 WHERE d.id = r.id AND d.outcome IS NULL
                 """, try PostgresRows.json(rows))]
         case .stored:
-            // Few, and a later one keeps the first time: one statement each, in order.
-            return try events.compactMap { event in
-                guard case .stored(let id, let reason, let at, _) = event else { return nil }
-                return statement("UPDATE deliveries SET stored_at = coalesce(stored_at, (r->>'at')::double precision), stored_for = r->>'text' "
-                                 + "FROM (SELECT $1::json AS r) AS given WHERE id = r->>'id'",
-                                 try PostgresRows.json(PostgresRows.Mark(id: id, at: at.timeIntervalSince1970, text: reason.rawValue)))
+            // Stored again (a push held offline, then for power): the first time stays, the last reason is the one.
+            var rows: [PostgresRows.Mark] = [], index: [String: Int] = [:]
+            for event in events {
+                guard case .stored(let id, let reason, let at, _) = event else { continue }
+                if let at = index[id] {
+                    rows[at].text = reason.rawValue
+                } else {
+                    index[id] = rows.count
+                    rows.append(PostgresRows.Mark(id: id, at: at.timeIntervalSince1970, text: reason.rawValue))
+                }
             }
+            return [statement("""
+                UPDATE deliveries d SET stored_at = coalesce(d.stored_at, r.at), stored_for = r.text
+                FROM json_to_recordset($1::json) AS r(id text, at double precision, text text)
+                WHERE d.id = r.id
+                """, try PostgresRows.json(rows))]
         case .registered:
             let rows = unique(try events.compactMap { if case .registered(let registration) = $0 { try PostgresRows.Registration(registration) } else { nil } },
                               key: \.token, keepLast: true)
@@ -130,20 +139,30 @@ struct DeliveryRuns {
                 WHERE d.token = r.id
                 """, try PostgresRows.json(rows))]
         case .held:
-            // One at a time, in order: a push held in a slot takes the place of what the slot held, perhaps one held
-            // earlier in this same run; one held again is written anew, last in the order held (SQLite's INSERT OR REPLACE).
-            return try events.flatMap { event -> [PostgresQuery] in
-                guard case .held(let push) = event else { return [] }
-                let json = try PostgresRows.json(try PostgresRows.Held(push))
-                return [statement("""
-                    DELETE FROM held_pushes h USING json_populate_record(NULL::held_pushes, $1::json) AS r
-                    WHERE h.id = r.id OR (r.slot IS NOT NULL AND h.slot = r.slot)
-                    """, json),
-                        statement("""
-                    INSERT INTO held_pushes (id, device, slot, expires, delivery)
-                    SELECT id, device, slot, expires, delivery FROM json_populate_record(NULL::held_pushes, $1::json)
-                    """, json)]
+            // Applied one by one, a push held in a slot takes the place of what the slot held (perhaps one held earlier
+            // in this run), and one held again under its ID is written anew, last in the order held (SQLite's INSERT OR
+            // REPLACE). So: delete every row the run's IDs and slots name, then insert the run's survivors in order.
+            var survivors: [HeldPush] = []
+            for event in events {
+                guard case .held(let push) = event else { continue }
+                survivors.removeAll { $0.id == push.id || (push.slot != nil && $0.slot == push.slot) }
+                survivors.append(push)
             }
+            let named = events.compactMap { event -> PostgresRows.Mark? in
+                guard case .held(let push) = event else { return nil }
+                return PostgresRows.Mark(id: push.id, at: 0, text: push.slot)
+            }
+            return [statement("""
+                        DELETE FROM held_pushes h USING json_to_recordset($1::json) AS r(id text, text text)
+                        WHERE h.id = r.id OR (r.text IS NOT NULL AND h.slot = r.text)
+                        """, try PostgresRows.json(named)),
+                    statement("""
+                        INSERT INTO held_pushes (id, device, slot, expires, delivery)
+                        SELECT id, device, slot, expires, delivery
+                        FROM ROWS FROM (json_to_recordset($1::json) AS (id text, device text, slot text, expires double precision,
+                                                                         delivery text)) WITH ORDINALITY AS r(id, device, slot, expires, delivery, n)
+                        ORDER BY n
+                        """, try PostgresRows.json(try survivors.map(PostgresRows.Held.init)))]
         case .released:
             let ids = events.compactMap { if case .released(let id) = $0 { id } else { nil } }
             return [PostgresQuery(unsafeSQL: "DELETE FROM held_pushes WHERE id = ANY($1::text[])", binds: PostgresFilter.bindings(ids))]
