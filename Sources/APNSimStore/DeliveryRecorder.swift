@@ -22,15 +22,17 @@ public final class DeliveryRecorder: Sendable {
     ///   - limits: how many deliveries to keep, and for how long (``RecordLimits``).
     ///   - clock: what "now" is for ``RecordLimits/maximumAge``.
     ///   - changes: what to signal after each batch (one signal may serve the send recorder too).
+    ///   - recount: count the table again every tenth of the limit written here, as for a table other gateways write
+    ///     too; `nil`: when the store is shared (``Store/isShared``).
     ///   - observe: called with each batch of events as it is applied, in order (the gateway's metrics and traces).
     public init(store: any Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system,
-                changes: ChangeSignal = ChangeSignal(), observe: (@Sendable (AppliedDeliveries) -> Void)? = nil) {
+                changes: ChangeSignal = ChangeSignal(), recount: Bool? = nil, observe: (@Sendable (AppliedDeliveries) -> Void)? = nil) {
         self.store = store
         self.observe = observe
         self.changes = changes
         self.batches = ChangeCounter(signalling: changes)
         self.erasures = ChangeCounter(signalling: changes)
-        self.retention = Retention(limit: limits.deliveries, maximumAge: limits.maximumAge, clock: clock,
+        self.retention = Retention(limit: limits.deliveries, maximumAge: limits.maximumAge, clock: clock, shared: recount ?? store.isShared,
                                    count: { try await store.deliveryCounts().total }) { keeping, before in
             try await store.trimDeliveries(keeping: keeping, before: before)
         }

@@ -15,6 +15,7 @@ public final class PostgresStore: Store {
     public let address: PostgresAddress
 
     public var isDurable: Bool { true }
+    public var isShared: Bool { true }
 
     /// Kept by ``watch()``: one connection of the store's own, whose end says the server went away.
     public var health: StoreHealth? { watched }

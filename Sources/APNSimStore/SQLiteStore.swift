@@ -37,6 +37,9 @@ public final class SQLiteStore: Store {
     /// In this process: there while the gateway is.
     public var health: StoreHealth? { nil }
 
+    /// One gateway's own.
+    public var isShared: Bool { false }
+
     /// The delivery record when nothing is kept in a file: Swift's own arrays and dictionaries, which answer as the
     /// file's `deliveries` table does at a fraction of a push's cost (docs/speed.md). `nil` for a file.
     private let memoryDeliveries: MemoryDeliveries?

@@ -17,14 +17,16 @@ public final class SendRecorder: Sendable {
     ///   - limits: how many sends to keep, and for how long (``RecordLimits``).
     ///   - clock: what "now" is for ``RecordLimits/maximumAge``.
     ///   - changes: what to signal after each batch (one signal may serve the delivery recorder too).
+    ///   - recount: count the table again every tenth of the limit written here, as for a table other gateways write
+    ///     too; `nil`: when the store is shared (``Store/isShared``).
     ///   - observe: called with each batch as it is written (the gateway's metrics count them there, off the
     ///     provider's path).
     public init(store: any Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system,
-                changes: ChangeSignal = ChangeSignal(), observe: (@Sendable ([SendRecord]) -> Void)? = nil) {
+                changes: ChangeSignal = ChangeSignal(), recount: Bool? = nil, observe: (@Sendable ([SendRecord]) -> Void)? = nil) {
         self.store = store
         self.observe = observe
         self.batches = ChangeCounter(signalling: changes)
-        self.retention = Retention(limit: limits.sends, maximumAge: limits.maximumAge, clock: clock,
+        self.retention = Retention(limit: limits.sends, maximumAge: limits.maximumAge, clock: clock, shared: recount ?? store.isShared,
                                    count: { try await store.sendCount() }) { keeping, before in
             try await store.trimSends(keeping: keeping, before: before)
         }

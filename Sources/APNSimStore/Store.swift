@@ -13,6 +13,9 @@ public protocol Store: Sendable {
     /// a restart reads are worth writing (``DeliveryEvent/isRestartState``).
     var isDurable: Bool { get }
 
+    /// Whether other gateways write to it too (replicas on one PostgreSQL): the record's limits then count what they wrote.
+    var isShared: Bool { get }
+
     /// Whether the store can take writes now, for a store on a server; `nil` for one in this process, which always can.
     var health: StoreHealth? { get }
 

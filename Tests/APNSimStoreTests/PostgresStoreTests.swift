@@ -21,6 +21,29 @@ struct PostgresStoreTests {
         #expect(try await stores[4].sends(matching: SendFilter()).map(\.token) == ["aa01"], "one store's write, another's read")
     }
 
+    @Test("Three replicas writing one record keep it within the limit between them, not three times it")
+    func retentionShared() async throws {
+        try await TestPostgres.withStore { _, database in
+            let stores = [try await PostgresStore.open(database), try await PostgresStore.open(database), try await PostgresStore.open(database)]
+            defer { for store in stores { store.close() } }
+            var limits = RecordLimits()
+            limits.sends = 100
+            let recorders = stores.map { SendRecorder(store: $0, limits: limits) }
+            var most = 0
+            for round in 0..<150 {
+                for (number, recorder) in recorders.enumerated() {
+                    recorder.record(StoreTests.record(token: "aa0\(number)", at: 1_800_000_000 + Double(round)))
+                    try await recorder.flush()
+                    most = max(most, try await stores[0].sendCount())
+                }
+            }
+            // A replica counts the table again every tenth of the limit it writes (10 here), so the others' rows are
+            // seen within 3 × 10 and the table trimmed back: never past the limit, a tenth and that.
+            #expect(most <= 100 + 10 + 30, "the shared record grew to \(most) sends")
+            #expect(try await stores[1].sendCount() <= 140)
+        }
+    }
+
     @Test("A wrong password is one sentence naming the address, in PostgreSQL's words, without the password")
     func wrongPassword() async throws {
         var address = try #require(TestPostgres.address)

@@ -12,8 +12,9 @@ extension StoreConformanceTests {
             var limits = RecordLimits()
             limits.sends = 50
             limits.maximumAge = 30
-            let recorders = [SendRecorder(store: fileStore, limits: limits, clock: .manual(clock)),
-                             SendRecorder(store: candidateStore, limits: limits, clock: .manual(clock))]
+            let recount = candidateStore.isShared  // both trim as the candidate does
+            let recorders = [SendRecorder(store: fileStore, limits: limits, clock: .manual(clock), recount: recount),
+                             SendRecorder(store: candidateStore, limits: limits, clock: .manual(clock), recount: recount)]
             var random = SplitMix(seed: 7)
             for step in 0..<600 {
                 if Int.random(in: 0..<3, using: &random) == 0 { clock.advance(by: Double(Int.random(in: 1...64, using: &random)) / 64) }
