@@ -71,6 +71,8 @@ public final class Gateway: Service, Sendable {
         self.deliveries = deliveries
         self.devices = DeviceDirectory(registry: world, persist: { deliveries.record(contentsOf: $0) }, changes: changes)
         devices.recordRestartState(store.isDurable)
+        // The store going away or coming back changes what /readyz says: `GET /v1/events` tells it as a devices event.
+        store.health?.onChange { [devices] in devices.revisions.bump() }
         self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,
                                       deliveries: deliveries, clock: configuration.clock, requests: requests,
                                       store: store, metrics: metrics)
