@@ -46,6 +46,8 @@ public final class Gateway: Service, Sendable {
     public let deliveries: DeliveryRecorder
     let devices: DeviceDirectory
     let requests = DeviceRequests()
+    /// Set when the store is shared with other replicas (docs/cluster.md).
+    let replicaLinks: ReplicaLinks?
     private let tls: TLSMaterial
     let logger: Logger
 
@@ -71,6 +73,17 @@ public final class Gateway: Service, Sendable {
         self.deliveries = deliveries
         self.devices = DeviceDirectory(registry: world, persist: { deliveries.record(contentsOf: $0) }, changes: changes)
         devices.recordRestartState(store.isDurable)
+        if let shared = store as? any ReplicaStore {
+            let name = configuration.replica ?? ReplicaLinks.defaultName
+            guard !name.isEmpty, !name.contains(where: \.isWhitespace) else {
+                throw GatewayError("the replica name '\(name)' is not one: give each replica a name without spaces (--replica)")
+            }
+            shared.join(as: name)
+            devices.join(as: name)
+            replicaLinks = ReplicaLinks(name: name, store: shared, directory: devices, clock: configuration.clock, logger: logger)
+        } else {
+            replicaLinks = nil
+        }
         // The store going away or coming back changes what /readyz says: `GET /v1/events` tells it as a devices event.
         store.health?.onChange { [devices] in devices.revisions.bump() }
         self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,
@@ -101,7 +114,7 @@ public final class Gateway: Service, Sendable {
             clock: configuration.clock, policy: configuration.connection, tokenSession: configuration.tokenSession,
             faults: faults, connections: connections,
             router: PushRouter(directory: devices, faults: faults, clock: configuration.clock),
-            commits: commits, storeHealth: store.health, tracing: tracing, metrics: metrics, logger: logger)
+            commits: commits, storeHealth: store.health, replicas: replicaLinks, tracing: tracing, metrics: metrics, logger: logger)
         let certificateCheck = ProviderCertificateCheck(roots: tls.providerRoots, clock: configuration.clock)
 
         var ports: [APNsEnvironment: Int] = [:]
@@ -140,7 +153,8 @@ public final class Gateway: Service, Sendable {
                                                 uninstallDelay: configuration.uninstallDelay, requests: requests,
                                                 summarized: { [actions] in actions.summarized($0) },
                                                 additions: configuration.additions,
-                                                bufferLimit: configuration.deviceLinkBufferLimit, logger: logger)
+                                                bufferLimit: configuration.deviceLinkBufferLimit,
+                                                registrationCommits: store.isShared ? commits : nil, logger: logger)
             do {
                 let channel = try await DeviceLinkEndpoint(services: deviceServices, sslContext: tls.deviceSSLContext)
                     .bind(host: configuration.host, port: port, group: group, quiesce: quiesce)
@@ -174,6 +188,9 @@ public final class Gateway: Service, Sendable {
         let boundPorts = ports, boundManagementPorts = managementPorts
         let boundDevicePort = devicePort
         defer { for addition in configuration.additions { addition.gatewayStopped() } }
+        // Hears the other replicas until the gateway stops (its stream ends only with the store).
+        let listening = replicaLinks.map { links in Task { await links.run() } }
+        defer { listening?.cancel() }
         try await withThrowingDiscardingTaskGroup { tasks in
             tasks.addTask { await self.recorder.run() }
             tasks.addTask { await self.deliveries.run() }

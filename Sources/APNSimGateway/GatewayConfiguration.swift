@@ -49,6 +49,9 @@ public struct GatewayConfiguration: Sendable {
     public var durableAnswers = true
     /// How many sends and deliveries the record keeps, and for how long (the oldest go first).
     public var records = RecordLimits()
+    /// This gateway's name among replicas on one PostgreSQL store (`--replica`, docs/cluster.md), without spaces;
+    /// `nil`: the host's name and the process's ID. Unused on any other store.
+    public var replica: String?
     /// Where each push's trace goes (docs/tracing.md); `nil` uses `InstrumentationSystem`'s tracer when one was
     /// bootstrapped (as `apnsim` does with the OpenTelemetry trait and `OTEL_*` variables), and traces nothing
     /// otherwise.

@@ -146,13 +146,20 @@ public enum DeliveryEvent: Sendable {
     /// The gateway no longer holds the push.
     case released(id: String)
     case releasedAll
+    /// A push for a device linked to another replica, which that replica delivers (``HandOff``); only a store replicas
+    /// share (``ReplicaStore``) is given one.
+    indirect case handedOff(HandOff)
+    /// Device `device` linked to replica `replica`, or its link there ended (``ReplicaStore``): only a store replicas
+    /// share is given these, in order with the pushes.
+    case linked(device: String, replica: String, at: Date)
+    case unlinked(device: String, replica: String)
 
     /// Whether the event only keeps what a gateway restarted on the same store file takes back (registrations and
     /// held pushes, ``Store/deviceState()``): no reader of the record sees it.
     public var isRestartState: Bool {
         switch self {
         case .registered, .unregistered, .held, .released, .releasedAll: true
-        case .accepted, .acknowledged, .receipt, .forgotten, .stored: false
+        case .accepted, .acknowledged, .receipt, .forgotten, .stored, .handedOff, .linked, .unlinked: false
         }
     }
 }

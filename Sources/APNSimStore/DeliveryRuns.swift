@@ -9,16 +9,17 @@ struct DeliveryRuns {
     private(set) var runs: [PostgresQuery] = []
 
     private enum Kind: Equatable {
-        case accepted, acknowledged, receipt, forgotten, stored, registered, unregistered, held, released, releasedAll
+        case accepted, acknowledged, receipt, forgotten, stored, registered, unregistered, held, released, releasedAll, handedOff, linked, unlinked
     }
 
-    init(_ events: [DeliveryEvent]) throws {
+    /// `replica`: the replica whose held pushes these are (``PostgresStore/join(as:)``).
+    init(_ events: [DeliveryEvent], replica: String = "") throws {
         var start = events.startIndex
         while start < events.endIndex {
             let kind = Self.kind(of: events[start])
             var end = start + 1
             while end < events.endIndex, Self.kind(of: events[end]) == kind { end += 1 }
-            runs += try Self.statements(kind, events[start..<end])
+            runs += try Self.statements(kind, events[start..<end], replica: replica)
             start = end
         }
     }
@@ -35,6 +36,9 @@ struct DeliveryRuns {
         case .held: .held
         case .released: .released
         case .releasedAll: .releasedAll
+        case .handedOff: .handedOff
+        case .linked: .linked
+        case .unlinked: .unlinked
         }
     }
 
@@ -53,7 +57,7 @@ struct DeliveryRuns {
         return kept
     }
 
-    private static func statements(_ kind: Kind, _ events: ArraySlice<DeliveryEvent>) throws -> [PostgresQuery] {
+    private static func statements(_ kind: Kind, _ events: ArraySlice<DeliveryEvent>, replica: String) throws -> [PostgresQuery] {
         switch kind {
         case .accepted:
             let rows = unique(events.compactMap { if case .accepted(let record) = $0 { PostgresRows.Delivery(record) } else { nil } },
@@ -152,22 +156,67 @@ struct DeliveryRuns {
                 guard case .held(let push) = event else { return nil }
                 return PostgresRows.Mark(id: push.id, at: 0, text: push.slot)
             }
-            return [statement("""
+            return [PostgresQuery(unsafeSQL: """
                         DELETE FROM held_pushes h USING json_to_recordset($1::json) AS r(id text, text text)
-                        WHERE h.id = r.id OR (r.text IS NOT NULL AND h.slot = r.text)
-                        """, try PostgresRows.json(named)),
-                    statement("""
-                        INSERT INTO held_pushes (id, device, slot, expires, delivery)
-                        SELECT id, device, slot, expires, delivery
+                        WHERE h.id = r.id OR (r.text IS NOT NULL AND h.slot = r.text AND h.replica = $2)
+                        """, binds: PostgresFilter.bindings(try PostgresRows.json(named), replica)),
+                    PostgresQuery(unsafeSQL: """
+                        INSERT INTO held_pushes (id, device, slot, expires, delivery, replica)
+                        SELECT id, device, slot, expires, delivery, $2
                         FROM ROWS FROM (json_to_recordset($1::json) AS (id text, device text, slot text, expires double precision,
                                                                          delivery text)) WITH ORDINALITY AS r(id, device, slot, expires, delivery, n)
                         ORDER BY n
-                        """, try PostgresRows.json(try survivors.map(PostgresRows.Held.init)))]
+                        """, binds: PostgresFilter.bindings(try PostgresRows.json(try survivors.map(PostgresRows.Held.init)), replica))]
         case .released:
             let ids = events.compactMap { if case .released(let id) = $0 { id } else { nil } }
             return [PostgresQuery(unsafeSQL: "DELETE FROM held_pushes WHERE id = ANY($1::text[])", binds: PostgresFilter.bindings(ids))]
         case .releasedAll:
-            return ["DELETE FROM held_pushes"]
+            return [PostgresQuery(unsafeSQL: "DELETE FROM held_pushes WHERE replica = $1", binds: PostgresFilter.bindings(replica))]
+        case .handedOff:
+            // Each replica handed to is told once, when the transaction commits (a notification carries no push: its
+            // payload is at most 8,000 bytes, and the row is what is kept).
+            let rows = try events.compactMap { event -> PostgresRows.HandOff? in
+                guard case .handedOff(let handOff) = event else { return nil }
+                return try PostgresRows.HandOff(handOff)
+            }
+            return [statement("""
+                WITH handed AS (
+                    INSERT INTO handoffs (replica, device, push)
+                    SELECT replica, device, push FROM ROWS FROM (json_to_recordset($1::json) AS (replica text, device text, push text))
+                        WITH ORDINALITY AS r(replica, device, push, n) ORDER BY n
+                    RETURNING replica)
+                SELECT NULL::double precision FROM (
+                    SELECT pg_notify('\(PostgresStore.notificationChannel)', 'handoff ' || replica) FROM (SELECT DISTINCT replica FROM handed) d
+                    OFFSET 0) told
+                """, try PostgresRows.json(rows))]
+        case .linked:
+            let rows = unique(events.compactMap { event -> PostgresRows.Link? in
+                guard case .linked(let device, let replica, let at) = event else { return nil }
+                return PostgresRows.Link(device: device, replica: replica, at: at.timeIntervalSince1970)
+            }, key: \.device, keepLast: true)
+            return [statement("""
+                WITH linked AS (
+                    INSERT INTO device_links (device, replica, linked_at)
+                    SELECT device, replica, at FROM json_to_recordset($1::json) AS r(device text, replica text, at double precision)
+                    ON CONFLICT (device) DO UPDATE SET replica = excluded.replica, linked_at = excluded.linked_at
+                    WHERE device_links.linked_at <= excluded.linked_at  -- a link written late does not undo a newer one
+                    RETURNING device, replica)
+                SELECT NULL::double precision FROM (
+                    SELECT pg_notify('\(PostgresStore.notificationChannel)', 'link ' || replica || ' ' || device) FROM linked OFFSET 0) told
+                """, try PostgresRows.json(rows))]
+        case .unlinked:
+            let rows = events.compactMap { event -> PostgresRows.Link? in
+                guard case .unlinked(let device, let replica) = event else { return nil }
+                return PostgresRows.Link(device: device, replica: replica, at: 0)
+            }
+            return [statement("""
+                WITH gone AS (
+                    DELETE FROM device_links l USING json_to_recordset($1::json) AS r(device text, replica text)
+                    WHERE l.device = r.device AND l.replica = r.replica
+                    RETURNING l.device, l.replica)
+                SELECT NULL::double precision FROM (
+                    SELECT pg_notify('\(PostgresStore.notificationChannel)', 'unlink ' || replica || ' ' || device) FROM gone OFFSET 0) told
+                """, try PostgresRows.json(rows))]
         }
     }
 

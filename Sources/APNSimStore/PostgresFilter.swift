@@ -56,4 +56,10 @@ struct PostgresFilter {
         binds.append(value)
         return binds
     }
+
+    static func bindings(_ first: some PostgresDynamicTypeEncodable, _ second: some PostgresDynamicTypeEncodable) -> PostgresBindings {
+        var binds = bindings(first)
+        binds.append(second)
+        return binds
+    }
 }

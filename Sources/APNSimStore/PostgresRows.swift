@@ -127,6 +127,24 @@ enum PostgresRows {
         }
     }
 
+    struct Link: Encodable {
+        var device: String
+        var replica: String
+        var at: Double
+    }
+
+    struct HandOff: Encodable {
+        var replica: String
+        var device: String
+        var push: String
+
+        init(_ handOff: APNSimStore.HandOff) throws {
+            replica = handOff.replica
+            device = handOff.device
+            push = String(decoding: try RecordJSON.encoder.encode(handOff), as: UTF8.self)
+        }
+    }
+
     struct Held: Encodable {
         var id: String
         var device: String

@@ -6,12 +6,15 @@ import PostgresNIO
 /// alike). `seq` keeps the order rows were recorded in, as SQLite's `rowid` does.
 enum PostgresSchema {
     /// The schema's version; a database at an older one is migrated once, whichever replica gets there first.
-    static let version = 1
+    static var version: Int { migrations.count }
 
     /// The key of the transaction-scoped advisory lock the migration holds (PostgreSQL, "Advisory Locks",
     /// https://www.postgresql.org/docs/current/explicit-locking.html#ADVISORY-LOCKS): replicas started at once wait
     /// on it, and each but the first then finds the schema current and changes nothing.
     static let migrationLock: Int64 = 0x6170_6e73_696d_0001  // "apnsim" and 1
+
+    /// Each version's statements, from the one before it: a database at version `n` runs `migrations[n...]`.
+    static let migrations = [tables, replicas]
 
     static let tables = [
         """
@@ -56,6 +59,16 @@ enum PostgresSchema {
         """,
     ]
 
+    /// Version 2: which replica each device is linked to, the pushes handed from one replica to another
+    /// (``ReplicaStore``), and which replica holds each held push.
+    static let replicas = [
+        "CREATE TABLE device_links (device text PRIMARY KEY, replica text NOT NULL, linked_at double precision NOT NULL)",
+        "CREATE TABLE handoffs (seq bigserial PRIMARY KEY, replica text NOT NULL, device text NOT NULL, push text NOT NULL)",
+        "CREATE INDEX handoffs_replica ON handoffs (replica, seq)",
+        // Each replica's held pushes are its own: a replica restarted takes back its own alone.
+        "ALTER TABLE held_pushes ADD COLUMN replica text NOT NULL DEFAULT ''",
+    ]
+
     /// Creates the tables unless the database has them: in one transaction, under ``migrationLock``. A database a newer
     /// apnsim migrated is refused with a sentence rather than written in a form it does not know.
     static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
@@ -66,19 +79,18 @@ enum PostgresSchema {
             for try await version in try await connection.query("SELECT max(version) FROM apnsim_schema", logger: logger).decode(Int?.self) {
                 found = version
             }
-            switch found {
-            case nil:
-                for table in tables {
-                    try await connection.query(PostgresQuery(unsafeSQL: table), logger: logger)
-                }
-                try await connection.query("INSERT INTO apnsim_schema (version) VALUES (\(version))", logger: logger)
-                logger.info("created apnsim's tables", metadata: ["schema": "\(version)"])
-            case let found? where found > version:
-                throw StoreAddressError("the database holds apnsim's schema version \(found), newer than this apnsim's \(version): "
+            let current = found ?? 0
+            if current > version {
+                throw StoreAddressError("the database holds apnsim's schema version \(current), newer than this apnsim's \(version): "
                                         + "run the apnsim that wrote it, or give this one a database of its own")
-            default:
-                break
             }
+            guard current < version else { return }
+            for statement in migrations[current...].joined() {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            try await connection.query("DELETE FROM apnsim_schema", logger: logger)
+            try await connection.query("INSERT INTO apnsim_schema (version) VALUES (\(version))", logger: logger)
+            logger.info("migrated apnsim's tables", metadata: ["from": "\(current)", "schema": "\(version)"])
         }
     }
 }

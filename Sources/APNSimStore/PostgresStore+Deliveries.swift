@@ -8,7 +8,7 @@ extension PostgresStore {
     /// acknowledgement), and a push held and released again within the batch is never written at all.
     public func apply(_ events: [DeliveryEvent]) async throws -> [Double] {
         guard !events.isEmpty else { return [] }
-        let runs = try DeliveryRuns(Self.withoutHeldAndReleased(events))
+        let runs = try DeliveryRuns(Self.withoutHeldAndReleased(events), replica: replica)
         return try await client.withTransaction(logger: logger) { connection in
             var latencies: [Double] = []
             for run in runs.runs {
@@ -84,7 +84,8 @@ extension PostgresStore {
                 token: token, device: try RecordJSON.decoder.decode(DeviceDescriptor.self, from: Data(device.utf8)),
                 bundleID: bundleID, environment: environment, unregisteredFrom: unregisteredFrom.map(Date.init(timeIntervalSince1970:))))
         }
-        let held = try await client.query("SELECT id, device, slot, expires, delivery FROM held_pushes ORDER BY seq", logger: logger)
+        let held = try await client.query("SELECT id, device, slot, expires, delivery FROM held_pushes WHERE replica = \(replica) ORDER BY seq",
+                                          logger: logger)
         for try await (id, device, slot, expires, delivery) in held.decode((String, String, String?, Double?, String).self) {
             state.held.append(HeldPush(id: id, device: device, slot: slot, expires: expires.map(Date.init(timeIntervalSince1970:)),
                                        delivery: try RecordJSON.decoder.decode(Delivery.self, from: Data(delivery.utf8))))

@@ -25,12 +25,21 @@ public final class PostgresStore: Store {
     private let pool: Mutex<(client: PostgresClient, running: Task<Void, Never>)>
     private let watching = Mutex<Task<Void, Never>?>(nil)
 
+    /// The replica this gateway is (``join(as:)``); `""` for one that did not say.
+    var replica: String { joined.withLock { $0 } }
+    let joined = Mutex("")
+
+    /// What the watch connection hears of the other replicas (``ReplicaStore``).
+    public let replicaEvents: AsyncStream<ReplicaEvent>
+    let told: AsyncStream<ReplicaEvent>.Continuation
+
     var client: PostgresClient { pool.withLock { $0.client } }
 
     private init(address: PostgresAddress, logger: Logger) throws {
         self.logger = logger
         self.address = address
         pool = Mutex(try Self.startPool(address, logger: logger))
+        (replicaEvents, told) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
     /// A new pool, its run task started.
@@ -43,8 +52,9 @@ public final class PostgresStore: Store {
         return (client, Task { await client.run() })
     }
 
-    /// Holds one connection to the server for as long as the store is open; while it is gone (the server stopped or out
-    /// of reach), ``health`` says so, and a new one is tried every half second. The pool finds out only when a query
+    /// Holds one connection to the server for as long as the store is open, listening on it for what the other
+    /// replicas tell (``listen(on:)``); while it is gone (the server stopped or out of reach), ``health`` says so, and
+    /// a new one is tried every half second. The pool finds out only when a query
     /// waits for a connection, after it has tried for a minute, and then refuses every query for as long again (its
     /// circuit breaker): so when the server is back, the pool is replaced by a new one, and what was put back while it
     /// was away is written at once.
@@ -58,7 +68,12 @@ public final class PostgresStore: Store {
                 }
                 watched.set(nil)
                 await withTaskCancellationHandler {
-                    try? await connection.closeFuture.get()
+                    do {
+                        try await listen(on: connection)
+                    } catch {
+                        logger.debug("stopped listening", metadata: ["store": "\(address)", "error": "\(Self.describe(error))"])
+                    }
+                    try? await connection.close()
                 } onCancel: {
                     let closing: EventLoopFuture<Void> = connection.close()
                     _ = closing
@@ -123,6 +138,7 @@ public final class PostgresStore: Store {
 
     /// Stops the watch and the pool: their connections close.
     public func close() {
+        told.finish()
         watching.withLock { $0?.cancel() }
         pool.withLock { $0.running.cancel() }
     }

@@ -158,6 +158,8 @@ public final class SQLiteStore: Store {
                     _ = try HeldPush.deleteOne(db, key: id)
                 case .releasedAll:
                     _ = try HeldPush.deleteAll(db)
+                case .handedOff, .linked, .unlinked:
+                    break  // a file has one gateway: nothing is handed to another, no link is another's
                 case .receipt(let id, let outcome, let content, let detail, let at, let extensionRun, let presentation, let activity):
                     var row = StatementBinding(try cached(&receipt, DeliveryRecord.receiptSQL))
                     row.bind(outcome.rawValue); row.bind(content?.text); row.bind(detail); row.bind(at.timeIntervalSince1970)

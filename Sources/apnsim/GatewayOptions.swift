@@ -59,6 +59,9 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("store-password-file"), help: "With a postgres:// store: a file whose first line is the password (else PGPASSFILE or ~/.pgpass). Environment: APNSIM_STORE_PASSWORD_FILE.")
     var storePasswordFile: String? = EnvironmentVariables.value("APNSIM_STORE_PASSWORD_FILE")
 
+    @Option(help: "With a postgres:// store: this gateway's name among the replicas sharing it, without spaces (default: the host's name and the process ID). Environment: APNSIM_REPLICA.")
+    var replica: String? = EnvironmentVariables.value("APNSIM_REPLICA")
+
     @Option(name: .customLong("idle-timeout"), help: "Seconds without inbound bytes before a provider connection gets GOAWAY IdleTimeout.")
     var idleTimeout = 3600
 
@@ -138,6 +141,9 @@ struct GatewayOptions: ParsableArguments {
         guard maxSends >= 0, maxDeliveries >= 0 else { throw ValidationError("--max-sends and --max-deliveries take 0 (keep all) or more") }
         guard maxRecordAge.isFinite, maxRecordAge >= 0 else {
             throw ValidationError("--max-record-age takes a number of seconds, 0 (no limit) or more; got \(maxRecordAge)")
+        }
+        if let replica, replica.isEmpty || replica.contains(where: \.isWhitespace) {
+            throw ValidationError("--replica takes a name without spaces, one for each replica on the store; got '\(replica)'")
         }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout takes a positive number of seconds; got \(idleTimeout)") }
         for (name, seconds) in [("--handshake-timeout", handshakeTimeout), ("--heartbeat-interval", heartbeatInterval)]
@@ -241,6 +247,7 @@ struct GatewayOptions: ParsableArguments {
         configuration.connection.maxConcurrentStreams = maxStreams
         configuration.connection.initialTokenStreams = initialTokenStreams
         configuration.durableAnswers = !answerBeforeCommit
+        configuration.replica = replica
         configuration.records.sends = maxSends > 0 ? maxSends : nil
         configuration.records.deliveries = maxDeliveries > 0 ? maxDeliveries : nil
         configuration.records.maximumAge = maxRecordAge > 0 ? maxRecordAge : nil

@@ -24,10 +24,7 @@ struct ClusterTests {
         let client = try await gateway.connect()
         let jwt = try GatewayProcess.jwt()
         func push(_ title: String) async throws -> (id: String, status: Int, body: String) {
-            let id = UUID().uuidString
-            let response = try await client.send(.push(token: tokens[0], payload: #"{"aps":{"alert":{"title":"\#(title)"}}}"#,
-                                                      headers: GatewayProcess.headers(jwt: jwt, apnsID: id)))
-            return (id, response.status, response.bodyText)
+            try await Self.push(title, to: tokens[0], on: client, jwt: jwt)
         }
         let before = try await push("before")
         #expect(before.status == 200)
@@ -53,6 +50,56 @@ struct ClusterTests {
         #expect(shown == [before.id: "displayed", after.id: "displayed"], "the refused push was never accepted: \(shown)")
         let refused = try await gateway.control.get("/v1/sends?apnsId=\(during.id)").body?.array?.first
         #expect(refused?["status"]?.integer == 503, "the refusal is in the record too, written once the store was back")
+    }
+
+    @Test("Two replicas on one PostgreSQL: a push sent through the replica the device is not linked to is displayed, its token read from the store; one sent while the device is away is displayed when it links again")
+    func handOff() async throws {
+        try await PostgresServer.with { postgres in try await Self.handOff(postgres) }
+    }
+
+    static func handOff(_ postgres: PostgresServer) async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-cluster-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let home = try await GatewayProcess.start(extra: ["--replica", "home"], environment: ["APNSIM_STORE": postgres.address])
+        defer { home.process.signal(SIGINT) }
+        let other = try await GatewayProcess.start(extra: ["--replica", "other"], environment: ["APNSIM_STORE": postgres.address])
+        defer { other.process.signal(SIGINT) }
+        // The device links to `home` only; it printed its token once `home` had written it.
+        var (devices, tokens) = try await ChaosTests.devices(1, gateway: home, data: data)
+        defer { devices.signal(SIGINT) }
+        let jwt = try GatewayProcess.jwt()
+        let client = try await other.connect()
+        func push(_ title: String) async throws -> (id: String, status: Int, body: String) {
+            try await Self.push(title, to: tokens[0], on: client, jwt: jwt)
+        }
+        let handed = try await push("through the other replica")
+        #expect(handed.status == 200, "\(handed)")
+
+        // The replica that delivered it waits for its outcome; the other reads the same record.
+        let shown = try await home.control.get("/v1/deliveries?apnsId=\(handed.id)&wait=60&count=1").body?.array?.first
+        #expect(shown?["outcome"]?.string == "displayed", "\(String(describing: shown))")
+        let read = try await other.control.get("/v1/deliveries?apnsId=\(handed.id)").body?.array?.first
+        #expect(read?["outcome"]?.string == "displayed", "\(String(describing: read))")
+
+        // Away: the push waits, on whichever replica, and is shown once the device links to `home` again.
+        await devices.stop()
+        try await home.control.waitUntil("the device to be offline everywhere") {
+            try await home.control.get("/v1/devices").body?.array?.first?["online"]?.bool == false
+        }
+        let waited = try await push("while away")
+        #expect(waited.status == 200, "\(waited)")
+        (devices, tokens) = try await ChaosTests.devices(1, gateway: home, data: data)
+        let later = try await home.control.get("/v1/deliveries?apnsId=\(waited.id)&wait=60&count=1").body?.array?.first
+        #expect(later?["outcome"]?.string == "displayed", "\(String(describing: later))")
+        await client.close()
+    }
+
+    /// An alert titled `title` to `token`, with an apns-id of its own: the ID, and the answer's status and body.
+    static func push(_ title: String, to token: String, on client: ProviderClient, jwt: String) async throws -> (id: String, status: Int, body: String) {
+        let id = UUID().uuidString
+        let response = try await client.send(.push(token: token, payload: #"{"aps":{"alert":{"title":"\#(title)"}}}"#,
+                                                  headers: GatewayProcess.headers(jwt: jwt, apnsID: id)))
+        return (id, response.status, response.bodyText)
     }
 
     /// `/readyz`'s reason once its status passes `until`, asked again each time the gateway's event stream says

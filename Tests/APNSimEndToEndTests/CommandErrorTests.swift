@@ -63,6 +63,7 @@ struct CommandErrorTests {
                       (["device", "--gateway", "a:5223", "--gateway-host", "b"], "--gateway names each gateway with its port; --gateway-host names one too"),
                       (["gateway", "--store", "postgres://apnsim:hunter2@db/apnsim"],
                        "--store names a password, which every user of this machine can read on a command line (ps)"),
+                      (["gateway", "--replica", "gateway one"], "--replica takes a name without spaces, one for each replica on the store; got 'gateway one'"),
                       (["gateway", "--store", "postgres://db/apnsim"], "the store postgres://db/apnsim is not a PostgreSQL address apnsim reads: it names no user"),
                       (["gateway", "--store", "postgres://apnsim@127.0.0.1:1/apnsim?sslmode=disable", "--development-port", "0",
                         "--production-port", "0", "--control-port", "0", "--device-port", "0"],

@@ -25,7 +25,7 @@ struct DeviceRegistryTests {
     }
 
     /// What the actions say, as short words: `accepted:ID`, `held:ID`, `stored:ID`, `released:ID`, `OUTCOME:ID`,
-    /// `registered`, `unregistered`, `send:ID`, `changed`.
+    /// `registered`, `unregistered`, `send:ID`, `changed`, `handedOff:ID>REPLICA`, `linked:REPLICA`, `unlinked:REPLICA`.
     static func words(_ actions: DeviceRegistry.Actions?) -> [String] {
         guard let actions else { return ["no such device"] }
         var words: [String] = actions.persist.compactMap { event -> String? in
@@ -39,6 +39,9 @@ struct DeviceRegistryTests {
             case .unregistered: "unregistered"
             case .acknowledged, .releasedAll: "other"
             case .stored: nil  // why it was stored; `held` words say that it was
+            case .handedOff(let handOff): "handedOff:\(handOff.delivery.id)>\(handOff.replica)"
+            case .linked(_, let replica, _): "linked:\(replica)"
+            case .unlinked(_, let replica): "unlinked:\(replica)"
             }
         }
         for (_, message) in actions.send {

@@ -57,6 +57,13 @@ enum TestPostgres {
         return found
     }
 
+    /// Runs `statements` on `database`, in order.
+    static func execute(_ statements: [String], in database: PostgresAddress) async throws {
+        try await administer(database) { connection in
+            for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+        }
+    }
+
     private static let logger = Logger(label: "apnsim.test-postgres")
 
     private static func administer(_ address: PostgresAddress, _ body: (PostgresConnection) async throws -> Void) async throws {

@@ -55,7 +55,13 @@ extension ControlAPI {
     func addDeviceRoutes(to v1: RouterGroup<BasicRequestContext>) {
         v1.get("devices") { _, _ in
             let now = self.clock.now()
-            return try ControlJSON.response(self.devices.devices.map { device in
+            let listed = self.devices.devices
+            if self.store.isShared {
+                // What this answer shows is written before it goes: a token listed here is one any replica can read
+                // (docs/cluster.md), so a push sent through another at once is not refused for it.
+                try await self.deliveries.flush()
+            }
+            return try ControlJSON.response(listed.map { device in
                 DeviceView(id: device.descriptor.id, name: device.descriptor.name, model: device.descriptor.model,
                            os: device.descriptor.os, online: device.session != nil, linkedAt: device.linkedAt,
                            link: (device.session ?? device.parked).map { $0.address == nil ? "own" : "shared" },

@@ -49,6 +49,49 @@ final class DeviceDirectory: Sendable {
         registry.change { $0.restore(saved) }
     }
 
+    // MARK: - Replicas (docs/cluster.md)
+
+    /// Names this gateway as replica `name` of several on one store: its devices' links are written, and pushes for
+    /// devices linked to others handed to them.
+    func join(as name: String) {
+        registry.change { $0.replica = name }
+    }
+
+    /// Pushes other replicas handed to this one, in the order handed.
+    func take(_ handOffs: [HandOff], now: Date) {
+        perform { registry in
+            var actions = DeviceRegistry.Actions()
+            for handOff in handOffs { actions.append(registry.take(handOff, now: now)) }
+            return actions
+        }
+    }
+
+    func linked(_ device: String, at replica: String, now: Date) {
+        perform { $0.linked(device, at: replica, now: now) }
+    }
+
+    func unlinked(_ device: String, at replica: String) {
+        perform { $0.unlinked(device, at: replica) }
+    }
+
+    /// Every device linked to a replica, as the store has them now.
+    func links(_ all: [String: String], now: Date) {
+        perform { $0.links(all, now: now) }
+    }
+
+    /// A token another replica registered (``DeviceRegistry/adopt(_:linkedTo:)``).
+    func adopt(_ registration: DeviceRegistration, linkedTo replica: String?) {
+        perform { registry in
+            registry.adopt(registration, linkedTo: replica)
+            return DeviceRegistry.Actions(devicesChanged: true)
+        }
+    }
+
+    /// The replica device `id` is linked to, when it is another.
+    func replicaElsewhere(of id: String) -> String? {
+        registry.inspect { $0.replicaElsewhere(of: id) }
+    }
+
     /// Every device, by ID, with its apps as the token table has them.
     var devices: [DeviceRegistry.Listed] {
         registry.inspect { registry in

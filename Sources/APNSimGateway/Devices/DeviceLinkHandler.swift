@@ -1,5 +1,6 @@
 import APNSimDeviceLink
 import APNSimRules
+import APNSimStore
 import Foundation
 import Logging
 import NIOCore
@@ -194,8 +195,15 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         let registered = DeviceLinkMessage.Registered(bundleID: registration.bundleID, environment: registration.environment,
                                                       token: token, pushToStartTokens: pushToStart)
         services.directory.register(registered, device: device, team: registration.team, badge: registration.badge)
-        session.send(.registered(registered))
-        services.requests.resolve(.install(device: device, bundleID: registration.bundleID), with: .installed(token))
+        let requests = services.requests
+        let tell: @Sendable () -> Void = {
+            session.send(.registered(registered))
+            requests.resolve(.install(device: device, bundleID: registration.bundleID), with: .installed(token))
+        }
+        guard let commits = services.registrationCommits else { return tell() }
+        // On a store replicas share, the token is told once it is written: a push sent through another replica the
+        // moment the app has its token finds it there (docs/cluster.md). Told even if the write failed: it is retried.
+        commits.afterCommit { _ in tell() }
     }
 
     private func fail(_ error: DeviceLinkMessage.LinkError, context: ChannelHandlerContext) {
@@ -223,5 +231,7 @@ struct DeviceServices: Sendable {
     var additions: [any ControlPortAddition]
     /// Bytes written to a link and not read, past which it ends (``GatewayConfiguration/deviceLinkBufferLimit``).
     var bufferLimit: Int
+    /// Set on a store replicas share: a registration is told to its device once it is committed.
+    var registrationCommits: CommitPoint? = nil
     var logger: Logger
 }

@@ -122,6 +122,10 @@ struct DeviceRegistry: Sendable {
     /// Changed only by the registry's events, here and in `DeviceRegistry+Channels.swift`.
     var devices: [String: Device] = [:]
     var held = HeldPushes()
+    /// This replica's name when replicas share the store (docs/cluster.md); `nil` for the only gateway.
+    var replica: String?
+    /// The devices linked to other replicas, by ID, as the store last told (``DeviceRegistry/linked(_:at:now:)``).
+    var elsewhere: [String: String] = [:]
     /// The latest message of each channel with storage (`message-storage-policy` 1), for activities that subscribe later.
     var storedBroadcasts: [String: StoredBroadcast] = [:]
 
@@ -199,6 +203,10 @@ struct DeviceRegistry: Sendable {
         devices[id]?.host = session.host
         devices[id]?.linkedAt = now
         var actions = Actions(devicesChanged: true)
+        if let replica {
+            elsewhere[id] = nil
+            actions.persist.append(.linked(device: id, replica: replica, at: now))
+        }
         // What its apps did while it was out of reach comes first: an ended activity ignores the pushes held for it.
         if let waiting = devices[id]?.waiting, !waiting.isEmpty {
             actions.send += waiting.map { (session, $0) }
@@ -219,8 +227,11 @@ struct DeviceRegistry: Sendable {
         let id = session.descriptor.id
         if devices[id]?.session?.isSameLink == session.isSameLink { devices[id]?.session = nil }
         if devices[id]?.parked?.isSameLink == session.isSameLink { devices[id]?.parked = nil }
-        if devices[id]?.session == nil, devices[id]?.parked == nil { devices[id]?.linkedAt = nil }
         var actions = Actions(devicesChanged: true)
+        if devices[id]?.session == nil, devices[id]?.parked == nil {
+            devices[id]?.linkedAt = nil
+            if let replica { actions.persist.append(.unlinked(device: id, replica: replica)) }
+        }
         for (device, delivery) in held.uncarry(by: id) {
             if let link = devices[device]?.session { actions.send.append((link, .push(delivery))) }
         }
@@ -488,12 +499,19 @@ struct DeviceRegistry: Sendable {
     }
 
     /// ``deliver(_:to:expiration:now:)`` adding to `actions`, as a broadcast does for each of its deliveries.
+    /// A device with no link here that is linked to another replica gets it through that one (``handOff(_:to:at:expiration:uniqueID:now:recorded:hops:)``),
+    /// unless `mayHandOff` is `false` (it was handed here, and on as far as it goes); `record`: whether to record it
+    /// accepted (`false`: the record has it).
     mutating func deliver(_ delivery: DeviceLinkMessage.Delivery, to device: String, expiration: PushPlan.Expiration,
-                          uniqueID: String? = nil, now: Date, into actions: inout Actions) {
+                          uniqueID: String? = nil, now: Date, record: Bool = true, mayHandOff: Bool = true, into actions: inout Actions) {
+        if mayHandOff, let there = replicaElsewhere(of: device), link(of: device) == nil {
+            actions.persist.append(handOff(delivery, to: device, at: there, expiration: expiration, uniqueID: uniqueID, now: now, recorded: !record))
+            return
+        }
         var accepted = DeliveryRecord(id: delivery.id, apnsID: delivery.apnsID, device: device, bundleID: delivery.bundleID,
                                       token: delivery.token.hex, pushType: delivery.pushType.rawValue, acceptedAt: now)
         accepted.uniqueID = uniqueID
-        actions.persist.append(.accepted(accepted))
+        if record { actions.persist.append(.accepted(accepted)) }
         let (session, lowPower, off) = inPlace(device) { ($0.session, $0.lowPowerMode, $0.notificationsOff.contains(delivery.bundleID)) }
             ?? (nil, false, false)
         if off, delivery.pushType == .alert {

@@ -136,6 +136,25 @@ struct HeldPushes: Sendable {
         return events
     }
 
+    /// Whether any push is held for `device`.
+    func holds(_ device: String) -> Bool {
+        unacknowledged.values.contains { $0.device == device } || pending.values.contains { $0.device == device }
+    }
+
+    /// Every push held for `device`, to go to another replica it linked to: those sent and not acknowledged first, in the
+    /// order sent, then those stored, with their expiry; none is held here any more. Stored ones whose expiry passed go too,
+    /// for the replica that delivers them to record dropped.
+    mutating func takeAll(of device: String) -> (pushes: [(delivery: DeviceLinkMessage.Delivery, expires: Date?)], events: [DeliveryEvent]) {
+        let sent = unacknowledged.values.filter { $0.device == device }.sorted { $0.sequence < $1.sequence }
+        let stored = pending.values.filter { $0.device == device }.sorted { $0.delivery.id < $1.delivery.id }
+        guard !sent.isEmpty || !stored.isEmpty else { return ([], []) }
+        unacknowledged = unacknowledged.filter { $0.value.device != device }
+        pending = pending.filter { $0.value.device != device }
+        var events: [DeliveryEvent] = []
+        for held in sent + stored { restartState(.released(id: held.delivery.id), into: &events) }
+        return ((sent + stored).map { ($0.delivery, $0.expires) }, events)
+    }
+
     /// Drops every held push (`POST /v1/reset`).
     mutating func releaseAll() -> [DeliveryEvent] {
         // Room kept: the gateway holds as many again soon (Benchmarks/broadcast.sh resets before each round; regrowing

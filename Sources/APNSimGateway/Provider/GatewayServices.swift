@@ -23,6 +23,8 @@ final class GatewayServices: Sendable {
     let commits: CommitPoint?
     /// Set when the store is on a server (PostgreSQL): while it cannot take writes, pushes are answered 503.
     let storeHealth: StoreHealth?
+    /// Set when replicas share the store: a token another replica registered is read from it (docs/cluster.md).
+    let replicas: ReplicaLinks?
     /// One trace per push, when a tracer is set (docs/tracing.md).
     let tracing: PushTracing
     /// Connections refused before HTTP/2 are counted here as they happen (the rest is counted from the record).
@@ -32,7 +34,7 @@ final class GatewayServices: Sendable {
     init(validator: PushValidator, world: WorldRegistry, recorder: SendRecorder, clock: WallClock,
          policy: GatewayConfiguration.ConnectionPolicy, tokenSession: ProviderTokenSession.Configuration, faults: FaultInjector,
          connections: ProviderConnections, router: PushRouter, commits: CommitPoint?, storeHealth: StoreHealth? = nil,
-         tracing: PushTracing, metrics: GatewayMetrics, logger: Logger) {
+         replicas: ReplicaLinks? = nil, tracing: PushTracing, metrics: GatewayMetrics, logger: Logger) {
         self.validator = validator
         self.world = world
         self.recorder = recorder
@@ -44,6 +46,7 @@ final class GatewayServices: Sendable {
         self.router = router
         self.commits = commits
         self.storeHealth = storeHealth
+        self.replicas = replicas
         self.tracing = tracing
         self.metrics = metrics
         self.logger = logger

@@ -74,8 +74,14 @@ extension ProviderConnectionHandler {
         connection.raiseStreamLimitIfAuthenticated()
         var grant: ProviderTokenSession.Grant?
         if case .token(let session) = auth { grant = session.currentGrant }
-        return PushExchange(head: head, api: api, verdict: verdict, body: context.channel.allocator.buffer(capacity: 0),
-                            receivedAt: now, started: .now(), grant: grant, fault: fault, resetCode: resetCode, hung: hung, span: span)
+        var exchange = PushExchange(head: head, api: api, verdict: verdict, body: context.channel.allocator.buffer(capacity: 0),
+                                    receivedAt: now, started: .now(), grant: grant, fault: fault, resetCode: resetCode, hung: hung, span: span)
+        if services.replicas != nil, api == .device, case .failure(let rejection) = verdict, rejection.reason == .badDeviceToken,
+           let text = PushValidator.tokenText(inPath: head.path), let token = DeviceToken(String(text)),
+           services.world.read({ $0.tokens[token] == nil }) {
+            exchange.unknownToken = token
+        }
+        return exchange
     }
 
     func finish(_ exchange: PushExchange, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
@@ -112,6 +118,10 @@ extension ProviderConnectionHandler {
     }
 
     private func decide(_ exchange: PushExchange, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
+        if let token = exchange.unknownToken, let replicas = connection.services.replicas {
+            learn(token, from: replicas, for: exchange, streamID: streamID, context: context)
+            return
+        }
         switch exchange.verdict {
         case .failure(let rejection):
             answer(exchange, rejection: rejection, streamID: streamID, context: context)
@@ -121,6 +131,39 @@ extension ProviderConnectionHandler {
         case .success(let plan):
             decideBroadcastAPI(exchange, plan: plan, streamID: streamID, context: context)
         }
+    }
+
+    /// Asks the store whether another replica registered `token` before answering `exchange`, whose head was refused
+    /// for it; when one did, the head is validated again, knowing the token. Other streams are answered meanwhile.
+    private func learn(_ token: DeviceToken, from replicas: ReplicaLinks, for exchange: PushExchange, streamID: HTTP2StreamID,
+                       context: ChannelHandlerContext) {
+        var exchange = exchange
+        exchange.unknownToken = nil
+        connection.state.answerHeld()
+        let loop = context.eventLoop
+        let waiting = NIOLoopBound((handler: self, context: context, exchange: exchange), eventLoop: loop)
+        Task {
+            let known = await replicas.adopt(token)
+            loop.execute {
+                var (handler, context, exchange) = waiting.value
+                if known { exchange.verdict = handler.validatedAgain(exchange) }
+                handler.decide(exchange, streamID: streamID, context: context)
+                handler.connection.state.heldAnswerReleased()
+                handler.flushBatch(context: context)
+            }
+        }
+    }
+
+    /// `exchange`'s head validated again (the world changed since: a token learned from the store).
+    private func validatedAgain(_ exchange: PushExchange) -> Result<RequestPlan, Rejection> {
+        let services = connection.services
+        var auth = connection.auth
+        let environment = connection.environment
+        let verdict = services.world.read { world in
+            services.validator.validateHead(exchange.head, environment: environment, auth: &auth, world: world, now: exchange.receivedAt)
+        }
+        connection.auth = auth
+        return verdict.map(RequestPlan.push)
     }
 
     func answerOversized(_ exchange: PushExchange, streamID: HTTP2StreamID, clientStillSending: Bool,

@@ -41,6 +41,9 @@ struct PushExchange {
     var resetCode: Int?
     /// Set by a `hang` at `response`: the stream is never answered, and the push is not processed.
     var hung = false
+    /// A token no device holds as far as this replica knows, refused `BadDeviceToken` unless another replica registered
+    /// it: the store is asked before the answer (docs/cluster.md). Only on a replica.
+    var unknownToken: DeviceToken?
     /// The request's span, when tracing is on (``PushTracing``); ended with its record. Boxed: an existential in
     /// place would make every exchange five words larger, copied with it whether tracing is on or not.
     var span: PushTracing.Box?

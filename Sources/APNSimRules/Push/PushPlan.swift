@@ -30,7 +30,7 @@ public struct PushPlan: Sendable, Hashable {
     }
 
     /// `apns-expiration` as the store-and-forward layer reads it (Apple, "Sending notification requests to APNs").
-    public enum Expiration: Sendable, Hashable {
+    public enum Expiration: Sendable, Hashable, Codable {
         /// Header omitted: stored under APNs' default policy.
         case storeByDefault
         /// `0`: one delivery attempt, never stored.

@@ -1,0 +1,89 @@
+import APNSimRules
+import Foundation
+
+/// What gateway replicas on one store share beside the record (docs/cluster.md): which replica each device is linked
+/// to, the pushes one replica hands another for a device linked there, and word of both as they change. Links and
+/// hand-offs are written as delivery events (``DeliveryEvent/linked(device:replica:at:)``,
+/// ``DeliveryEvent/handedOff(_:)``), in order with the record and in its transactions.
+///
+/// Only ``PostgresStore`` is one; a gateway on memory or a SQLite file is the only gateway there is.
+public protocol ReplicaStore: Store {
+    /// This gateway is replica `replica` (a name without spaces): the pushes it holds are its own, which it alone takes
+    /// back when it restarts (``Store/deviceState()``), and only its own a reset releases.
+    func join(as replica: String)
+    /// Every device linked to a replica now, by device ID.
+    func links() async throws -> [String: String]
+    /// Takes the pushes handed to replica `replica`, in the order they were handed: each is taken once.
+    func takeHandOffs(for replica: String) async throws -> [HandOff]
+    /// The registration of `token`, as whichever replica its device linked to wrote it, and the replica the device is
+    /// linked to now; `nil` when no replica registered it.
+    func registration(of token: DeviceToken) async throws -> (registration: DeviceRegistration, replica: String?)?
+    /// What other replicas did, as the store tells it (PostgreSQL's `LISTEN`), for one reader.
+    var replicaEvents: AsyncStream<ReplicaEvent> { get }
+}
+
+/// What the store tells a replica about the others.
+public enum ReplicaEvent: Sendable, Hashable {
+    /// The store is listening again (at start, and after losing the server): what changed meanwhile was not told, so
+    /// the replica reads the links and its hand-offs again.
+    case listening
+    case linked(device: String, replica: String)
+    case unlinked(device: String, replica: String)
+    /// Pushes were handed to `replica` (``ReplicaStore/takeHandOffs(for:)``).
+    case handedOff(replica: String)
+
+    /// The event a notification's payload names (``payload``); `nil` for one this apnsim does not know.
+    public init?(payload: String) {
+        let parts = payload.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        switch (parts.first, parts.count) {
+        case ("link", 3): self = .linked(device: parts[2], replica: parts[1])
+        case ("unlink", 3): self = .unlinked(device: parts[2], replica: parts[1])
+        case ("handoff", 2): self = .handedOff(replica: parts[1])
+        default: return nil
+        }
+    }
+
+    /// The notification's payload: the kind, the replica (a name without spaces), then the device's ID as it is.
+    public var payload: String {
+        switch self {
+        case .listening: "listening"
+        case .linked(let device, let replica): "link \(replica) \(device)"
+        case .unlinked(let device, let replica): "unlink \(replica) \(device)"
+        case .handedOff(let replica): "handoff \(replica)"
+        }
+    }
+}
+
+/// A push one replica accepted for a device linked to another, handed to that one through the store, which delivers
+/// it as its own (records it accepted, sends it, holds it): ``DeliveryEvent/handedOff(_:)``.
+public struct HandOff: Sendable, Hashable, Codable {
+    /// The replica it is handed to.
+    public var replica: String
+    public var device: String
+    public var delivery: Delivery
+    public var expiration: PushPlan.Expiration
+    /// The `apns-unique-id` the provider was answered with (development only).
+    public var uniqueID: String?
+    /// When the replica that answered the provider accepted it: the delivery record's `acceptedAt`.
+    public var acceptedAt: Date
+    /// Whether its delivery record is written already: a push held for the device here, handed on when it linked to
+    /// another replica, is not recorded accepted again.
+    public var recorded: Bool
+    /// How many replicas handed it on before this one (a device that moved while it was on its way): past
+    /// ``maximumHops`` it is delivered where it is, held there for the device if it is not linked.
+    public var hops: Int
+
+    public static let maximumHops = 3
+
+    public init(replica: String, device: String, delivery: Delivery, expiration: PushPlan.Expiration, uniqueID: String?,
+                acceptedAt: Date, recorded: Bool = false, hops: Int = 0) {
+        self.recorded = recorded
+        self.replica = replica
+        self.device = device
+        self.delivery = delivery
+        self.expiration = expiration
+        self.uniqueID = uniqueID
+        self.acceptedAt = acceptedAt
+        self.hops = hops
+    }
+}

@@ -1,0 +1,82 @@
+@testable import APNSimGateway
+import APNSimDeviceLink
+import APNSimRules
+import APNSimStore
+import Foundation
+import Testing
+
+/// The registry as one replica of several on one store (docs/cluster.md), driven with plain values: links written, pushes
+/// handed to the replica a device is linked to, what is held here handed on when it links elsewhere.
+@Suite("Device registry: replicas")
+struct DeviceRegistryReplicaTests {
+    typealias Words = DeviceRegistryTests
+
+    /// Replica `name`'s registry, knowing d1's token (as from the store) but not linked to d1.
+    static func replica(_ name: String = "a") -> DeviceRegistry {
+        var registry = DeviceRegistry(world: World())
+        registry.replica = name
+        registry.adopt(DeviceRegistration(token: Words.token, device: DeviceDescriptor(id: "d1", name: "Phone"), bundleID: "com.example.app",
+                                          environment: .development), linkedTo: nil)
+        return registry
+    }
+
+    @Test("A device linking and its link ending are written for the other replicas; the only gateway writes neither")
+    func linksWritten() {
+        var registry = Self.replica()
+        let session = Words.session()
+        #expect(Words.words(registry.attach(session, now: Words.now)) == ["linked:a", "changed"])
+        #expect(Words.words(registry.detach(session)) == ["unlinked:a", "changed"])
+        var alone = DeviceRegistry(world: World())
+        #expect(Words.words(alone.attach(session, now: Words.now)) == ["changed"])
+    }
+
+    @Test("A push for a device linked to another replica is handed to it, not recorded here; one for a device linked nowhere is stored here")
+    func handedToTheLinkedReplica() {
+        var registry = Self.replica()
+        #expect(Words.words(registry.route(Words.plan(), apnsID: "A1", payload: "{}", newID: { "p1" }, now: Words.now))
+                == ["accepted:p1", "stored:p1"])
+        _ = registry.linked("d1", at: "b", now: Words.now)
+        #expect(Words.words(registry.route(Words.plan(), apnsID: "A2", payload: "{}", newID: { "p2" }, now: Words.now)) == ["handedOff:p2>b"])
+        _ = registry.unlinked("d1", at: "c")
+        #expect(registry.replicaElsewhere(of: "d1") == "b", "an end of a link it no longer has changes nothing")
+        _ = registry.unlinked("d1", at: "b")
+        #expect(registry.replicaElsewhere(of: "d1") == nil)
+    }
+
+    @Test("Pushes held here go to the replica the device links to, sent ones first, already recorded; its own link here wins over one elsewhere")
+    func heldHandedOn() {
+        var registry = Self.replica()
+        let session = Words.session()
+        _ = registry.attach(session, now: Words.now)
+        _ = registry.route(Words.plan(), apnsID: "A1", payload: "{}", newID: { "p1" }, now: Words.now)  // sent, not acknowledged
+        _ = registry.detach(session)
+        _ = registry.route(Words.plan(), apnsID: "A2", payload: "{}", newID: { "p2" }, now: Words.now)  // stored
+        let moved = registry.linked("d1", at: "b", now: Words.now)
+        #expect(Words.words(moved) == ["handedOff:p1>b", "handedOff:p2>b", "released:p1", "released:p2", "changed"])
+        #expect(moved.persist.allSatisfy { if case .handedOff(let handOff) = $0 { handOff.recorded } else { true } })
+        #expect(!registry.held.holds("d1"))
+
+        _ = registry.attach(Words.session(), now: Words.now)
+        #expect(Words.words(registry.route(Words.plan(), apnsID: "A3", payload: "{}", newID: { "p3" }, now: Words.now))
+                == ["accepted:p3", "held:p3", "send:p3"], "linked here now")
+    }
+
+    @Test("A push handed here is delivered as this replica's own; one for a device that moved on is handed on, at most three times")
+    func takenOrHandedOn() {
+        var registry = Self.replica()
+        let session = Words.session()
+        _ = registry.attach(session, now: Words.now)
+        let delivery = Delivery(id: "p1", apnsID: "A1", token: Words.token, bundleID: "com.example.app", pushType: .alert, priority: 10,
+                                collapseID: nil, payload: "{}")
+        let handOff = HandOff(replica: "a", device: "d1", delivery: delivery, expiration: .storeByDefault, uniqueID: nil, acceptedAt: Words.now)
+        #expect(Words.words(registry.take(handOff, now: Words.now)) == ["accepted:p1", "held:p1", "send:p1"])
+
+        _ = registry.detach(session)
+        _ = registry.linked("d1", at: "b", now: Words.now)
+        var second = handOff
+        second.delivery.id = "p2"
+        #expect(Words.words(registry.take(second, now: Words.now)) == ["handedOff:p2>b"])
+        second.hops = HandOff.maximumHops
+        #expect(Words.words(registry.take(second, now: Words.now)) == ["accepted:p2", "stored:p2"], "held here past the hops")
+    }
+}

@@ -1,0 +1,97 @@
+import APNSimRules
+import APNSimStore
+import Foundation
+import Testing
+
+/// What replicas share on PostgreSQL beside the record (docs/cluster.md): links, hand-offs, the word of both, and whose
+/// held pushes are whose. Runs when `APNSIM_TEST_POSTGRES` names a server (`.ci/run` starts one).
+@Suite("PostgreSQL store: replicas", .enabled(if: TestPostgres.isConfigured))
+struct PostgresReplicaTests {
+    static let token = DeviceToken("7b" + String(repeating: "0", count: 62))!
+
+    static func delivery(_ id: String) -> Delivery {
+        Delivery(id: id, apnsID: "A-\(id)", token: token, bundleID: "com.example.app", pushType: .alert, priority: 10,
+                 collapseID: nil, payload: #"{"aps":{"alert":"\u0000 and \"quotes\""}}"#)
+    }
+
+    @Test("A link and a push handed over in one replica's batch are heard by the other, the push taken once, in the order handed, as it was written")
+    func handOffs() async throws {
+        try await TestPostgres.withStore { _, database in
+            let (home, other) = (try await PostgresStore.open(database), try await PostgresStore.open(database))
+            defer { home.close(); other.close() }
+            home.join(as: "home")
+            other.join(as: "other")
+            var heard = home.replicaEvents.makeAsyncIterator()
+            #expect(await heard.next() == .listening)
+            let handed = (1...3).map { HandOff(replica: "home", device: "d1", delivery: Self.delivery("p\($0)"), expiration: .until(Date(timeIntervalSince1970: 1_900_000_000)),
+                                               uniqueID: "u\($0)", acceptedAt: Date(timeIntervalSince1970: 1_800_000_000), hops: $0 - 1) }
+            _ = try await other.apply([.linked(device: "d2", replica: "other", at: Date(timeIntervalSince1970: 1_800_000_000))]
+                                      + handed.map(DeliveryEvent.handedOff))
+            #expect(await heard.next() == .linked(device: "d2", replica: "other"))
+            #expect(await heard.next() == .handedOff(replica: "home"), "one word for the three")
+            #expect(try await other.takeHandOffs(for: "other").isEmpty, "handed to home alone")
+            #expect(try await home.takeHandOffs(for: "home") == handed)
+            #expect(try await home.takeHandOffs(for: "home").isEmpty, "taken once")
+            #expect(try await home.links() == ["d2": "other"])
+
+            _ = try await other.apply([.unlinked(device: "d2", replica: "someone else")])
+            #expect(try await home.links() == ["d2": "other"], "only the replica linked ends the link")
+            _ = try await other.apply([.unlinked(device: "d2", replica: "other")])
+            #expect(await heard.next() == .unlinked(device: "d2", replica: "other"))
+            #expect(try await home.links().isEmpty)
+        }
+    }
+
+    @Test("A database an earlier apnsim made (schema 1) is migrated to the current schema when a replica opens it, what it held kept")
+    func migrationFromOne() async throws {
+        try await TestPostgres.withStore { store, database in
+            _ = try await store.apply([.held(HeldPush(id: "p1", device: "d1", slot: nil, expires: nil, delivery: Self.delivery("p1")))])
+            // Back to schema 1 as it was: no links, no hand-offs, held pushes nobody's.
+            try await TestPostgres.execute(["DROP TABLE device_links, handoffs", "ALTER TABLE held_pushes DROP COLUMN replica",
+                                            "UPDATE apnsim_schema SET version = 1"], in: database)
+            let reopened = try await PostgresStore.open(database)
+            defer { reopened.close() }
+            #expect(try await TestPostgres.integers("SELECT version FROM apnsim_schema", in: database) == [2])
+            #expect(try await reopened.deviceState().held.map(\.id) == ["p1"], "a single gateway's held push, taken back")
+            #expect(try await reopened.links().isEmpty)
+        }
+    }
+
+    @Test("A link written late does not undo a newer one")
+    func lateLink() async throws {
+        try await TestPostgres.withStore { store, _ in
+            _ = try await store.apply([.linked(device: "d1", replica: "b", at: Date(timeIntervalSince1970: 1_800_000_010))])
+            _ = try await store.apply([.linked(device: "d1", replica: "a", at: Date(timeIntervalSince1970: 1_800_000_000))])
+            #expect(try await store.links() == ["d1": "b"])
+        }
+    }
+
+    @Test("A token one replica registered is read by another with the replica its device is linked to; one nobody registered is nil")
+    func registrationRead() async throws {
+        try await TestPostgres.withStore { store, _ in
+            let device = DeviceDescriptor(id: "d1", name: "Phone")
+            _ = try await store.apply([.registered(DeviceRegistration(token: Self.token, device: device, bundleID: "com.example.app", environment: .development)),
+                                       .linked(device: "d1", replica: "home", at: Date(timeIntervalSince1970: 1_800_000_000))])
+            let found = try #require(try await store.registration(of: Self.token))
+            #expect(found.registration.device == device && found.registration.bundleID == "com.example.app" && found.replica == "home")
+            #expect(try await store.registration(of: DeviceToken("7c" + String(repeating: "0", count: 62))!) == nil)
+        }
+    }
+
+    @Test("Each replica's held pushes are its own: taken back by it alone, released by its reset alone, a slot shared by two replicas held by each")
+    func heldPerReplica() async throws {
+        try await TestPostgres.withStore { _, database in
+            let (a, b) = (try await PostgresStore.open(database), try await PostgresStore.open(database))
+            defer { a.close(); b.close() }
+            a.join(as: "a")
+            b.join(as: "b")
+            _ = try await a.apply([.held(HeldPush(id: "p1", device: "d1", slot: "d1\u{1F}app", expires: nil, delivery: Self.delivery("p1")))])
+            _ = try await b.apply([.held(HeldPush(id: "p2", device: "d1", slot: "d1\u{1F}app", expires: nil, delivery: Self.delivery("p2")))])
+            #expect(try await a.deviceState().held.map(\.id) == ["p1"])
+            #expect(try await b.deviceState().held.map(\.id) == ["p2"])
+            _ = try await b.apply([.releasedAll])
+            #expect(try await a.deviceState().held.map(\.id) == ["p1"])
+            #expect(try await b.deviceState().held.isEmpty)
+        }
+    }
+}
