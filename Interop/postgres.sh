@@ -2,6 +2,7 @@
 # Debian's PostgreSQL in a folder of its own, on a port of its own, for the store's and the cluster's checks:
 #   Interop/postgres.sh start DIR PORT   initdb (once) and start; prints the address of database apnsim for user apnsim
 #   Interop/postgres.sh stop DIR         stop it (fast: connections are closed)
+#   Interop/postgres.sh query DIR PORT SQL   run SQL in database apnsim; prints the rows, columns split by |
 # PostgreSQL refuses to run as root, so as root it runs as the postgres user (runuser). The apnsim role has a password
 # (scram-sha-256 on loopback), so the address carries it: give it in APNSIM_STORE, never on a command line.
 set -euo pipefail
@@ -35,8 +36,11 @@ start)
 stop)
   as_postgres "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
   ;;
+query)
+  as_postgres "$bin/psql" -h "$dir" -p "$3" -U postgres -d apnsim -qAt -v ON_ERROR_STOP=1 -c "$4"
+  ;;
 *)
-  echo "usage: $0 start DIR PORT | stop DIR" >&2
+  echo "usage: $0 start DIR PORT | stop DIR | query DIR PORT SQL" >&2
   exit 2
   ;;
 esac

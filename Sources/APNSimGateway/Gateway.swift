@@ -80,7 +80,9 @@ public final class Gateway: Service, Sendable {
             }
             shared.join(as: name)
             devices.join(as: name)
-            replicaLinks = ReplicaLinks(name: name, store: shared, directory: devices, clock: configuration.clock, logger: logger)
+            let (sends, deliveries) = (recorder.batches, deliveries.batches)
+            replicaLinks = ReplicaLinks(name: name, store: shared, directory: devices, clock: configuration.clock,
+                                        recorded: { kind in (kind == .sends ? sends : deliveries).bump() }, logger: logger)
         } else {
             replicaLinks = nil
         }

@@ -104,7 +104,8 @@ public final class DeliveryRecorder: Sendable {
             let generation = changes.generation
             let events = matchingEvents.load(ordering: .acquiring)
             // Each event applied since the last count adds one match at most: no count before that many could be enough.
-            let couldBeEnough = counted.map { $0.matches + events - $0.events >= count } ?? true
+            // Not so on a store other replicas write to, whose events this recorder never sees.
+            let couldBeEnough = store.isShared || (counted.map { $0.matches + events - $0.events >= count } ?? true)
             // Counted first: a wait for a thousand deliveries reads them once, not after every batch of receipts.
             var read = count <= 1 || ContinuousClock.now >= deadline
             if !read, couldBeEnough { read = try await enough(filter, count: count, counted: &counted, events: events) }

@@ -8,7 +8,9 @@ extension PostgresStore {
     /// acknowledgement), and a push held and released again within the batch is never written at all.
     public func apply(_ events: [DeliveryEvent]) async throws -> [Double] {
         guard !events.isEmpty else { return [] }
+        let replica = self.replica
         let runs = try DeliveryRuns(Self.withoutHeldAndReleased(events), replica: replica)
+        let readable = events.contains { !$0.isRestartState }
         return try await client.withTransaction(logger: logger) { connection in
             var latencies: [Double] = []
             for run in runs.runs {
@@ -16,6 +18,7 @@ extension PostgresStore {
                     if let latency { latencies.append(latency) }
                 }
             }
+            if readable { try await Self.tell(.recorded(.deliveries, replica: replica), on: connection, logger: logger) }
             return latencies
         }
     }

@@ -1,5 +1,6 @@
 import APNSimRules
 import Foundation
+import Logging
 import PostgresNIO
 import Synchronization
 
@@ -46,6 +47,11 @@ extension PostgresStore: ReplicaStore {
             return (registration, replica)
         }
         return nil
+    }
+
+    /// Tells the replicas listening `event` when the transaction `connection` is in commits (at once outside one).
+    static func tell(_ event: ReplicaEvent, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT pg_notify(\(notificationChannel), \(event.payload))::text", logger: logger)
     }
 
     /// Listens on `connection` until it closes, telling ``replicaEvents`` what it hears: ``ReplicaEvent/listening``

@@ -163,11 +163,16 @@ public final class PostgresStore: Store {
     public func insertSends(_ sends: [SendRecord]) async throws {
         guard !sends.isEmpty else { return }
         let rows = try PostgresRows.json(sends.map(PostgresRows.Send.init))
+        let told = ReplicaEvent.recorded(.sends, replica: replica).payload
+        // The other replicas' long-polls and event streams are told once the rows are in (one statement, one commit).
         try await client.query("""
-            INSERT INTO sends (received_at, token, topic, apns_id, unique_id, status, record)
-            SELECT received_at, token, topic, apns_id, unique_id, status, record
-            FROM json_to_recordset(\(rows)::json) AS r(received_at double precision, token text, topic text, apns_id text,
-                                                         unique_id text, status integer, record text)
+            WITH inserted AS (
+                INSERT INTO sends (received_at, token, topic, apns_id, unique_id, status, record)
+                SELECT received_at, token, topic, apns_id, unique_id, status, record
+                FROM json_to_recordset(\(rows)::json) AS r(received_at double precision, token text, topic text, apns_id text,
+                                                             unique_id text, status integer, record text)
+                RETURNING 1)
+            SELECT pg_notify(\(Self.notificationChannel), \(told))::text WHERE EXISTS (SELECT 1 FROM inserted)
             """, logger: logger)
     }
 

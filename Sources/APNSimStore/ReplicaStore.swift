@@ -31,6 +31,12 @@ public enum ReplicaEvent: Sendable, Hashable {
     case unlinked(device: String, replica: String)
     /// Pushes were handed to `replica` (``ReplicaStore/takeHandOffs(for:)``).
     case handedOff(replica: String)
+    /// Replica `replica` wrote to the record: sends, or deliveries (what a reader sees: not restart state alone).
+    case recorded(RecordKind, replica: String)
+
+    public enum RecordKind: String, Sendable, Hashable {
+        case sends, deliveries
+    }
 
     /// The event a notification's payload names (``payload``); `nil` for one this apnsim does not know.
     public init?(payload: String) {
@@ -39,6 +45,8 @@ public enum ReplicaEvent: Sendable, Hashable {
         case ("link", 3): self = .linked(device: parts[2], replica: parts[1])
         case ("unlink", 3): self = .unlinked(device: parts[2], replica: parts[1])
         case ("handoff", 2): self = .handedOff(replica: parts[1])
+        case ("sends", 2): self = .recorded(.sends, replica: parts[1])
+        case ("deliveries", 2): self = .recorded(.deliveries, replica: parts[1])
         default: return nil
         }
     }
@@ -50,6 +58,7 @@ public enum ReplicaEvent: Sendable, Hashable {
         case .linked(let device, let replica): "link \(replica) \(device)"
         case .unlinked(let device, let replica): "unlink \(replica) \(device)"
         case .handedOff(let replica): "handoff \(replica)"
+        case .recorded(let kind, let replica): "\(kind.rawValue) \(replica)"
         }
     }
 }

@@ -1,8 +1,10 @@
 import APNSimProvider
+import AsyncHTTPClient
 import APNSimTestKit
 import APNSimTestSupport
 import APNSimTesting
 import Foundation
+import NIOCore
 import Testing
 
 /// Gateways on PostgreSQL (docs/cluster.md), as real processes against Debian's server started by the test. Only in
@@ -52,7 +54,35 @@ struct ClusterTests {
         #expect(refused?["status"]?.integer == 503, "the refusal is in the record too, written once the store was back")
     }
 
-    @Test("Two replicas on one PostgreSQL: a push sent through the replica the device is not linked to is displayed, its token read from the store; one sent while the device is away is displayed when it links again")
+    @Test("Three replicas started at once on an empty database: it is migrated once, each starts, and a push through each of the two a device is not linked to is displayed")
+    func threeAtOnce() async throws {
+        try await PostgresServer.with { postgres in
+            async let first = GatewayProcess.start(extra: ["--replica", "r1"], environment: ["APNSIM_STORE": postgres.address])
+            async let second = GatewayProcess.start(extra: ["--replica", "r2"], environment: ["APNSIM_STORE": postgres.address])
+            async let third = GatewayProcess.start(extra: ["--replica", "r3"], environment: ["APNSIM_STORE": postgres.address])
+            let replicas = try await [first, second, third]
+            defer { for replica in replicas { replica.process.signal(SIGINT) } }
+            #expect(try await postgres.query("SELECT version FROM apnsim_schema") == ["2"], "one migration, to the current schema")
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-cluster-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: data) }
+            let (devices, tokens) = try await ChaosTests.devices(1, gateway: replicas[0], data: data)
+            defer { devices.signal(SIGINT) }
+            let jwt = try GatewayProcess.jwt()
+            var ids: [String] = []
+            for replica in replicas[1...] {
+                let client = try await replica.connect()
+                let answer = try await Self.push("through \(replica.providerPort)", to: tokens[0], on: client, jwt: jwt)
+                #expect(answer.status == 200, "\(answer)")
+                ids.append(answer.id)
+                await client.close()
+            }
+            let records = try await replicas[0].control.get("/v1/deliveries?wait=60&count=2").body?.array ?? []
+            #expect(Set(records.compactMap { $0["outcome"]?.string == "displayed" ? $0["apnsId"]?.string : nil }) == Set(ids))
+            #expect(try await postgres.query("SELECT replica FROM device_links") == ["r1"])
+        }
+    }
+
+    @Test("Two replicas on one PostgreSQL: a push sent through the replica the device is not linked to is displayed, its token read from the store; an event stream and a long-poll on one replica are woken by a receipt the other recorded; one sent while the device is away is displayed when it links again")
     func handOff() async throws {
         try await PostgresServer.with { postgres in try await Self.handOff(postgres) }
     }
@@ -74,12 +104,36 @@ struct ClusterTests {
         }
         let handed = try await push("through the other replica")
         #expect(handed.status == 200, "\(handed)")
-
-        // The replica that delivered it waits for its outcome; the other reads the same record.
         let shown = try await home.control.get("/v1/deliveries?apnsId=\(handed.id)&wait=60&count=1").body?.array?.first
         #expect(shown?["outcome"]?.string == "displayed", "\(String(describing: shown))")
-        let read = try await other.control.get("/v1/deliveries?apnsId=\(handed.id)").body?.array?.first
-        #expect(read?["outcome"]?.string == "displayed", "\(String(describing: read))")
+
+        // A push through `home` alone: `other` writes nothing of it, so only what `home` recorded, told through
+        // PostgreSQL, can make `other`'s event stream say the deliveries changed (it says nothing else but that it is
+        // still there); its long-poll, woken the same way, reads the receipt.
+        let id = UUID().uuidString
+        let stream = try await HTTPClient.forTests.execute(HTTPClientRequest(url: "http://127.0.0.1:\(other.controlPort)/v1/events"),
+                                                           timeout: HangGuard.deadline)
+        var (text, pushed, shownThroughOther) = ("", false, false)
+        let direct = try await home.connect()
+        for try await chunk in stream.body {
+            text += String(buffer: chunk)
+            if !pushed, text.contains("event: hello") {
+                (text, pushed) = ("", true)
+                let straight = try await Self.push("through home", to: tokens[0], on: direct, jwt: try GatewayProcess.jwt(), id: id)
+                #expect(straight.status == 200, "\(straight)")
+            } else if pushed, text.contains("event: deliveries") {
+                text = ""
+                let record = try await other.control.get("/v1/deliveries?apnsId=\(id)").body?.array?.first
+                if record?["outcome"]?.string == "displayed" {
+                    shownThroughOther = true
+                    break
+                }
+            }
+        }
+        #expect(shownThroughOther)
+        await direct.close()
+        let read = try await home.control.get("/v1/sends?apnsId=\(handed.id)").body?.array?.first
+        #expect(read?["status"]?.integer == 200, "the send the other replica recorded, read through the home replica")
 
         // Away: the push waits, on whichever replica, and is shown once the device links to `home` again.
         await devices.stop()
@@ -95,8 +149,8 @@ struct ClusterTests {
     }
 
     /// An alert titled `title` to `token`, with an apns-id of its own: the ID, and the answer's status and body.
-    static func push(_ title: String, to token: String, on client: ProviderClient, jwt: String) async throws -> (id: String, status: Int, body: String) {
-        let id = UUID().uuidString
+    static func push(_ title: String, to token: String, on client: ProviderClient, jwt: String,
+                     id: String = UUID().uuidString) async throws -> (id: String, status: Int, body: String) {
         let response = try await client.send(.push(token: token, payload: #"{"aps":{"alert":{"title":"\#(title)"}}}"#,
                                                   headers: GatewayProcess.headers(jwt: jwt, apnsID: id)))
         return (id, response.status, response.bodyText)

@@ -4,13 +4,16 @@ import Foundation
 import Logging
 
 /// This gateway as one replica of several on one store (docs/cluster.md): what the store tells of the others (a device
-/// linked or unlinked there, pushes handed here) is carried out on the ``DeviceDirectory``, and a token another replica
+/// linked or unlinked there, pushes handed here, the record written) is carried out on the ``DeviceDirectory``, and a token another replica
 /// registered is read from the store when a push names it (``adopt(_:)``).
 struct ReplicaLinks: Sendable {
     let name: String
     let store: any ReplicaStore
     let directory: DeviceDirectory
     let clock: WallClock
+    /// Another replica wrote to the record: this one's readers waiting for a change (long-polls, `GET /v1/events`) are
+    /// woken, and read the shared record again.
+    let recorded: @Sendable (ReplicaEvent.RecordKind) -> Void
     let logger: Logger
 
     /// A name for this replica when none is given: the host's name (a Kubernetes pod's), and the process's ID, so two
@@ -37,7 +40,9 @@ struct ReplicaLinks: Sendable {
                 directory.unlinked(device, at: replica)
             case .handedOff(let replica) where replica == name:
                 await takeHandOffs()
-            case .linked, .unlinked, .handedOff:
+            case .recorded(let kind, let replica) where replica != name:
+                recorded(kind)
+            case .linked, .unlinked, .handedOff, .recorded:
                 break  // this replica's own
             }
         }

@@ -44,6 +44,13 @@ struct PostgresServer {
         }
     }
 
+    /// The rows `sql` reads from database apnsim, each a line of columns split by `|`.
+    func query(_ sql: String) async throws -> [String] {
+        let (status, output) = try await ChildProcess.run(["/bin/bash", "Interop/postgres.sh", "query", folder, String(port), sql])
+        guard status == .exited(0) else { throw HarnessError("\(sql) failed: \(output)") }
+        return output.split(whereSeparator: \.isNewline).map(String.init)
+    }
+
     /// Stops it and removes its folder.
     func remove() async {
         _ = try? await Self.run(["stop", folder])
