@@ -1,6 +1,7 @@
 import APNSimDeviceLink
 import APNSimRules
 import APNSimStore
+import Foundation
 import Hummingbird
 import Logging
 import NIOCore
@@ -173,6 +174,7 @@ public final class Gateway: Service, Sendable {
         control.managementPorts = managementPorts
         control.installWait = configuration.installWait
         control.readyDevices = configuration.readyDevices
+        control.forwarding = replicaLinks.map { ReplicaForwarding(links: $0, addresses: ReplicaAddresses(store: $0.store)) }
         let (controlPorts, controlPortSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: control.makeRouter(token: configuration.controlToken),
@@ -202,6 +204,15 @@ public final class Gateway: Service, Sendable {
             tasks.addTask {
                 var iterator = controlPorts.makeAsyncIterator()
                 guard let controlPort = await iterator.next() else { return }
+                if let links = self.replicaLinks {
+                    // Before the gateway says it is ready: the others send it their requests about its devices.
+                    let address = self.configuration.replicaAddress ?? Self.controlAddress(host: self.configuration.controlHost, port: controlPort)
+                    do {
+                        try await links.store.announce(control: address, at: self.configuration.clock.now())
+                    } catch {
+                        self.logger.error("cannot tell the other replicas where this one's control API is", metadata: ["error": "\(error)"])
+                    }
+                }
                 await onReady(Endpoints(host: host, providerPorts: boundPorts, managementPorts: boundManagementPorts, controlPort: controlPort, devicePort: boundDevicePort))
             }
             // Wait for shutdown (graceful or cancellation), then let connections go with GOAWAY {"reason":"Shutdown"}.
@@ -219,6 +230,12 @@ public final class Gateway: Service, Sendable {
 }
 
 extension Gateway {
+    /// Where the other replicas reach a control API listening on `host`: the host's name when it listens on every address.
+    static func controlAddress(host: String, port: Int) -> String {
+        let reachable = host == "0.0.0.0" || host == "::" || host == "[::]" ? ProcessInfo.processInfo.hostName : host
+        return "http://\(reachable.contains(":") && !reachable.hasPrefix("[") ? "[\(reachable)]" : reachable):\(port)"
+    }
+
     /// Adds faults as `POST /v1/faults` does, and lets those that act at once act before returning (docs/faults.md).
     @discardableResult
     public func inject(_ faults: [Fault]) async throws(FaultInjector.FaultError) -> [Fault] {

@@ -52,6 +52,9 @@ public struct GatewayConfiguration: Sendable {
     /// This gateway's name among replicas on one PostgreSQL store (`--replica`, docs/cluster.md), without spaces;
     /// `nil`: the host's name and the process's ID. Unused on any other store.
     public var replica: String?
+    /// Where the other replicas reach this one's control API (`--replica-address http://HOST:PORT`); `nil`: the
+    /// control host and port, or the host's name when the control API listens on every address.
+    public var replicaAddress: String?
     /// Where each push's trace goes (docs/tracing.md); `nil` uses `InstrumentationSystem`'s tracer when one was
     /// bootstrapped (as `apnsim` does with the OpenTelemetry trait and `OTEL_*` variables), and traces nothing
     /// otherwise.

@@ -154,6 +154,15 @@ public enum DeliveryEvent: Sendable {
     case linked(device: String, replica: String, at: Date)
     case unlinked(device: String, replica: String)
 
+    /// Whether the event changes what a reader of the delivery record sees (not restart state, nor what replicas tell
+    /// each other).
+    public var changesRecord: Bool {
+        switch self {
+        case .accepted, .acknowledged, .receipt, .forgotten, .stored: true
+        case .registered, .unregistered, .held, .released, .releasedAll, .handedOff, .linked, .unlinked: false
+        }
+    }
+
     /// Whether the event only keeps what a gateway restarted on the same store file takes back (registrations and
     /// held pushes, ``Store/deviceState()``): no reader of the record sees it.
     public var isRestartState: Bool {

@@ -59,12 +59,13 @@ enum PostgresSchema {
         """,
     ]
 
-    /// Version 2: which replica each device is linked to, the pushes handed from one replica to another
-    /// (``ReplicaStore``), and which replica holds each held push.
+    /// Version 2: the replicas and where their control APIs answer, which replica each device is linked to, the pushes
+    /// handed from one replica to another (``ReplicaStore``), and which replica holds each held push.
     static let replicas = [
         "CREATE TABLE device_links (device text PRIMARY KEY, replica text NOT NULL, linked_at double precision NOT NULL)",
         "CREATE TABLE handoffs (seq bigserial PRIMARY KEY, replica text NOT NULL, device text NOT NULL, push text NOT NULL)",
         "CREATE INDEX handoffs_replica ON handoffs (replica, seq)",
+        "CREATE TABLE replicas (name text PRIMARY KEY, control text NOT NULL, started_at double precision NOT NULL)",
         // Each replica's held pushes are its own: a replica restarted takes back its own alone.
         "ALTER TABLE held_pushes ADD COLUMN replica text NOT NULL DEFAULT ''",
     ]

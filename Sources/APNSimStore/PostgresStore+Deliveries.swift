@@ -10,7 +10,7 @@ extension PostgresStore {
         guard !events.isEmpty else { return [] }
         let replica = self.replica
         let runs = try DeliveryRuns(Self.withoutHeldAndReleased(events), replica: replica)
-        let readable = events.contains { !$0.isRestartState }
+        let readable = events.contains(where: \.changesRecord)
         return try await client.withTransaction(logger: logger) { connection in
             var latencies: [Double] = []
             for run in runs.runs {

@@ -15,6 +15,21 @@ extension PostgresStore: ReplicaStore {
         joined.withLock { $0 = replica }
     }
 
+    public func announce(control: String, at date: Date) async throws {
+        try await client.query("""
+            INSERT INTO replicas (name, control, started_at) VALUES (\(replica), \(control), \(date.timeIntervalSince1970))
+            ON CONFLICT (name) DO UPDATE SET control = excluded.control, started_at = excluded.started_at
+            """, logger: logger)
+    }
+
+    public func controlAddresses() async throws -> [String: String] {
+        var addresses: [String: String] = [:]
+        for try await (name, control) in try await client.query("SELECT name, control FROM replicas", logger: logger).decode((String, String).self) {
+            addresses[name] = control
+        }
+        return addresses
+    }
+
     public func links() async throws -> [String: String] {
         var links: [String: String] = [:]
         for try await (device, replica) in try await client.query("SELECT device, replica FROM device_links", logger: logger)

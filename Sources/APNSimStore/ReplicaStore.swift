@@ -11,6 +11,11 @@ public protocol ReplicaStore: Store {
     /// This gateway is replica `replica` (a name without spaces): the pushes it holds are its own, which it alone takes
     /// back when it restarts (``Store/deviceState()``), and only its own a reset releases.
     func join(as replica: String)
+    /// This replica's control API answers at `control` (`http://HOST:PORT`): the others send it the control requests
+    /// for its devices.
+    func announce(control: String, at date: Date) async throws
+    /// Where each replica's control API answers, by name.
+    func controlAddresses() async throws -> [String: String]
     /// Every device linked to a replica now, by device ID.
     func links() async throws -> [String: String]
     /// Takes the pushes handed to replica `replica`, in the order they were handed: each is taken once.

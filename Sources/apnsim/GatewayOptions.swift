@@ -62,6 +62,9 @@ struct GatewayOptions: ParsableArguments {
     @Option(help: "With a postgres:// store: this gateway's name among the replicas sharing it, without spaces (default: the host's name and the process ID). Environment: APNSIM_REPLICA.")
     var replica: String? = EnvironmentVariables.value("APNSIM_REPLICA")
 
+    @Option(name: .customLong("replica-address"), help: "With a postgres:// store: where the other replicas reach this one's control API, http://HOST:PORT (default: the control host and port, or the host's name when it listens on every address). Environment: APNSIM_REPLICA_ADDRESS.")
+    var replicaAddress: String? = EnvironmentVariables.value("APNSIM_REPLICA_ADDRESS")
+
     @Option(name: .customLong("idle-timeout"), help: "Seconds without inbound bytes before a provider connection gets GOAWAY IdleTimeout.")
     var idleTimeout = 3600
 
@@ -144,6 +147,9 @@ struct GatewayOptions: ParsableArguments {
         }
         if let replica, replica.isEmpty || replica.contains(where: \.isWhitespace) {
             throw ValidationError("--replica takes a name without spaces, one for each replica on the store; got '\(replica)'")
+        }
+        if let replicaAddress, !(replicaAddress.hasPrefix("http://") || replicaAddress.hasPrefix("https://")) || URL(string: replicaAddress)?.host == nil {
+            throw ValidationError("--replica-address takes http://HOST:PORT, where the other replicas reach this control API; got '\(replicaAddress)'")
         }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout takes a positive number of seconds; got \(idleTimeout)") }
         for (name, seconds) in [("--handshake-timeout", handshakeTimeout), ("--heartbeat-interval", heartbeatInterval)]
@@ -248,6 +254,7 @@ struct GatewayOptions: ParsableArguments {
         configuration.connection.initialTokenStreams = initialTokenStreams
         configuration.durableAnswers = !answerBeforeCommit
         configuration.replica = replica
+        configuration.replicaAddress = replicaAddress
         configuration.records.sends = maxSends > 0 ? maxSends : nil
         configuration.records.deliveries = maxDeliveries > 0 ? maxDeliveries : nil
         configuration.records.maximumAge = maxRecordAge > 0 ? maxRecordAge : nil

@@ -82,6 +82,45 @@ struct ClusterTests {
         }
     }
 
+    @Test("Control requests about a device linked to another replica are answered by that one: a tap, an activity started and ended, all through the replica the device is not linked to; either lists the device as its replica has it")
+    func controlAcross() async throws {
+        try await PostgresServer.with { postgres in
+            let home = try await GatewayProcess.start(extra: ["--replica", "home"], environment: ["APNSIM_STORE": postgres.address])
+            defer { home.process.signal(SIGINT) }
+            let other = try await GatewayProcess.start(extra: ["--replica", "other"], environment: ["APNSIM_STORE": postgres.address])
+            defer { other.process.signal(SIGINT) }
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-cluster-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: data) }
+            let (devices, tokens) = try await ChaosTests.devices(1, gateway: home, data: data)
+            defer { devices.signal(SIGINT) }
+            let device = try #require(try await home.control.get("/v1/devices").body?.array?.first?["id"]?.string)
+            // The push through `other` has it read the token, and where the device is linked, from the store.
+            let client = try await other.connect()
+            let pushed = try await Self.push("tap me", to: tokens[0], on: client, jwt: try GatewayProcess.jwt())
+            await client.close()
+            _ = try await home.control.get("/v1/deliveries?apnsId=\(pushed.id)&wait=60&count=1")
+
+            let tapped = try await other.control.post("/v1/devices/\(device)/tap", #"{"apnsId":"\#(pushed.id)"}"#)
+            #expect(tapped.status == 200, "\(tapped.text)")
+            #expect(tapped.body?["apnsId"]?.string == pushed.id)
+            let started = try await other.control.post("/v1/devices/\(device)/activities", #"""
+                {"bundleID":"com.example.app","attributesType":"DeliveryAttributes","attributes":{"orderID":"42"},
+                 "contentState":{"status":"packed","etaMinutes":40}}
+                """#)
+            #expect(started.status == 201, "\(started.text)")
+            let activity = try #require(started.body?["id"]?.string)
+            let ended = try await other.control.post("/v1/activities/\(activity)/end", #"{"contentState":{"status":"delivered","etaMinutes":0}}"#)
+            #expect(ended.status == 200, "\(ended.text)")
+            #expect(try await other.control.post("/v1/activities/nothing/end").status == 404, "no replica has it")
+
+            // Both list the device as `home` has it: linked there, online.
+            for replica in [home, other] {
+                let listed = try await replica.control.get("/v1/devices").body?.array?.first { $0["id"]?.string == device }
+                #expect(listed?["replica"]?.string == "home" && listed?["online"]?.bool == true, "\(String(describing: listed))")
+            }
+        }
+    }
+
     @Test("Two replicas on one PostgreSQL: a push sent through the replica the device is not linked to is displayed, its token read from the store; an event stream and a long-poll on one replica are woken by a receipt the other recorded; one sent while the device is away is displayed when it links again")
     func handOff() async throws {
         try await PostgresServer.with { postgres in try await Self.handOff(postgres) }

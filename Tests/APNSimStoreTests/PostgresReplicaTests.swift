@@ -47,13 +47,27 @@ struct PostgresReplicaTests {
         try await TestPostgres.withStore { store, database in
             _ = try await store.apply([.held(HeldPush(id: "p1", device: "d1", slot: nil, expires: nil, delivery: Self.delivery("p1")))])
             // Back to schema 1 as it was: no links, no hand-offs, held pushes nobody's.
-            try await TestPostgres.execute(["DROP TABLE device_links, handoffs", "ALTER TABLE held_pushes DROP COLUMN replica",
+            try await TestPostgres.execute(["DROP TABLE device_links, handoffs, replicas", "ALTER TABLE held_pushes DROP COLUMN replica",
                                             "UPDATE apnsim_schema SET version = 1"], in: database)
             let reopened = try await PostgresStore.open(database)
             defer { reopened.close() }
             #expect(try await TestPostgres.integers("SELECT version FROM apnsim_schema", in: database) == [2])
             #expect(try await reopened.deviceState().held.map(\.id) == ["p1"], "a single gateway's held push, taken back")
             #expect(try await reopened.links().isEmpty)
+        }
+    }
+
+    @Test("Each replica's control address is read by the others, the latest it announced")
+    func addresses() async throws {
+        try await TestPostgres.withStore { _, database in
+            let (a, b) = (try await PostgresStore.open(database), try await PostgresStore.open(database))
+            defer { a.close(); b.close() }
+            a.join(as: "a")
+            b.join(as: "b")
+            try await a.announce(control: "http://10.0.0.1:8197", at: Date(timeIntervalSince1970: 1_800_000_000))
+            try await b.announce(control: "http://10.0.0.2:8197", at: Date(timeIntervalSince1970: 1_800_000_000))
+            try await a.announce(control: "http://10.0.0.9:8197", at: Date(timeIntervalSince1970: 1_800_000_100))
+            #expect(try await b.controlAddresses() == ["a": "http://10.0.0.9:8197", "b": "http://10.0.0.2:8197"])
         }
     }
 

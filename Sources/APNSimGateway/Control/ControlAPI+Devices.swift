@@ -27,6 +27,9 @@ extension ControlAPI {
         var lowPowerMode: Bool
         /// Apps whose notifications the user turned off; absent: none.
         var notificationsOff: [String]?
+        /// The replica the device is linked to, when replicas share the store (docs/cluster.md); absent while it is
+        /// linked to none, and on a gateway that is the only one.
+        var replica: String?
     }
 
     struct RefusalView: Encodable {
@@ -53,15 +56,16 @@ extension ControlAPI {
     }
 
     func addDeviceRoutes(to v1: RouterGroup<BasicRequestContext>) {
-        v1.get("devices") { _, _ in
+        v1.get("devices") { request, _ in
             let now = self.clock.now()
             let listed = self.devices.devices
+            let replica = self.forwarding?.links.name
             if self.store.isShared {
                 // What this answer shows is written before it goes: a token listed here is one any replica can read
                 // (docs/cluster.md), so a push sent through another at once is not refused for it.
                 try await self.deliveries.flush()
             }
-            return try ControlJSON.response(listed.map { device in
+            let views = listed.map { device in
                 DeviceView(id: device.descriptor.id, name: device.descriptor.name, model: device.descriptor.model,
                            os: device.descriptor.os, online: device.session != nil, linkedAt: device.linkedAt,
                            link: (device.session ?? device.parked).map { $0.address == nil ? "own" : "shared" },
@@ -75,8 +79,14 @@ extension ControlAPI {
                            refused: device.refusals.values.sorted { $0.bundleID < $1.bundleID }.map {
                                RefusalView(bundleID: $0.bundleID, kind: $0.kind, message: $0.message)
                            }, focus: device.focus, summary: device.summary, lowPowerMode: device.lowPowerMode,
-                           notificationsOff: device.notificationsOff.isEmpty ? nil : device.notificationsOff.sorted())
-            })
+                           notificationsOff: device.notificationsOff.isEmpty ? nil : device.notificationsOff.sorted(),
+                           replica: replica.flatMap { device.session ?? device.parked != nil ? $0 : self.devices.replicaElsewhere(of: device.descriptor.id) })
+            }
+            guard let forwarding = self.forwarding, request.headers[ReplicaForwarding.forwardedBy] == nil else {
+                return try ControlJSON.response(views)
+            }
+            // Any replica lists them all: each device as the replica it is linked to says it is.
+            return try await forwarding.devices(views, asked: request)
         }
         v1.get("deliveries") { request, _ in try await self.deliveryRecords(request) }
         v1.post("devices/:id/apps") { request, context in

@@ -25,6 +25,8 @@ struct ControlAPI: Sendable {
     let run = UUID().uuidString
     /// The devices `GET /readyz` waits for (``GatewayConfiguration/readyDevices``).
     var readyDevices: [World.DeviceSpec] = []
+    /// Set on a replica: requests about another replica's devices go to it (docs/cluster.md).
+    var forwarding: ReplicaForwarding?
 
     var world: WorldRegistry { actions.world }
     var recorder: SendRecorder { actions.recorder }
@@ -39,6 +41,7 @@ struct ControlAPI: Sendable {
         router.add(middleware: ControlQuery.ParameterCheck())
         let methods = MethodCheck()
         router.add(middleware: methods)
+        if let forwarding { router.add(middleware: forwarding) }
         addProbeRoutes(to: router)
         addDescriptionRoutes(to: router)
         addMetricsRoute(to: router)

@@ -11,17 +11,22 @@ package enum ControlJSON {
     package static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     package static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try encoded(value)
+        // Encoding a listing of 100,000 devices or activities freed hundreds of megabytes in small blocks.
+        if data.count >= 8 << 20 { Allocator.releaseFreed() }
+        return Response(status: status, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `value` as the control API writes it.
+    package static func encoded(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(date.formatted(dateStyle))
         }
-        let data = try encoder.encode(value)
-        // Encoding a listing of 100,000 devices or activities freed hundreds of megabytes in small blocks.
-        if data.count >= 8 << 20 { Allocator.releaseFreed() }
-        return Response(status: status, headers: [.contentType: "application/json"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return try encoder.encode(value)
     }
 
     package static func error(_ message: String, status: HTTPResponse.Status = .badRequest) -> Response {

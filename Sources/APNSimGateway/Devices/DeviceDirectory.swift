@@ -87,6 +87,11 @@ final class DeviceDirectory: Sendable {
         }
     }
 
+    /// Whether a device linked here has Live Activity `id`.
+    func hasActivity(_ id: String) -> Bool {
+        registry.inspect { registry in registry.devices.values.contains { $0.activities[id] != nil } }
+    }
+
     /// The replica device `id` is linked to, when it is another.
     func replicaElsewhere(of id: String) -> String? {
         registry.inspect { $0.replicaElsewhere(of: id) }
