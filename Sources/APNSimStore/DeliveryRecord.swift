@@ -149,6 +149,8 @@ public enum DeliveryEvent: Sendable {
     /// A push for a device linked to another replica, which that replica delivers (``HandOff``); only a store replicas
     /// share (``ReplicaStore``) is given one.
     indirect case handedOff(HandOff)
+    /// The hand-off in `row` is carried out: written in the batch with what carrying it out recorded.
+    case handOffDone(row: Int64)
     /// Device `device` linked to replica `replica`, or its link there ended (``ReplicaStore``): only a store replicas
     /// share is given these, in order with the pushes.
     case linked(device: String, replica: String, at: Date)
@@ -159,7 +161,7 @@ public enum DeliveryEvent: Sendable {
     public var changesRecord: Bool {
         switch self {
         case .accepted, .acknowledged, .receipt, .forgotten, .stored: true
-        case .registered, .unregistered, .held, .released, .releasedAll, .handedOff, .linked, .unlinked: false
+        case .registered, .unregistered, .held, .released, .releasedAll, .handedOff, .handOffDone, .linked, .unlinked: false
         }
     }
 
@@ -168,7 +170,7 @@ public enum DeliveryEvent: Sendable {
     public var isRestartState: Bool {
         switch self {
         case .registered, .unregistered, .held, .released, .releasedAll: true
-        case .accepted, .acknowledged, .receipt, .forgotten, .stored, .handedOff, .linked, .unlinked: false
+        case .accepted, .acknowledged, .receipt, .forgotten, .stored, .handedOff, .handOffDone, .linked, .unlinked: false
         }
     }
 }

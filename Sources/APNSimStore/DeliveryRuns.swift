@@ -9,7 +9,7 @@ struct DeliveryRuns {
     private(set) var runs: [PostgresQuery] = []
 
     private enum Kind: Equatable {
-        case accepted, acknowledged, receipt, forgotten, stored, registered, unregistered, held, released, releasedAll, handedOff, linked, unlinked
+        case accepted, acknowledged, receipt, forgotten, stored, registered, unregistered, held, released, releasedAll, handedOff, handOffDone, linked, unlinked
     }
 
     /// `replica`: the replica whose held pushes these are (``PostgresStore/join(as:)``).
@@ -37,6 +37,7 @@ struct DeliveryRuns {
         case .released: .released
         case .releasedAll: .releasedAll
         case .handedOff: .handedOff
+        case .handOffDone: .handOffDone
         case .linked: .linked
         case .unlinked: .unlinked
         }
@@ -189,6 +190,9 @@ struct DeliveryRuns {
                     SELECT pg_notify('\(PostgresStore.notificationChannel)', 'handoff ' || replica) FROM (SELECT DISTINCT replica FROM handed) d
                     OFFSET 0) told
                 """, try PostgresRows.json(rows))]
+        case .handOffDone:
+            let rows = events.compactMap { if case .handOffDone(let row) = $0 { row } else { nil } }
+            return [PostgresQuery(unsafeSQL: "DELETE FROM handoffs WHERE seq = ANY($1::bigint[])", binds: PostgresFilter.bindings(rows))]
         case .linked:
             let rows = unique(events.compactMap { event -> PostgresRows.Link? in
                 guard case .linked(let device, let replica, let at) = event else { return nil }

@@ -13,6 +13,68 @@ extension PostgresStore: ReplicaStore {
 
     public func join(as replica: String) {
         joined.withLock { $0 = replica }
+        if let connection = watchConnection.withLock({ $0 }) { Task { await lockOwnership(on: connection) } }
+    }
+
+    /// The key of the advisory lock replica `name` holds while it lives (``lockOwnership(on:)``), as SQL.
+    private static func ownership(_ name: String) -> String {
+        "hashtextextended('apnsim-replica:' || \(name), 0)"
+    }
+
+    /// Takes this replica's ownership lock on `connection` (session-level: PostgreSQL releases it when the connection
+    /// ends, the process killed or the server gone), so the others can tell it lives (``claimOrphans()``). Taken again on
+    /// each connection the watch opens; a lock already held by a live replica of the same name is said in the log.
+    func lockOwnership(on connection: PostgresConnection) async {
+        let name = replica
+        guard !name.isEmpty else { return }
+        do {
+            var taken = false
+            for try await got in try await connection.query("SELECT pg_try_advisory_lock(hashtextextended('apnsim-replica:' || \(name), 0))",
+                                                             logger: logger).decode(Bool.self) { taken = got }
+            if !taken {
+                logger.error("another replica is running under this replica's name: give each its own (--replica)",
+                             metadata: ["replica": "\(name)"])
+            }
+        } catch {
+            logger.debug("cannot take the replica's ownership lock", metadata: ["error": "\(Self.describe(error))"])
+        }
+    }
+
+    public func claimOrphans() async throws -> [String] {
+        let me = replica
+        guard !me.isEmpty else { return [] }
+        return try await client.withTransaction(logger: logger) { connection in
+            // A replica whose ownership lock is free has no connection: it is gone (killed, or its host). The
+            // transaction's lock on its key keeps it, were it to start again meanwhile, waiting until this is done.
+            var dead: [String] = []
+            // The replicas that announced themselves, and those pushes are still handed to: one handed to a replica
+            // after another took over what it left (its name gone from `replicas`) is taken over too.
+            for try await name in try await connection.query("""
+                SELECT name FROM (SELECT name FROM replicas UNION SELECT replica FROM handoffs) known
+                WHERE name <> \(me) AND pg_try_advisory_xact_lock(hashtextextended('apnsim-replica:' || name, 0))
+                """, logger: logger).decode(String.self) { dead.append(name) }
+            for name in dead {
+                // Its held pushes become pushes handed to this replica, in one transaction: never in neither place.
+                var handed: [DeliveryEvent] = []
+                for try await (device, expires, delivery) in try await connection.query(
+                    "DELETE FROM held_pushes WHERE replica = \(name) RETURNING seq, device, expires, delivery", logger: logger
+                ).decode((Int64, String, Double?, String).self).map({ ($0.1, $0.2, $0.3) }) {
+                    let push = try RecordJSON.decoder.decode(Delivery.self, from: Data(delivery.utf8))
+                    handed.append(.handedOff(HandOff(replica: me, device: device, delivery: push,
+                                                     expiration: expires.map { .until(Date(timeIntervalSince1970: $0)) } ?? .storeByDefault,
+                                                     uniqueID: nil, acceptedAt: Date(), recorded: true)))
+                }
+                for run in try DeliveryRuns(handed, replica: me).runs { try await connection.query(run, logger: logger) }
+                try await connection.query("UPDATE handoffs SET replica = \(me) WHERE replica = \(name)", logger: logger)
+                try await connection.query("""
+                    WITH gone AS (DELETE FROM device_links WHERE replica = \(name) RETURNING device, replica)
+                    SELECT pg_notify(\(Self.notificationChannel), 'unlink ' || replica || ' ' || device)::text FROM gone
+                    """, logger: logger)
+                try await connection.query("DELETE FROM replicas WHERE name = \(name)", logger: logger)
+                logger.notice("took over the pushes of a replica that is gone", metadata: ["replica": "\(name)", "held": "\(handed.count)"])
+            }
+            return dead
+        }
     }
 
     public func announce(control: String, at date: Date) async throws {
@@ -39,13 +101,15 @@ extension PostgresStore: ReplicaStore {
         return links
     }
 
-    public func takeHandOffs(for replica: String) async throws -> [HandOff] {
-        let rows = try await client.query("DELETE FROM handoffs WHERE replica = \(replica) RETURNING seq, push", logger: logger)
-        var taken: [(Int64, HandOff)] = []
+    public func handOffs(for replica: String) async throws -> [HandOff] {
+        let rows = try await client.query("SELECT seq, push FROM handoffs WHERE replica = \(replica) ORDER BY seq", logger: logger)
+        var handed: [HandOff] = []
         for try await (seq, push) in rows.decode((Int64, String).self) {
-            taken.append((seq, try RecordJSON.decoder.decode(HandOff.self, from: Data(push.utf8))))
+            var handOff = try RecordJSON.decoder.decode(HandOff.self, from: Data(push.utf8))
+            handOff.row = seq
+            handed.append(handOff)
         }
-        return taken.sorted { $0.0 < $1.0 }.map(\.1)
+        return handed
     }
 
     public func registration(of token: DeviceToken) async throws -> (registration: DeviceRegistration, replica: String?)? {
@@ -72,6 +136,7 @@ extension PostgresStore: ReplicaStore {
     /// Listens on `connection` until it closes, telling ``replicaEvents`` what it hears: ``ReplicaEvent/listening``
     /// first, once the server has the `LISTEN`.
     func listen(on connection: PostgresConnection) async throws {
+        await lockOwnership(on: connection)
         try await connection.listen(on: Self.notificationChannel) { notifications in
             told.yield(.listening)
             for try await notification in notifications {

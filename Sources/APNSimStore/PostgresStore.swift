@@ -28,6 +28,8 @@ public final class PostgresStore: Store {
     /// The replica this gateway is (``join(as:)``); `""` for one that did not say.
     var replica: String { joined.withLock { $0 } }
     let joined = Mutex("")
+    /// The watch connection while it is up: the one that holds this replica's ownership lock (``lockOwnership(on:)``).
+    let watchConnection = Mutex<PostgresConnection?>(nil)
 
     /// What the watch connection hears of the other replicas (``ReplicaStore``).
     public let replicaEvents: AsyncStream<ReplicaEvent>
@@ -67,6 +69,8 @@ public final class PostgresStore: Store {
                     replacePool()
                 }
                 watched.set(nil)
+                watchConnection.withLock { $0 = connection }
+                defer { watchConnection.withLock { $0 = nil } }
                 await withTaskCancellationHandler {
                     do {
                         try await listen(on: connection)

@@ -14,12 +14,18 @@ public protocol ReplicaStore: Store {
     /// This replica's control API answers at `control` (`http://HOST:PORT`): the others send it the control requests
     /// for its devices.
     func announce(control: String, at date: Date) async throws
+    /// Takes over what replicas that are gone left (their connections ended: killed, or their host lost): their held
+    /// pushes become pushes handed to this replica, as do the pushes handed to them and not taken; their devices' links
+    /// end. Returns their names.
+    func claimOrphans() async throws -> [String]
     /// Where each replica's control API answers, by name.
     func controlAddresses() async throws -> [String: String]
     /// Every device linked to a replica now, by device ID.
     func links() async throws -> [String: String]
-    /// Takes the pushes handed to replica `replica`, in the order they were handed: each is taken once.
-    func takeHandOffs(for replica: String) async throws -> [HandOff]
+    /// The pushes handed to replica `replica` and not yet carried out, in the order they were handed, each with its
+    /// ``HandOff/row``: one stays until the batch that carries it out (``DeliveryEvent/handOffDone(row:)``) commits, so a
+    /// replica killed meanwhile leaves it to another (``claimOrphans()``).
+    func handOffs(for replica: String) async throws -> [HandOff]
     /// The registration of `token`, as whichever replica its device linked to wrote it, and the replica the device is
     /// linked to now; `nil` when no replica registered it.
     func registration(of token: DeviceToken) async throws -> (registration: DeviceRegistration, replica: String?)?
@@ -34,7 +40,7 @@ public enum ReplicaEvent: Sendable, Hashable {
     case listening
     case linked(device: String, replica: String)
     case unlinked(device: String, replica: String)
-    /// Pushes were handed to `replica` (``ReplicaStore/takeHandOffs(for:)``).
+    /// Pushes were handed to `replica` (``ReplicaStore/handOffs(for:)``).
     case handedOff(replica: String)
     /// Replica `replica` wrote to the record: sends, or deliveries (what a reader sees: not restart state alone).
     case recorded(RecordKind, replica: String)
@@ -86,8 +92,14 @@ public struct HandOff: Sendable, Hashable, Codable {
     /// How many replicas handed it on before this one (a device that moved while it was on its way): past
     /// ``maximumHops`` it is delivered where it is, held there for the device if it is not linked.
     public var hops: Int
+    /// The store's row it was read from (``ReplicaStore/handOffs(for:)``); `nil` before it is written.
+    public var row: Int64?
 
     public static let maximumHops = 3
+
+    private enum CodingKeys: String, CodingKey {
+        case replica, device, delivery, expiration, uniqueID, acceptedAt, recorded, hops
+    }
 
     public init(replica: String, device: String, delivery: Delivery, expiration: PushPlan.Expiration, uniqueID: String?,
                 acceptedAt: Date, recorded: Bool = false, hops: Int = 0) {

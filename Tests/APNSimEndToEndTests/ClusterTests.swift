@@ -121,6 +121,52 @@ struct ClusterTests {
         }
     }
 
+    @Test("A replica SIGKILLed under load: its devices link to the others, and every push answered 200 is displayed (or replaced by a newer one while its device was between links), what the killed one held delivered by another")
+    func replicaKilled() async throws {
+        try await PostgresServer.with { postgres in
+            var started: [GatewayProcess] = []
+            for name in ["r1", "r2", "r3"] {
+                started.append(try await GatewayProcess.start(extra: ["--replica", name], environment: ["APNSIM_STORE": postgres.address]))
+            }
+            let replicas = started
+            defer { for replica in replicas { replica.process.signal(SIGKILL) } }
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-cluster-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: data) }
+            let count = 12
+            let devices = try await ApnsimProcess(["device", "--count", String(count), "--id", "spread", "--certs", "Certs", "--data", data,
+                                                   "--stop-when-stdin-closes"] + replicas.flatMap { ["--gateway", "127.0.0.1:\($0.devicePort)"] }
+                                                  + DeviceProcess.hangGuardTimeouts)
+            defer { devices.signal(SIGINT) }
+            let printed = try await devices.waitForOutput(timeout: HangGuard.limit) { $0.components(separatedBy: "registered, token").count - 1 >= count }
+            let tokens = printed.split(whereSeparator: \.isNewline).filter { $0.contains("registered, token") }.compactMap { $0.split(separator: " ").last.map(String.init) }
+            let linked = try await postgres.query("SELECT replica FROM device_links")
+            #expect(Set(linked).contains("r1"), "some devices are linked to the replica to be killed: \(linked)")
+
+            // Rounds of pushes through r2 and r3 to every device; r1 is killed as the 300th 200 arrives.
+            let answered = Counter()
+            let killed = replicas[0]
+            var accepted = Set<String>()
+            for round in 0..<6 {
+                let through = replicas[1 + round % 2]
+                accepted.formUnion(try await ChaosTests.send((0..<200).map { tokens[$0 % tokens.count] }, gateway: through, connections: 4) {
+                    if answered.increment() == 300 { killed.process.signal(SIGKILL) }
+                })
+            }
+            #expect(await replicas[0].process.exitTime(within: HangGuard.limit) != nil)
+            #expect(accepted.count == 1200, "r2 and r3 answered every push: \(accepted.count)")
+            let outcomes = try await ChaosTests.outcomes(of: accepted, gateway: replicas[1], within: HangGuard.limit)
+            #expect(outcomes.count == accepted.count, "\(accepted.count - outcomes.count) of \(accepted.count) accepted pushes have no outcome")
+            // A push for a device between links is stored, one per app, as APNs does: the older ones are replaced.
+            var notShown: [String] = []
+            for id in outcomes.filter({ $0.value != "displayed" }).keys.sorted() {
+                let record = try await replicas[1].control.get("/v1/deliveries?apnsId=\(id)").body?.array?.first
+                if record?["detail"]?.string?.hasPrefix("replaced by a newer push") != true { notShown.append("\(String(describing: record))") }
+            }
+            #expect(notShown.isEmpty, "\(notShown.count) neither displayed nor replaced: \(notShown.prefix(3))")
+            #expect(try await !postgres.query("SELECT replica FROM device_links").contains("r1"), "no device is linked to r1 any more")
+        }
+    }
+
     @Test("Two replicas on one PostgreSQL: a push sent through the replica the device is not linked to is displayed, its token read from the store; an event stream and a long-poll on one replica are woken by a receipt the other recorded; one sent while the device is away is displayed when it links again")
     func handOff() async throws {
         try await PostgresServer.with { postgres in try await Self.handOff(postgres) }

@@ -68,15 +68,17 @@ struct DeviceRegistryReplicaTests {
         _ = registry.attach(session, now: Words.now)
         let delivery = Delivery(id: "p1", apnsID: "A1", token: Words.token, bundleID: "com.example.app", pushType: .alert, priority: 10,
                                 collapseID: nil, payload: "{}")
-        let handOff = HandOff(replica: "a", device: "d1", delivery: delivery, expiration: .storeByDefault, uniqueID: nil, acceptedAt: Words.now)
-        #expect(Words.words(registry.take(handOff, now: Words.now)) == ["accepted:p1", "held:p1", "send:p1"])
+        var handOff = HandOff(replica: "a", device: "d1", delivery: delivery, expiration: .storeByDefault, uniqueID: nil, acceptedAt: Words.now)
+        handOff.row = 7
+        #expect(Words.words(registry.take(handOff, now: Words.now)) == ["accepted:p1", "held:p1", "done:7", "send:p1"],
+                "carried out in the batch that records it")
 
         _ = registry.detach(session)
         _ = registry.linked("d1", at: "b", now: Words.now)
         var second = handOff
         second.delivery.id = "p2"
-        #expect(Words.words(registry.take(second, now: Words.now)) == ["handedOff:p2>b"])
+        #expect(Words.words(registry.take(second, now: Words.now)) == ["handedOff:p2>b", "done:7"])
         second.hops = HandOff.maximumHops
-        #expect(Words.words(registry.take(second, now: Words.now)) == ["accepted:p2", "stored:p2"], "held here past the hops")
+        #expect(Words.words(registry.take(second, now: Words.now)) == ["accepted:p2", "stored:p2", "done:7"], "held here past the hops")
     }
 }

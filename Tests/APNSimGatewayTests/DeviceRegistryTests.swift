@@ -40,6 +40,7 @@ struct DeviceRegistryTests {
             case .acknowledged, .releasedAll: "other"
             case .stored: nil  // why it was stored; `held` words say that it was
             case .handedOff(let handOff): "handedOff:\(handOff.delivery.id)>\(handOff.replica)"
+            case .handOffDone(let row): "done:\(row)"
             case .linked(_, let replica, _): "linked:\(replica)"
             case .unlinked(_, let replica): "unlinked:\(replica)"
             }

@@ -14,7 +14,7 @@ struct PostgresReplicaTests {
                  collapseID: nil, payload: #"{"aps":{"alert":"\u0000 and \"quotes\""}}"#)
     }
 
-    @Test("A link and a push handed over in one replica's batch are heard by the other, the push taken once, in the order handed, as it was written")
+    @Test("A link and a push handed over in one replica's batch are heard by the other, the push read in the order handed, as it was written, until a batch says it is carried out")
     func handOffs() async throws {
         try await TestPostgres.withStore { _, database in
             let (home, other) = (try await PostgresStore.open(database), try await PostgresStore.open(database))
@@ -29,9 +29,12 @@ struct PostgresReplicaTests {
                                       + handed.map(DeliveryEvent.handedOff))
             #expect(await heard.next() == .linked(device: "d2", replica: "other"))
             #expect(await heard.next() == .handedOff(replica: "home"), "one word for the three")
-            #expect(try await other.takeHandOffs(for: "other").isEmpty, "handed to home alone")
-            #expect(try await home.takeHandOffs(for: "home") == handed)
-            #expect(try await home.takeHandOffs(for: "home").isEmpty, "taken once")
+            #expect(try await other.handOffs(for: "other").isEmpty, "handed to home alone")
+            let read = try await home.handOffs(for: "home")
+            #expect(read.map { var handOff = $0; handOff.row = nil; return handOff } == handed)
+            #expect(try await home.handOffs(for: "home") == read, "there until carried out")
+            _ = try await home.apply(read.prefix(2).compactMap(\.row).map(DeliveryEvent.handOffDone))
+            #expect(try await home.handOffs(for: "home") == Array(read.suffix(1)), "carried out once")
             #expect(try await home.links() == ["d2": "other"])
 
             _ = try await other.apply([.unlinked(device: "d2", replica: "someone else")])
@@ -68,6 +71,44 @@ struct PostgresReplicaTests {
             try await b.announce(control: "http://10.0.0.2:8197", at: Date(timeIntervalSince1970: 1_800_000_000))
             try await a.announce(control: "http://10.0.0.9:8197", at: Date(timeIntervalSince1970: 1_800_000_100))
             #expect(try await b.controlAddresses() == ["a": "http://10.0.0.9:8197", "b": "http://10.0.0.2:8197"])
+        }
+    }
+
+    @Test("A replica that is gone (its connection closed) leaves its held pushes, its hand-offs and its links to the first that looks; a live one keeps them")
+    func orphansClaimed() async throws {
+        try await TestPostgres.withStore { _, database in
+            let (gone, live, claimer) = (try await PostgresStore.open(database), try await PostgresStore.open(database), try await PostgresStore.open(database))
+            defer { live.close(); claimer.close() }
+            for (store, name) in [(gone, "gone"), (live, "live"), (claimer, "claimer")] {
+                store.join(as: name)
+                var heard = store.replicaEvents.makeAsyncIterator()
+                #expect(await heard.next() == .listening, "the ownership lock is taken before listening")
+                try await store.announce(control: "http://127.0.0.1:1", at: Date(timeIntervalSince1970: 1_800_000_000))
+            }
+            for (store, name) in [(gone, "gone"), (live, "live")] {
+                _ = try await store.apply([
+                    .held(HeldPush(id: "\(name)-sent", device: "d-\(name)", slot: nil, expires: nil, delivery: Self.delivery("\(name)-sent"))),
+                    .linked(device: "d-\(name)", replica: name, at: Date(timeIntervalSince1970: 1_800_000_000)),
+                    .handedOff(HandOff(replica: name, device: "d-\(name)", delivery: Self.delivery("\(name)-handed"), expiration: .storeByDefault,
+                                       uniqueID: nil, acceptedAt: Date(timeIntervalSince1970: 1_800_000_000))),
+                ])
+            }
+            #expect(try await claimer.claimOrphans().isEmpty, "both live")
+            gone.close()
+            // PostgreSQL frees the lock once the closed connection's server process has ended: nothing says when.
+            var claimed = try await claimer.claimOrphans()
+            while claimed.isEmpty {
+                try await Task.sleep(for: .milliseconds(20))
+                claimed = try await claimer.claimOrphans()
+            }
+            #expect(claimed == ["gone"])
+            let handed = try await claimer.handOffs(for: "claimer")
+            #expect(Set(handed.map(\.delivery.id)) == ["gone-sent", "gone-handed"])
+            #expect(handed.first { $0.delivery.id == "gone-sent" }?.recorded == true, "its record is written already")
+            #expect(try await live.handOffs(for: "live").map(\.delivery.id) == ["live-handed"])
+            #expect(try await live.links() == ["d-live": "live"])
+            #expect(try await TestPostgres.integers("SELECT count(*) FROM held_pushes WHERE replica = 'gone'", in: database) == [0])
+            #expect(try await claimer.claimOrphans().isEmpty, "once")
         }
     }
 

@@ -25,10 +25,12 @@ extension DeviceRegistry {
     /// on its way); past that it is held here until the device links here or this replica hears where it is.
     mutating func take(_ handOff: HandOff, now: Date) -> Actions {
         let device = handOff.device
+        // Done in the batch that records what it became, and not before: a replica killed first leaves it to another.
+        let done: [DeliveryEvent] = handOff.row.map { [.handOffDone(row: $0)] } ?? []
         if link(of: device) == nil, let there = replicaElsewhere(of: device), handOff.hops < HandOff.maximumHops {
             var onward = handOff
-            (onward.replica, onward.hops) = (there, handOff.hops + 1)
-            return Actions(persist: [.handedOff(onward)])
+            (onward.replica, onward.hops, onward.row) = (there, handOff.hops + 1, nil)
+            return Actions(persist: [.handedOff(onward)] + done)
         }
         if devices[device] == nil {
             // Not linked here yet: known from the registration, so the push waits for it as for any device of this replica.
@@ -37,6 +39,7 @@ extension DeviceRegistry {
         var actions = Actions()
         deliver(handOff.delivery, to: device, expiration: handOff.expiration, uniqueID: handOff.uniqueID, now: handOff.acceptedAt,
                 record: !handOff.recorded, mayHandOff: false, into: &actions)
+        actions.persist += done
         return actions
     }
 

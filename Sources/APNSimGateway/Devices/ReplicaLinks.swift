@@ -2,11 +2,12 @@ import APNSimRules
 import APNSimStore
 import Foundation
 import Logging
+import Synchronization
 
 /// This gateway as one replica of several on one store (docs/cluster.md): what the store tells of the others (a device
 /// linked or unlinked there, pushes handed here, the record written) is carried out on the ``DeviceDirectory``, and a token another replica
 /// registered is read from the store when a push names it (``adopt(_:)``).
-struct ReplicaLinks: Sendable {
+final class ReplicaLinks: Sendable {
     let name: String
     let store: any ReplicaStore
     let directory: DeviceDirectory
@@ -15,6 +16,13 @@ struct ReplicaLinks: Sendable {
     /// woken, and read the shared record again.
     let recorded: @Sendable (ReplicaEvent.RecordKind) -> Void
     let logger: Logger
+    /// The rows of the hand-offs being carried out, until they are gone from the store.
+    private let taking = Mutex<Set<Int64>>([])
+
+    init(name: String, store: any ReplicaStore, directory: DeviceDirectory, clock: WallClock,
+         recorded: @escaping @Sendable (ReplicaEvent.RecordKind) -> Void, logger: Logger) {
+        (self.name, self.store, self.directory, self.clock, self.recorded, self.logger) = (name, store, directory, clock, recorded, logger)
+    }
 
     /// A name for this replica when none is given: the host's name (a Kubernetes pod's), and the process's ID, so two
     /// gateways on one machine are two replicas.
@@ -22,8 +30,32 @@ struct ReplicaLinks: Sendable {
         "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
     }
 
-    /// Carries out what the store tells until it stops telling (the store closed).
+    /// How often a replica looks for replicas that are gone, whose pushes it takes over (``ReplicaStore/claimOrphans()``).
+    static let sweepInterval: Duration = .seconds(1)
+
+    /// Carries out what the store tells until it stops telling (the store closed), and takes over what replicas that
+    /// are gone left, until cancelled.
     func run() async {
+        await withDiscardingTaskGroup { tasks in
+            tasks.addTask { await self.sweep() }
+            await listen()
+            tasks.cancelAll()
+        }
+    }
+
+    /// Every ``sweepInterval``: the pushes of replicas that are gone are handed to this one, and taken.
+    private func sweep() async {
+        while !Task.isCancelled {
+            do {
+                if try await !store.claimOrphans().isEmpty { await takeHandOffs() }
+            } catch {
+                logger.debug("cannot look for replicas that are gone", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: Self.sweepInterval)
+        }
+    }
+
+    private func listen() async {
         for await event in store.replicaEvents {
             switch event {
             case .listening:
@@ -48,10 +80,19 @@ struct ReplicaLinks: Sendable {
         }
     }
 
+    /// Carries out the pushes handed here that are not yet on their way: each stays in the store until the batch that
+    /// records what it became commits (``DeliveryEvent/handOffDone(row:)``), and is not taken again meanwhile.
     private func takeHandOffs() async {
         do {
-            let handOffs = try await store.takeHandOffs(for: name)
-            if !handOffs.isEmpty { directory.take(handOffs, now: clock.now()) }
+            let handOffs = try await store.handOffs(for: name)
+            let fresh = taking.withLock { taking in
+                // Rows no longer there were carried out: forgotten here too.
+                taking.formIntersection(handOffs.compactMap(\.row))
+                let fresh = handOffs.filter { $0.row.map { !taking.contains($0) } ?? true }
+                taking.formUnion(fresh.compactMap(\.row))
+                return fresh
+            }
+            if !fresh.isEmpty { directory.take(fresh, now: clock.now()) }
         } catch {
             // Taken again when the store is listening again, or with the next hand-off.
             logger.error("cannot take the pushes handed to this replica", metadata: ["error": "\(error)"])
