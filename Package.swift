@@ -116,6 +116,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 // A replica sends the control requests for another's devices on to it (docs/cluster.md).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
