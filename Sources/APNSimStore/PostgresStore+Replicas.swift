@@ -85,20 +85,18 @@ extension PostgresStore: ReplicaStore {
     }
 
     public func controlAddresses() async throws -> [String: String] {
-        var addresses: [String: String] = [:]
-        for try await (name, control) in try await client.query("SELECT name, control FROM replicas", logger: logger).decode((String, String).self) {
-            addresses[name] = control
-        }
-        return addresses
+        try await dictionary("SELECT name, control FROM replicas")
     }
 
     public func links() async throws -> [String: String] {
-        var links: [String: String] = [:]
-        for try await (device, replica) in try await client.query("SELECT device, replica FROM device_links", logger: logger)
-            .decode((String, String).self) {
-            links[device] = replica
-        }
-        return links
+        try await dictionary("SELECT device, replica FROM device_links")
+    }
+
+    /// The two text columns `query` reads, the first keying the second.
+    private func dictionary(_ query: PostgresQuery) async throws -> [String: String] {
+        var read: [String: String] = [:]
+        for try await (key, value) in try await client.query(query, logger: logger).decode((String, String).self) { read[key] = value }
+        return read
     }
 
     public func handOffs(for replica: String) async throws -> [HandOff] {

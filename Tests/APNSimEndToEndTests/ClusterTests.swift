@@ -17,8 +17,7 @@ struct ClusterTests {
     }
 
     static func outage(_ postgres: PostgresServer) async throws {
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-cluster-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: data) }
+        let data = temporaryDirectory()
         let gateway = try await GatewayProcess.start(environment: ["APNSIM_STORE": postgres.address])
         defer { gateway.process.signal(SIGINT) }
         let (devices, tokens) = try await ChaosTests.devices(1, gateway: gateway, data: data)
@@ -57,14 +56,13 @@ struct ClusterTests {
     @Test("Three replicas started at once on an empty database: it is migrated once, each starts, and a push through each of the two a device is not linked to is displayed")
     func threeAtOnce() async throws {
         try await PostgresServer.with { postgres in
-            async let first = GatewayProcess.start(extra: ["--replica", "r1"], environment: ["APNSIM_STORE": postgres.address])
-            async let second = GatewayProcess.start(extra: ["--replica", "r2"], environment: ["APNSIM_STORE": postgres.address])
-            async let third = GatewayProcess.start(extra: ["--replica", "r3"], environment: ["APNSIM_STORE": postgres.address])
+            async let first = Self.replica("r1", on: postgres)
+            async let second = Self.replica("r2", on: postgres)
+            async let third = Self.replica("r3", on: postgres)
             let replicas = try await [first, second, third]
             defer { for replica in replicas { replica.process.signal(SIGINT) } }
             #expect(try await postgres.query("SELECT version FROM apnsim_schema") == ["2"], "one migration, to the current schema")
-            let data = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-cluster-\(UUID().uuidString)").path
-            defer { try? FileManager.default.removeItem(atPath: data) }
+            let data = temporaryDirectory()
             let (devices, tokens) = try await ChaosTests.devices(1, gateway: replicas[0], data: data)
             defer { devices.signal(SIGINT) }
             let jwt = try GatewayProcess.jwt()
@@ -85,12 +83,11 @@ struct ClusterTests {
     @Test("Control requests about a device linked to another replica are answered by that one: a tap, an activity started and ended, all through the replica the device is not linked to; either lists the device as its replica has it")
     func controlAcross() async throws {
         try await PostgresServer.with { postgres in
-            let home = try await GatewayProcess.start(extra: ["--replica", "home"], environment: ["APNSIM_STORE": postgres.address])
+            let home = try await Self.replica("home", on: postgres)
             defer { home.process.signal(SIGINT) }
-            let other = try await GatewayProcess.start(extra: ["--replica", "other"], environment: ["APNSIM_STORE": postgres.address])
+            let other = try await Self.replica("other", on: postgres)
             defer { other.process.signal(SIGINT) }
-            let data = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-cluster-\(UUID().uuidString)").path
-            defer { try? FileManager.default.removeItem(atPath: data) }
+            let data = temporaryDirectory()
             let (devices, tokens) = try await ChaosTests.devices(1, gateway: home, data: data)
             defer { devices.signal(SIGINT) }
             let device = try #require(try await home.control.get("/v1/devices").body?.array?.first?["id"]?.string)
@@ -126,12 +123,11 @@ struct ClusterTests {
         try await PostgresServer.with { postgres in
             var started: [GatewayProcess] = []
             for name in ["r1", "r2", "r3"] {
-                started.append(try await GatewayProcess.start(extra: ["--replica", name], environment: ["APNSIM_STORE": postgres.address]))
+                started.append(try await Self.replica(name, on: postgres))
             }
             let replicas = started
             defer { for replica in replicas { replica.process.signal(SIGKILL) } }
-            let data = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-cluster-\(UUID().uuidString)").path
-            defer { try? FileManager.default.removeItem(atPath: data) }
+            let data = temporaryDirectory()
             let count = 12
             let devices = try await ApnsimProcess(["device", "--count", String(count), "--id", "spread", "--certs", "Certs", "--data", data,
                                                    "--stop-when-stdin-closes"] + replicas.flatMap { ["--gateway", "127.0.0.1:\($0.devicePort)"] }
@@ -173,11 +169,10 @@ struct ClusterTests {
     }
 
     static func handOff(_ postgres: PostgresServer) async throws {
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-cluster-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: data) }
-        let home = try await GatewayProcess.start(extra: ["--replica", "home"], environment: ["APNSIM_STORE": postgres.address])
+        let data = temporaryDirectory()
+        let home = try await Self.replica("home", on: postgres)
         defer { home.process.signal(SIGINT) }
-        let other = try await GatewayProcess.start(extra: ["--replica", "other"], environment: ["APNSIM_STORE": postgres.address])
+        let other = try await Self.replica("other", on: postgres)
         defer { other.process.signal(SIGINT) }
         // The device links to `home` only; it printed its token once `home` had written it.
         var (devices, tokens) = try await ChaosTests.devices(1, gateway: home, data: data)
@@ -231,6 +226,11 @@ struct ClusterTests {
         let later = try await home.control.get("/v1/deliveries?apnsId=\(waited.id)&wait=60&count=1").body?.array?.first
         #expect(later?["outcome"]?.string == "displayed", "\(String(describing: later))")
         await client.close()
+    }
+
+    /// A gateway process on `postgres`, replica `name` (`--replica`).
+    static func replica(_ name: String, on postgres: PostgresServer) async throws -> GatewayProcess {
+        try await GatewayProcess.start(extra: ["--replica", name], environment: ["APNSIM_STORE": postgres.address])
     }
 
     /// An alert titled `title` to `token`, with an apns-id of its own: the ID, and the answer's status and body.

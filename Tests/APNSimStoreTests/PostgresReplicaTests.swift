@@ -14,13 +14,23 @@ struct PostgresReplicaTests {
                  collapseID: nil, payload: #"{"aps":{"alert":"\u0000 and \"quotes\""}}"#)
     }
 
+    /// A store for each of `names` on `database`, each joined as that replica.
+    static func replicas(_ names: [String], on database: PostgresAddress) async throws -> [PostgresStore] {
+        var stores: [PostgresStore] = []
+        for name in names {
+            let store = try await PostgresStore.open(database)
+            store.join(as: name)
+            stores.append(store)
+        }
+        return stores
+    }
+
     @Test("A link and a push handed over in one replica's batch are heard by the other, the push read in the order handed, as it was written, until a batch says it is carried out")
     func handOffs() async throws {
         try await TestPostgres.withStore { _, database in
-            let (home, other) = (try await PostgresStore.open(database), try await PostgresStore.open(database))
-            defer { home.close(); other.close() }
-            home.join(as: "home")
-            other.join(as: "other")
+            let stores = try await Self.replicas(["home", "other"], on: database)
+            defer { for store in stores { store.close() } }
+            let (home, other) = (stores[0], stores[1])
             var heard = home.replicaEvents.makeAsyncIterator()
             #expect(await heard.next() == .listening)
             let handed = (1...3).map { HandOff(replica: "home", device: "d1", delivery: Self.delivery("p\($0)"), expiration: .until(Date(timeIntervalSince1970: 1_900_000_000)),
@@ -63,10 +73,9 @@ struct PostgresReplicaTests {
     @Test("Each replica's control address is read by the others, the latest it announced")
     func addresses() async throws {
         try await TestPostgres.withStore { _, database in
-            let (a, b) = (try await PostgresStore.open(database), try await PostgresStore.open(database))
-            defer { a.close(); b.close() }
-            a.join(as: "a")
-            b.join(as: "b")
+            let stores = try await Self.replicas(["a", "b"], on: database)
+            defer { for store in stores { store.close() } }
+            let (a, b) = (stores[0], stores[1])
             try await a.announce(control: "http://10.0.0.1:8197", at: Date(timeIntervalSince1970: 1_800_000_000))
             try await b.announce(control: "http://10.0.0.2:8197", at: Date(timeIntervalSince1970: 1_800_000_000))
             try await a.announce(control: "http://10.0.0.9:8197", at: Date(timeIntervalSince1970: 1_800_000_100))
@@ -77,10 +86,10 @@ struct PostgresReplicaTests {
     @Test("A replica that is gone (its connection closed) leaves its held pushes, its hand-offs and its links to the first that looks; a live one keeps them")
     func orphansClaimed() async throws {
         try await TestPostgres.withStore { _, database in
-            let (gone, live, claimer) = (try await PostgresStore.open(database), try await PostgresStore.open(database), try await PostgresStore.open(database))
-            defer { live.close(); claimer.close() }
-            for (store, name) in [(gone, "gone"), (live, "live"), (claimer, "claimer")] {
-                store.join(as: name)
+            let stores = try await Self.replicas(["gone", "live", "claimer"], on: database)
+            defer { for store in stores { store.close() } }
+            let (gone, live, claimer) = (stores[0], stores[1], stores[2])
+            for store in stores {
                 var heard = store.replicaEvents.makeAsyncIterator()
                 #expect(await heard.next() == .listening, "the ownership lock is taken before listening")
                 try await store.announce(control: "http://127.0.0.1:1", at: Date(timeIntervalSince1970: 1_800_000_000))
@@ -95,13 +104,9 @@ struct PostgresReplicaTests {
             }
             #expect(try await claimer.claimOrphans().isEmpty, "both live")
             gone.close()
-            // PostgreSQL frees the lock once the closed connection's server process has ended: nothing says when.
-            var claimed = try await claimer.claimOrphans()
-            while claimed.isEmpty {
-                try await Task.sleep(for: .milliseconds(20))
-                claimed = try await claimer.claimOrphans()
-            }
-            #expect(claimed == ["gone"])
+            // The lock is freed once the session's server process has exited; ended here as a killed replica's is.
+            try await TestPostgres.endSessions(ofReplica: "gone", in: database)
+            #expect(try await claimer.claimOrphans() == ["gone"])
             let handed = try await claimer.handOffs(for: "claimer")
             #expect(Set(handed.map(\.delivery.id)) == ["gone-sent", "gone-handed"])
             #expect(handed.first { $0.delivery.id == "gone-sent" }?.recorded == true, "its record is written already")
@@ -136,10 +141,9 @@ struct PostgresReplicaTests {
     @Test("Each replica's held pushes are its own: taken back by it alone, released by its reset alone, a slot shared by two replicas held by each")
     func heldPerReplica() async throws {
         try await TestPostgres.withStore { _, database in
-            let (a, b) = (try await PostgresStore.open(database), try await PostgresStore.open(database))
-            defer { a.close(); b.close() }
-            a.join(as: "a")
-            b.join(as: "b")
+            let stores = try await Self.replicas(["a", "b"], on: database)
+            defer { for store in stores { store.close() } }
+            let (a, b) = (stores[0], stores[1])
             _ = try await a.apply([.held(HeldPush(id: "p1", device: "d1", slot: "d1\u{1F}app", expires: nil, delivery: Self.delivery("p1")))])
             _ = try await b.apply([.held(HeldPush(id: "p2", device: "d1", slot: "d1\u{1F}app", expires: nil, delivery: Self.delivery("p2")))])
             #expect(try await a.deviceState().held.map(\.id) == ["p1"])

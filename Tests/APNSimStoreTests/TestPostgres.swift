@@ -64,6 +64,16 @@ enum TestPostgres {
         }
     }
 
+    /// Ends the server sessions that hold replica `name`'s ownership lock, as a killed replica's end, and returns once
+    /// their processes have exited and the lock is free: `pg_terminate_backend` with a timeout waits for that
+    /// (PostgreSQL, "Server Signaling Functions"). A bigint advisory key is split over `classid` (high) and `objid` (low).
+    static func endSessions(ofReplica name: String, in database: PostgresAddress) async throws {
+        try await execute(["""
+            SELECT pg_terminate_backend(pid, 600000) FROM pg_locks
+            WHERE locktype = 'advisory' AND ((classid::bigint << 32) | objid::bigint) = hashtextextended('apnsim-replica:\(name)', 0)
+            """], in: database)
+    }
+
     private static let logger = Logger(label: "apnsim.test-postgres")
 
     private static func administer(_ address: PostgresAddress, _ body: (PostgresConnection) async throws -> Void) async throws {

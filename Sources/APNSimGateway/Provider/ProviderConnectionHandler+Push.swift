@@ -40,19 +40,9 @@ extension ProviderConnectionHandler {
         let checkedAt = now.addingTimeInterval(services.faults.skew(now: now))
         let api: PushExchange.API = connection.role == .management ? .channels : head.path.hasPrefix("/4/") ? .broadcast : .device
         let span = services.tracing.requestStarted(head)
-        var verdict: Result<RequestPlan, Rejection> = services.tracing.child("apns.validate", of: span) { services.world.read { world in
-            let validator = services.validator
-            switch api {
-            case .device:
-                return validator.validateHead(head, environment: environment, auth: &auth, world: world, now: checkedAt).map(RequestPlan.push)
-            case .broadcast:
-                return validator.validateBroadcastHead(head, environment: environment, auth: &auth, world: world, now: checkedAt)
-                    .map(RequestPlan.broadcast)
-            case .channels:
-                return validator.validateChannelHead(head, environment: environment, auth: &auth, world: world, now: checkedAt)
-                    .map(RequestPlan.channel)
-            }
-        } }
+        var verdict = services.tracing.child("apns.validate", of: span) {
+            Self.validate(head, api: api, environment: environment, auth: &auth, services: services, now: checkedAt)
+        }
         var fault: Fault?
         var resetCode: Int?
         var hung = false
@@ -156,14 +146,29 @@ extension ProviderConnectionHandler {
 
     /// `exchange`'s head validated again (the world changed since: a token learned from the store).
     private func validatedAgain(_ exchange: PushExchange) -> Result<RequestPlan, Rejection> {
-        let services = connection.services
         var auth = connection.auth
-        let environment = connection.environment
-        let verdict = services.world.read { world in
-            services.validator.validateHead(exchange.head, environment: environment, auth: &auth, world: world, now: exchange.receivedAt)
-        }
+        let verdict = Self.validate(exchange.head, api: exchange.api, environment: connection.environment, auth: &auth,
+                                    services: connection.services, now: exchange.receivedAt)
         connection.auth = auth
-        return verdict.map(RequestPlan.push)
+        return verdict
+    }
+
+    /// `head` checked by the rules of `api` against the world as the validator reads it now.
+    private static func validate(_ head: PushRequestHead, api: PushExchange.API, environment: APNsEnvironment,
+                                 auth: inout ConnectionAuth, services: GatewayServices, now: Date) -> Result<RequestPlan, Rejection> {
+        services.world.read { world in
+            let validator = services.validator
+            switch api {
+            case .device:
+                return validator.validateHead(head, environment: environment, auth: &auth, world: world, now: now).map(RequestPlan.push)
+            case .broadcast:
+                return validator.validateBroadcastHead(head, environment: environment, auth: &auth, world: world, now: now)
+                    .map(RequestPlan.broadcast)
+            case .channels:
+                return validator.validateChannelHead(head, environment: environment, auth: &auth, world: world, now: now)
+                    .map(RequestPlan.channel)
+            }
+        }
     }
 
     func answerOversized(_ exchange: PushExchange, streamID: HTTP2StreamID, clientStillSending: Bool,
