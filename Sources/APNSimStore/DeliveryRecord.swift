@@ -155,13 +155,16 @@ public enum DeliveryEvent: Sendable {
     /// share is given these, in order with the pushes.
     case linked(device: String, replica: String, at: Date)
     case unlinked(device: String, replica: String)
+    /// The pushes stored for device `device` while it was out of reach, by whichever replica stored them, are handed to
+    /// replica `replica` (``HandOff``), which the device is reachable through: each once, as the store's row is moved.
+    case storedClaimed(device: String, replica: String)
 
     /// Whether the event changes what a reader of the delivery record sees (not restart state, nor what replicas tell
     /// each other).
     public var changesRecord: Bool {
         switch self {
         case .accepted, .acknowledged, .receipt, .forgotten, .stored: true
-        case .registered, .unregistered, .held, .released, .releasedAll, .handedOff, .handOffDone, .linked, .unlinked: false
+        case .registered, .unregistered, .held, .released, .releasedAll, .handedOff, .handOffDone, .linked, .unlinked, .storedClaimed: false
         }
     }
 
@@ -170,7 +173,7 @@ public enum DeliveryEvent: Sendable {
     public var isRestartState: Bool {
         switch self {
         case .registered, .unregistered, .held, .released, .releasedAll: true
-        case .accepted, .acknowledged, .receipt, .forgotten, .stored, .handedOff, .handOffDone, .linked, .unlinked: false
+        case .accepted, .acknowledged, .receipt, .forgotten, .stored, .handedOff, .handOffDone, .linked, .unlinked, .storedClaimed: false
         }
     }
 }
@@ -221,6 +224,14 @@ public struct HeldPush: Sendable, Hashable, Codable, FetchableRecord, Persistabl
     /// GRDB 7 reads this function only; the static properties earlier versions read were ignored, so files written
     /// before this fix hold text dates, which GRDB's default decoding still reads.
     public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
+
+    /// What the record says of a stored push a newer one took the place of: APNs keeps one per app, a channel one per
+    /// Live Activity (`activity`: a broadcast's).
+    public static func replacedDetail(activity: Bool) -> String {
+        activity
+            ? "replaced by a newer broadcast on the channel while the device was offline (the channel keeps one)"
+            : "replaced by a newer push for the same app while the device was offline (APNs keeps one)"
+    }
 }
 
 /// Why the gateway stored a push instead of sending it.

@@ -9,7 +9,7 @@ struct DeliveryRuns {
     private(set) var runs: [PostgresQuery] = []
 
     private enum Kind: Equatable {
-        case accepted, acknowledged, receipt, forgotten, stored, registered, unregistered, held, released, releasedAll, handedOff, handOffDone, linked, unlinked
+        case accepted, acknowledged, receipt, forgotten, stored, registered, unregistered, held, released, releasedAll, handedOff, handOffDone, linked, unlinked, storedClaimed
     }
 
     /// `replica`: the replica whose held pushes these are (``PostgresStore/join(as:)``).
@@ -40,6 +40,7 @@ struct DeliveryRuns {
         case .handOffDone: .handOffDone
         case .linked: .linked
         case .unlinked: .unlinked
+        case .storedClaimed: .storedClaimed
         }
     }
 
@@ -121,11 +122,24 @@ struct DeliveryRuns {
                     rows.append(PostgresRows.Mark(id: id, at: at.timeIntervalSince1970, text: reason.rawValue))
                 }
             }
-            return [statement("""
-                UPDATE deliveries d SET stored_at = coalesce(d.stored_at, r.at), stored_for = r.text
-                FROM json_to_recordset($1::json) AS r(id text, at double precision, text text)
-                WHERE d.id = r.id
-                """, try PostgresRows.json(rows))]
+            // One stored push per app cluster-wide (docs/cluster.md): one another replica stored in the slot this one now
+            // holds is replaced, its row deleted and its record said (the `.held` run before took the slot's lock, so
+            // of two replicas storing in one slot the later sees the earlier's row: the newest in the cluster's order stays).
+            return [PostgresQuery(unsafeSQL: """
+                WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(id text, at double precision, text text)),
+                marked AS (
+                    UPDATE deliveries d SET stored_at = coalesce(d.stored_at, r.at), stored_for = r.text FROM r WHERE d.id = r.id
+                    RETURNING d.id),
+                replaced AS (
+                    DELETE FROM held_pushes o USING held_pushes h, r
+                    WHERE h.id = r.id AND h.slot IS NOT NULL AND o.slot = h.slot AND o.replica <> h.replica
+                    RETURNING o.id, o.slot, r.at)
+                UPDATE deliveries d SET outcome = 'dropped', content = NULL, displayed_at = x.at,
+                    delivered_at = coalesce(d.delivered_at, x.at),
+                    detail = CASE WHEN strpos(x.slot, chr(31) || 'activity' || chr(31)) > 0 THEN $3 ELSE $2 END
+                FROM replaced x WHERE d.id = x.id AND d.outcome IS NULL
+                """, binds: PostgresFilter.bindings(try PostgresRows.json(rows), HeldPush.replacedDetail(activity: false),
+                                                    HeldPush.replacedDetail(activity: true)))]
         case .registered:
             let rows = unique(try events.compactMap { if case .registered(let registration) = $0 { try PostgresRows.Registration(registration) } else { nil } },
                               key: \.token, keepLast: true)
@@ -157,10 +171,20 @@ struct DeliveryRuns {
                 guard case .held(let push) = event else { return nil }
                 return PostgresRows.Mark(id: push.id, at: 0, text: push.slot)
             }
+            // The slots' locks first, in one order (no two replicas wait on each other), held until the commit: a replica
+            // storing in a slot another is storing in waits for it, and then replaces it (the `.stored` run).
+            let json = try PostgresRows.json(named)
             return [PostgresQuery(unsafeSQL: """
+                        SELECT NULL::double precision FROM (
+                            SELECT pg_advisory_xact_lock(hashtextextended('apnsim-slot:' || slot, 0)) FROM (
+                                SELECT DISTINCT text AS slot FROM json_to_recordset($1::json) AS r(id text, text text)
+                                WHERE text IS NOT NULL ORDER BY 1) s
+                            OFFSET 0) locked
+                        """, binds: PostgresFilter.bindings(json)),
+                    PostgresQuery(unsafeSQL: """
                         DELETE FROM held_pushes h USING json_to_recordset($1::json) AS r(id text, text text)
                         WHERE h.id = r.id OR (r.text IS NOT NULL AND h.slot = r.text AND h.replica = $2)
-                        """, binds: PostgresFilter.bindings(try PostgresRows.json(named), replica)),
+                        """, binds: PostgresFilter.bindings(json, replica)),
                     PostgresQuery(unsafeSQL: """
                         INSERT INTO held_pushes (id, device, slot, expires, delivery, replica)
                         SELECT id, device, slot, expires, delivery, $2
@@ -221,7 +245,39 @@ struct DeliveryRuns {
                 SELECT NULL::double precision FROM (
                     SELECT pg_notify('\(PostgresStore.notificationChannel)', 'unlink ' || replica || ' ' || device) FROM gone OFFSET 0) told
                 """, try PostgresRows.json(rows))]
+        case .storedClaimed:
+            let rows = events.compactMap { event -> PostgresRows.Link? in
+                guard case .storedClaimed(let device, let replica) = event else { return nil }
+                return PostgresRows.Link(device: device, replica: replica, at: 0)
+            }
+            return [statement(handOver("""
+                DELETE FROM held_pushes h USING json_to_recordset($1::json) AS c(device text, replica text)
+                WHERE h.device = c.device AND h.slot IS NOT NULL
+                RETURNING h.seq, h.device, h.expires, h.delivery, c.replica AS handed_to
+                """), try PostgresRows.json(rows))]
         }
+    }
+
+    /// Held pushes handed to another replica: the rows `moved` deletes from `held_pushes` (returning `seq, device,
+    /// expires, delivery, handed_to`) written to `handoffs` for `handed_to`, in the order held, in ``HandOff``'s JSON
+    /// (recorded already, accepted now), and each replica handed to told once at the commit. The row moves, so a push
+    /// is handed once however many replicas move it at once.
+    static func handOver(_ moved: String) -> String {
+        """
+        WITH moved AS (\(moved)),
+        handed AS (
+            INSERT INTO handoffs (replica, device, push)
+            SELECT handed_to, device, json_build_object(
+                'replica', handed_to, 'device', device, 'delivery', delivery::json,
+                'expiration', CASE WHEN expires IS NULL THEN json_build_object('storeByDefault', json_build_object())
+                                   ELSE json_build_object('until', json_build_object('_0', expires)) END,
+                'acceptedAt', extract(epoch FROM clock_timestamp()), 'recorded', true, 'hops', 0)::text
+            FROM moved ORDER BY seq
+            RETURNING replica)
+        SELECT NULL::double precision FROM (
+            SELECT pg_notify('\(PostgresStore.notificationChannel)', 'handoff ' || replica) FROM (SELECT DISTINCT replica FROM handed) d
+            OFFSET 0) told
+        """
     }
 
     private static func statement(_ sql: String, _ json: String) -> PostgresQuery {

@@ -62,4 +62,11 @@ struct PostgresFilter {
         binds.append(second)
         return binds
     }
+
+    static func bindings(_ first: some PostgresDynamicTypeEncodable, _ second: some PostgresDynamicTypeEncodable,
+                         _ third: some PostgresDynamicTypeEncodable) -> PostgresBindings {
+        var binds = bindings(first, second)
+        binds.append(third)
+        return binds
+    }
 }

@@ -14,7 +14,7 @@ enum PostgresSchema {
     static let migrationLock: Int64 = 0x6170_6e73_696d_0001  // "apnsim" and 1
 
     /// Each version's statements, from the one before it: a database at version `n` runs `migrations[n...]`.
-    static let migrations = [tables, replicas]
+    static let migrations = [tables, replicas, storedByDevice]
 
     static let tables = [
         """
@@ -68,6 +68,11 @@ enum PostgresSchema {
         "CREATE TABLE replicas (name text PRIMARY KEY, control text NOT NULL, started_at double precision NOT NULL)",
         // Each replica's held pushes are its own: a replica restarted takes back its own alone.
         "ALTER TABLE held_pushes ADD COLUMN replica text NOT NULL DEFAULT ''",
+    ]
+
+    /// Version 3: held pushes found by device, as the replica a device links to claims what any replica stored for it.
+    static let storedByDevice = [
+        "CREATE INDEX held_pushes_device ON held_pushes (device)",
     ]
 
     /// Creates the tables unless the database has them: in one transaction, under ``migrationLock``. A database a newer

@@ -55,23 +55,16 @@ extension PostgresStore: ReplicaStore {
                 """, logger: logger).decode(String.self) { dead.append(name) }
             for name in dead {
                 // Its held pushes become pushes handed to this replica, in one transaction: never in neither place.
-                var handed: [DeliveryEvent] = []
-                for try await (device, expires, delivery) in try await connection.query(
-                    "DELETE FROM held_pushes WHERE replica = \(name) RETURNING seq, device, expires, delivery", logger: logger
-                ).decode((Int64, String, Double?, String).self).map({ ($0.1, $0.2, $0.3) }) {
-                    let push = try RecordJSON.decoder.decode(Delivery.self, from: Data(delivery.utf8))
-                    handed.append(.handedOff(HandOff(replica: me, device: device, delivery: push,
-                                                     expiration: expires.map { .until(Date(timeIntervalSince1970: $0)) } ?? .storeByDefault,
-                                                     uniqueID: nil, acceptedAt: Date(), recorded: true)))
-                }
-                for run in try DeliveryRuns(handed, replica: me).runs { try await connection.query(run, logger: logger) }
+                try await connection.query(PostgresQuery(unsafeSQL: DeliveryRuns.handOver("""
+                    DELETE FROM held_pushes WHERE replica = $2 RETURNING seq, device, expires, delivery, $1::text AS handed_to
+                    """), binds: PostgresFilter.bindings(me, name)), logger: logger)
                 try await connection.query("UPDATE handoffs SET replica = \(me) WHERE replica = \(name)", logger: logger)
                 try await connection.query("""
                     WITH gone AS (DELETE FROM device_links WHERE replica = \(name) RETURNING device, replica)
                     SELECT pg_notify(\(Self.notificationChannel), 'unlink ' || replica || ' ' || device)::text FROM gone
                     """, logger: logger)
                 try await connection.query("DELETE FROM replicas WHERE name = \(name)", logger: logger)
-                logger.notice("took over the pushes of a replica that is gone", metadata: ["replica": "\(name)", "held": "\(handed.count)"])
+                logger.notice("took over the pushes of a replica that is gone", metadata: ["replica": "\(name)"])
             }
             return dead
         }

@@ -24,7 +24,8 @@ struct DeviceRegistryReplicaTests {
     func linksWritten() {
         var registry = Self.replica()
         let session = Words.session()
-        #expect(Words.words(registry.attach(session, now: Words.now)) == ["linked:a", "changed"])
+        #expect(Words.words(registry.attach(session, now: Words.now)) == ["linked:a", "claimed>a", "changed"],
+                "and what any replica stored for it is claimed from the store")
         #expect(Words.words(registry.detach(session)) == ["unlinked:a", "changed"])
         var alone = DeviceRegistry(world: World())
         #expect(Words.words(alone.attach(session, now: Words.now)) == ["changed"])
@@ -43,7 +44,7 @@ struct DeviceRegistryReplicaTests {
         #expect(registry.replicaElsewhere(of: "d1") == nil)
     }
 
-    @Test("Pushes held here go to the replica the device links to, sent ones first, already recorded; its own link here wins over one elsewhere")
+    @Test("Pushes held here go to the replica the device links to: sent ones handed on, already recorded; stored ones claimed by it from the store; its own link here wins over one elsewhere")
     func heldHandedOn() {
         var registry = Self.replica()
         let session = Words.session()
@@ -52,13 +53,28 @@ struct DeviceRegistryReplicaTests {
         _ = registry.detach(session)
         _ = registry.route(Words.plan(), apnsID: "A2", payload: "{}", newID: { "p2" }, now: Words.now)  // stored
         let moved = registry.linked("d1", at: "b", now: Words.now)
-        #expect(Words.words(moved) == ["handedOff:p1>b", "handedOff:p2>b", "released:p1", "released:p2", "changed"])
+        #expect(Words.words(moved) == ["claimed>b", "handedOff:p1>b", "released:p1", "changed"],
+                "a stored push is the store's: another replica's may have replaced it, and the row moves once")
         #expect(moved.persist.allSatisfy { if case .handedOff(let handOff) = $0 { handOff.recorded } else { true } })
         #expect(!registry.held.holds("d1"))
 
         _ = registry.attach(Words.session(), now: Words.now)
         #expect(Words.words(registry.route(Words.plan(), apnsID: "A3", payload: "{}", newID: { "p3" }, now: Words.now))
                 == ["accepted:p3", "held:p3", "send:p3"], "linked here now")
+    }
+
+    @Test("A stored push claimed from the store past its apns-expiration is recorded dropped once the device is here, not sent")
+    func claimedExpired() {
+        var registry = Self.replica()
+        _ = registry.attach(Words.session(), now: Words.now)
+        let delivery = Delivery(id: "p1", apnsID: "A1", token: Words.token, bundleID: "com.example.app", pushType: .alert, priority: 10,
+                                collapseID: nil, payload: "{}")
+        var handOff = HandOff(replica: "a", device: "d1", delivery: delivery, expiration: .until(Words.now.addingTimeInterval(-1)),
+                              uniqueID: nil, acceptedAt: Words.now, recorded: true)
+        handOff.row = 3
+        #expect(Words.words(registry.take(handOff, now: Words.now)) == ["dropped:p1", "done:3"])
+        handOff.expiration = .until(Words.now.addingTimeInterval(60))
+        #expect(Words.words(registry.take(handOff, now: Words.now)) == ["held:p1", "done:3", "send:p1"], "within its expiry: sent")
     }
 
     @Test("A push handed here is delivered as this replica's own; one for a device that moved on is handed on, at most three times")

@@ -25,7 +25,8 @@ struct DeviceRegistryTests {
     }
 
     /// What the actions say, as short words: `accepted:ID`, `held:ID`, `stored:ID`, `released:ID`, `OUTCOME:ID`,
-    /// `registered`, `unregistered`, `send:ID`, `changed`, `handedOff:ID>REPLICA`, `linked:REPLICA`, `unlinked:REPLICA`.
+    /// `registered`, `unregistered`, `send:ID`, `changed`, `handedOff:ID>REPLICA`, `linked:REPLICA`, `unlinked:REPLICA`,
+    /// `claimed>REPLICA`.
     static func words(_ actions: DeviceRegistry.Actions?) -> [String] {
         guard let actions else { return ["no such device"] }
         var words: [String] = actions.persist.compactMap { event -> String? in
@@ -43,6 +44,7 @@ struct DeviceRegistryTests {
             case .handOffDone(let row): "done:\(row)"
             case .linked(_, let replica, _): "linked:\(replica)"
             case .unlinked(_, let replica): "unlinked:\(replica)"
+            case .storedClaimed(_, let replica): "claimed>\(replica)"
             }
         }
         for (_, message) in actions.send {

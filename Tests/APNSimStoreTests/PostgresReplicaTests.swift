@@ -61,10 +61,10 @@ struct PostgresReplicaTests {
             _ = try await store.apply([.held(HeldPush(id: "p1", device: "d1", slot: nil, expires: nil, delivery: Self.delivery("p1")))])
             // Back to schema 1 as it was: no links, no hand-offs, held pushes nobody's.
             try await TestPostgres.execute(["DROP TABLE device_links, handoffs, replicas", "ALTER TABLE held_pushes DROP COLUMN replica",
-                                            "UPDATE apnsim_schema SET version = 1"], in: database)
+                                            "DROP INDEX held_pushes_device", "UPDATE apnsim_schema SET version = 1"], in: database)
             let reopened = try await PostgresStore.open(database)
             defer { reopened.close() }
-            #expect(try await TestPostgres.integers("SELECT version FROM apnsim_schema", in: database) == [2])
+            #expect(try await TestPostgres.integers("SELECT version FROM apnsim_schema", in: database) == [3])
             #expect(try await reopened.deviceState().held.map(\.id) == ["p1"], "a single gateway's held push, taken back")
             #expect(try await reopened.links().isEmpty)
         }
@@ -138,7 +138,7 @@ struct PostgresReplicaTests {
         }
     }
 
-    @Test("Each replica's held pushes are its own: taken back by it alone, released by its reset alone, a slot shared by two replicas held by each")
+    @Test("Each replica's held pushes are its own: taken back by it alone, released by its reset alone")
     func heldPerReplica() async throws {
         try await TestPostgres.withStore { _, database in
             let stores = try await Self.replicas(["a", "b"], on: database)
@@ -151,6 +151,36 @@ struct PostgresReplicaTests {
             _ = try await b.apply([.releasedAll])
             #expect(try await a.deviceState().held.map(\.id) == ["p1"])
             #expect(try await b.deviceState().held.isEmpty)
+        }
+    }
+
+    @Test("One stored push per slot across replicas: one stored in a slot another replica holds replaces it, its record said; the replica a device links to claims what is stored for it, each row once")
+    func storedAcross() async throws {
+        try await TestPostgres.withStore { _, database in
+            let stores = try await Self.replicas(["a", "b", "c"], on: database)
+            defer { for store in stores { store.close() } }
+            let (a, b, c) = (stores[0], stores[1], stores[2])
+            let at = Date(timeIntervalSince1970: 1_800_000_000)
+            func stored(_ id: String, expires: Date?) -> [DeliveryEvent] {
+                [.accepted(DeliveryRecord(id: id, apnsID: "A-\(id)", device: "d1", bundleID: "com.example.app", token: Self.token.hex,
+                                          pushType: "alert", acceptedAt: at)),
+                 .held(HeldPush(id: id, device: "d1", slot: "d1\u{1F}com.example.app", expires: expires, delivery: Self.delivery(id))),
+                 .stored(id: id, reason: .offline, at: at.addingTimeInterval(1))]
+            }
+            _ = try await a.apply(stored("p1", expires: nil))
+            _ = try await b.apply(stored("p2", expires: at.addingTimeInterval(60)))
+            #expect(try await a.deviceState().held.isEmpty, "replaced by the newer, stored through b")
+            let older = try #require(try await a.deliveries(matching: DeliveryFilter(apnsID: "A-p1")).first)
+            #expect(older.outcome == .dropped && older.detail == HeldPush.replacedDetail(activity: false), "\(older)")
+            #expect(try await b.deliveries(matching: DeliveryFilter(apnsID: "A-p2")).first?.outcome == nil)
+
+            _ = try await c.apply([.storedClaimed(device: "d1", replica: "c")])
+            _ = try await a.apply([.storedClaimed(device: "d1", replica: "a")])
+            let claimed = try await c.handOffs(for: "c")
+            #expect(claimed.map(\.delivery) == [Self.delivery("p2")], "the push as it was stored")
+            #expect(claimed.first?.recorded == true && claimed.first?.expiration == .until(at.addingTimeInterval(60)))
+            #expect(try await a.handOffs(for: "a").isEmpty, "claimed once")
+            #expect(try await TestPostgres.integers("SELECT count(*) FROM held_pushes", in: database) == [0])
         }
     }
 }

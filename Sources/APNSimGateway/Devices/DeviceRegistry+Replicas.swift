@@ -32,6 +32,11 @@ extension DeviceRegistry {
             (onward.replica, onward.hops, onward.row) = (there, handOff.hops + 1, nil)
             return Actions(persist: [.handedOff(onward)] + done)
         }
+        if handOff.recorded, case .until(let expiry) = handOff.expiration, expiry <= now, link(of: device) != nil {
+            // Stored while the device was out of reach, past its expiry now that it is here: dropped, as it would have been.
+            return Actions(persist: [.receipt(id: handOff.delivery.id, outcome: .dropped, content: nil, detail: HeldPushes.expiredDetail,
+                                              at: now)] + done)
+        }
         if devices[device] == nil {
             // Not linked here yet: known from the registration, so the push waits for it as for any device of this replica.
             devices[device] = Device(descriptor: DeviceDescriptor(id: device, name: device))
@@ -50,6 +55,8 @@ extension DeviceRegistry {
         elsewhere[device] = there
         guard link(of: device) == nil else { return Actions(devicesChanged: true) }
         var actions = Actions(devicesChanged: true)
+        // Stored here before this replica heard of the link, perhaps after that replica claimed what was stored: moved there.
+        if held.storedInStore, held.holdsStored(device) { actions.persist.append(.storedClaimed(device: device, replica: there)) }
         let (pushes, events) = held.takeAll(of: device)
         for push in pushes {
             actions.persist.append(handOff(push.delivery, to: device, at: there, expiration: push.expires.map(PushPlan.Expiration.until) ?? .storeByDefault,

@@ -123,7 +123,9 @@ struct DeviceRegistry: Sendable {
     var devices: [String: Device] = [:]
     var held = HeldPushes()
     /// This replica's name when replicas share the store (docs/cluster.md); `nil` for the only gateway.
-    var replica: String?
+    var replica: String? {
+        didSet { held.storedInStore = replica != nil }
+    }
     /// The devices linked to other replicas, by ID, as the store last told (``DeviceRegistry/linked(_:at:now:)``).
     var elsewhere: [String: String] = [:]
     /// The latest message of each channel with storage (`message-storage-policy` 1), for activities that subscribe later.
@@ -294,6 +296,8 @@ struct DeviceRegistry: Sendable {
         let (waiting, events) = held.arrive(id, now: now)
         actions.persist += events
         actions.send += waiting.map { (session, .push($0)) }
+        // What any replica stored for it is handed here from the store (docs/cluster.md, "One stored push per app").
+        if let replica { actions.persist.append(.storedClaimed(device: id, replica: replica)) }
     }
 
     /// Device `device` registered an app: it owns the token from now on, and the world has it, with the app (of
@@ -532,10 +536,7 @@ struct DeviceRegistry: Sendable {
             if let session { actions.send.append((session, .push(delivery))) }
         case .stored(let replaced?):
             actions.persist.append(.receipt(id: replaced, outcome: .dropped, content: nil,
-                                            detail: delivery.activity == nil
-                                                ? "replaced by a newer push for the same app while the device was offline (APNs keeps one)"
-                                                : "replaced by a newer broadcast on the channel while the device was offline (the channel keeps one)",
-                                            at: now))
+                                            detail: HeldPush.replacedDetail(activity: delivery.activity != nil), at: now))
         case .stored:
             break
         case .dropped:

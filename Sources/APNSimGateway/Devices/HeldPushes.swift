@@ -50,6 +50,10 @@ struct HeldPushes: Sendable {
     /// are made: not when the record is kept in memory, which no restart reads. (Made anyway, the recorder dropped two
     /// of them for every push a broadcast delivered.)
     var recordsRestartState = true
+    /// Whether the pushes stored for devices out of reach are the store's, shared with other replicas (docs/cluster.md):
+    /// one stored by another replica may replace one stored here, so what is stored here is never sent from memory. A
+    /// device arriving takes its stored pushes from the store (``DeliveryEvent/storedClaimed(device:replica:)``).
+    var storedInStore = false
 
     /// How long a push without `apns-expiration` is stored: Apple keeps one "for a limited period" and says at most 30
     /// days elsewhere; apnsim uses 30 days.
@@ -101,6 +105,8 @@ struct HeldPushes: Sendable {
         let resend = unacknowledged.values.filter { $0.device == device }.sorted { $0.sequence < $1.sequence }.map(\.delivery)
         let waiting = pending.values.filter { $0.device == device }
         pending = pending.filter { $0.value.device != device }
+        // The store's: claimed from it by the replica the device arrived at, and handed to it (expired ones recorded then).
+        if storedInStore { return (resend, []) }
         let stored = waiting.filter { held in held.expires.map { $0 > now } ?? true }.map(\.delivery).sorted { $0.id < $1.id }
         let expired = waiting.filter { held in held.expires.map { $0 <= now } ?? false }.map(\.delivery.id).sorted()
         var events: [DeliveryEvent] = []
@@ -110,7 +116,7 @@ struct HeldPushes: Sendable {
         }
         for id in expired {
             // The outcome first, then the release, so no commit between them can leave a push with neither.
-            events.append(.receipt(id: id, outcome: .dropped, content: nil, detail: "apns-expiration passed while the device was offline", at: now))
+            events.append(.receipt(id: id, outcome: .dropped, content: nil, detail: Self.expiredDetail, at: now))
             restartState(.released(id: id), into: &events)
         }
         return (resend + stored, events)
@@ -136,20 +142,30 @@ struct HeldPushes: Sendable {
         return events
     }
 
+    /// Whether a push is stored for `device` (out of reach).
+    func holdsStored(_ device: String) -> Bool {
+        pending.values.contains { $0.device == device }
+    }
+
     /// Whether any push is held for `device`.
     func holds(_ device: String) -> Bool {
         unacknowledged.values.contains { $0.device == device } || pending.values.contains { $0.device == device }
     }
 
+    /// What the record says of a stored push whose `apns-expiration` passed before its device was reachable.
+    static let expiredDetail = "apns-expiration passed while the device was offline"
+
     /// Every push held for `device`, to go to another replica it linked to: those sent and not acknowledged first, in the
     /// order sent, then those stored, with their expiry; none is held here any more. Stored ones whose expiry passed go too,
-    /// for the replica that delivers them to record dropped.
+    /// for the replica that delivers them to record dropped. When stored pushes are the store's (``storedInStore``), they
+    /// are only forgotten here: that replica claims them from the store.
     mutating func takeAll(of device: String) -> (pushes: [(delivery: DeviceLinkMessage.Delivery, expires: Date?)], events: [DeliveryEvent]) {
         let sent = unacknowledged.values.filter { $0.device == device }.sorted { $0.sequence < $1.sequence }
-        let stored = pending.values.filter { $0.device == device }.sorted { $0.delivery.id < $1.delivery.id }
+        var stored = pending.values.filter { $0.device == device }.sorted { $0.delivery.id < $1.delivery.id }
+        pending = pending.filter { $0.value.device != device }
+        if storedInStore { stored = [] }
         guard !sent.isEmpty || !stored.isEmpty else { return ([], []) }
         unacknowledged = unacknowledged.filter { $0.value.device != device }
-        pending = pending.filter { $0.value.device != device }
         var events: [DeliveryEvent] = []
         for held in sent + stored { restartState(.released(id: held.delivery.id), into: &events) }
         return ((sent + stored).map { ($0.delivery, $0.expires) }, events)
