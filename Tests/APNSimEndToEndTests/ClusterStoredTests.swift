@@ -52,6 +52,9 @@ extension ClusterTests {
             let displayed = try await home.control.get("/v1/deliveries?device=\(device)").body?.array?
                 .filter { $0["outcome"]?.string == "displayed" }.compactMap { $0["apnsId"]?.string } ?? []
             #expect(displayed.filter { $0 == answers[1].id }.count == 1 && !displayed.contains(answers[0].id), "\(displayed)")
+            // Each replica's metrics name it: one Prometheus scraping all three keeps them apart.
+            let metrics = try await home.control.get("/metrics").text
+            #expect(metrics.contains(#"apnsim_deliveries_total{replica="home",outcome="displayed"}"#), "\(metrics.prefix(2_000))")
         }
     }
 }
