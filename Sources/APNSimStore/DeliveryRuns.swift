@@ -153,10 +153,15 @@ struct DeliveryRuns {
         case .unregistered:
             let rows = unique(events.compactMap { if case .unregistered(let token, let at) = $0 { PostgresRows.Mark(id: token.hex, at: at.timeIntervalSince1970) } else { nil } },
                               key: \.id, keepLast: true)
-            return [statement("""
-                UPDATE device_registrations d SET unregistered_from = r.at FROM json_to_recordset($1::json) AS r(id text, at double precision)
-                WHERE d.token = r.id
-                """, try PostgresRows.json(rows))]
+            // The other replicas are told, so a token they took in answers 410 as here (docs/cluster.md).
+            return [PostgresQuery(unsafeSQL: """
+                WITH removed AS (
+                    UPDATE device_registrations d SET unregistered_from = r.at FROM json_to_recordset($1::json) AS r(id text, at double precision)
+                    WHERE d.token = r.id
+                    RETURNING d.token)
+                SELECT NULL::double precision FROM (
+                    SELECT pg_notify('\(PostgresStore.notificationChannel)', 'unregister ' || $2 || ' ' || token) FROM removed OFFSET 0) told
+                """, binds: PostgresFilter.bindings(try PostgresRows.json(rows), replica))]
         case .held:
             // Applied one by one, a push held in a slot takes the place of what the slot held (perhaps one held earlier
             // in this run), and one held again under its ID is written anew, last in the order held (SQLite's INSERT OR

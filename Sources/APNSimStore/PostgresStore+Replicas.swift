@@ -104,19 +104,30 @@ extension PostgresStore: ReplicaStore {
     }
 
     public func registration(of token: DeviceToken) async throws -> (registration: DeviceRegistration, replica: String?)? {
-        let rows = try await client.query("""
-            SELECT r.device, r.bundle_id, r.environment, r.unregistered_from, l.replica
+        try await registrations("r.token = \(token.hex)").first
+    }
+
+    public func removedRegistrations() async throws -> [DeviceRegistration] {
+        try await registrations("r.unregistered_from IS NOT NULL").map(\.registration)
+    }
+
+    /// The registrations `condition` selects (on `r`, `device_registrations`), each with the replica its device is
+    /// linked to; one of an environment this apnsim does not know is left out.
+    private func registrations(_ condition: PostgresQuery) async throws -> [(registration: DeviceRegistration, replica: String?)] {
+        let rows = try await client.query(PostgresQuery(unsafeSQL: """
+            SELECT r.token, r.device, r.bundle_id, r.environment, r.unregistered_from, l.replica
             FROM device_registrations r LEFT JOIN device_links l ON l.device = (r.device::json ->> 'id')
-            WHERE r.token = \(token.hex)
-            """, logger: logger)
-        for try await (device, bundleID, environment, unregisteredFrom, replica) in rows.decode((String, String, String, Double?, String?).self) {
-            guard let environment = APNsEnvironment(rawValue: environment) else { return nil }
+            WHERE \(condition.sql)
+            """, binds: condition.binds), logger: logger)
+        var found: [(DeviceRegistration, String?)] = []
+        for try await (token, device, bundleID, environment, unregisteredFrom, replica) in rows.decode((String, String, String, String, Double?, String?).self) {
+            guard let token = DeviceToken(token), let environment = APNsEnvironment(rawValue: environment) else { continue }
             let registration = DeviceRegistration(
                 token: token, device: try RecordJSON.decoder.decode(DeviceDescriptor.self, from: Data(device.utf8)),
                 bundleID: bundleID, environment: environment, unregisteredFrom: unregisteredFrom.map(Date.init(timeIntervalSince1970:)))
-            return (registration, replica)
+            found.append((registration, replica))
         }
-        return nil
+        return found
     }
 
     /// Tells the replicas listening `event` when the transaction `connection` is in commits (at once outside one).

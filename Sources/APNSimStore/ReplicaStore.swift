@@ -29,6 +29,8 @@ public protocol ReplicaStore: Store {
     /// The registration of `token`, as whichever replica its device linked to wrote it, and the replica the device is
     /// linked to now; `nil` when no replica registered it.
     func registration(of token: DeviceToken) async throws -> (registration: DeviceRegistration, replica: String?)?
+    /// Every registration whose app was removed: what a replica listening again reads, as it may have missed word of some.
+    func removedRegistrations() async throws -> [DeviceRegistration]
     /// What other replicas did, as the store tells it (PostgreSQL's `LISTEN`), for one reader.
     var replicaEvents: AsyncStream<ReplicaEvent> { get }
 }
@@ -42,6 +44,9 @@ public enum ReplicaEvent: Sendable, Hashable {
     case unlinked(device: String, replica: String)
     /// Pushes were handed to `replica` (``ReplicaStore/handOffs(for:)``).
     case handedOff(replica: String)
+    /// Replica `replica` recorded the app of `token` (hex) removed from its device (``ReplicaStore/registration(of:)``
+    /// says when its token answers 410).
+    case unregistered(token: String, replica: String)
     /// Replica `replica` wrote to the record: sends, or deliveries (what a reader sees: not restart state alone).
     case recorded(RecordKind, replica: String)
 
@@ -56,6 +61,7 @@ public enum ReplicaEvent: Sendable, Hashable {
         case ("link", 3): self = .linked(device: parts[2], replica: parts[1])
         case ("unlink", 3): self = .unlinked(device: parts[2], replica: parts[1])
         case ("handoff", 2): self = .handedOff(replica: parts[1])
+        case ("unregister", 3): self = .unregistered(token: parts[2], replica: parts[1])
         case ("sends", 2): self = .recorded(.sends, replica: parts[1])
         case ("deliveries", 2): self = .recorded(.deliveries, replica: parts[1])
         default: return nil
@@ -69,6 +75,7 @@ public enum ReplicaEvent: Sendable, Hashable {
         case .linked(let device, let replica): "link \(replica) \(device)"
         case .unlinked(let device, let replica): "unlink \(replica) \(device)"
         case .handedOff(let replica): "handoff \(replica)"
+        case .unregistered(let token, let replica): "unregister \(replica) \(token)"
         case .recorded(let kind, let replica): "\(kind.rawValue) \(replica)"
         }
     }

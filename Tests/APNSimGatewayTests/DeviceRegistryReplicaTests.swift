@@ -77,6 +77,28 @@ struct DeviceRegistryReplicaTests {
         #expect(Words.words(registry.take(handOff, now: Words.now)) == ["held:p1", "done:3", "send:p1"], "within its expiry: sent")
     }
 
+    @Test("An app another replica removed: its token, taken in here, is removed from the same moment, with nothing written again; a push handed here for it afterwards is recorded dropped, not sent")
+    func removedElsewhere() {
+        var registry = Self.replica()
+        _ = registry.attach(Words.session(), now: Words.now)
+        var registration = DeviceRegistration(token: Words.token, device: DeviceDescriptor(id: "d1", name: "Phone"), bundleID: "com.example.app",
+                                              environment: .development)
+        #expect(registry.removedElsewhere(registration).persist.isEmpty, "not removed: nothing changes")
+        registration.unregisteredFrom = Words.now
+        let removed = registry.removedElsewhere(registration)
+        #expect(!removed.persist.contains { if case .unregistered = $0 { true } else { false } }, "the store has it")
+        guard case .removed(let former) = registry.destination(of: Words.token) else {
+            Issue.record("the token is not removed here")
+            return
+        }
+        #expect(former.device == "d1" && former.removedAt == Words.now)
+        let delivery = Delivery(id: "p1", apnsID: "A1", token: Words.token, bundleID: "com.example.app", pushType: .alert, priority: 10,
+                                collapseID: nil, payload: "{}")
+        var handOff = HandOff(replica: "a", device: "d1", delivery: delivery, expiration: .storeByDefault, uniqueID: nil, acceptedAt: Words.now)
+        handOff.row = 7
+        #expect(Words.words(registry.take(handOff, now: Words.now)) == ["dropped:p1", "done:7"])
+    }
+
     @Test("A push handed here is delivered as this replica's own; one for a device that moved on is handed on, at most three times")
     func takenOrHandedOn() {
         var registry = Self.replica()

@@ -70,6 +70,26 @@ struct PostgresReplicaTests {
         }
     }
 
+    @Test("An app one replica removed is heard by the others, its token named, and read with when it answers 410; every removed one is read again when listening again")
+    func removalHeard() async throws {
+        try await TestPostgres.withStore { _, database in
+            let stores = try await Self.replicas(["home", "other"], on: database)
+            defer { for store in stores { store.close() } }
+            let (home, other) = (stores[0], stores[1])
+            var heard = other.replicaEvents.makeAsyncIterator()
+            #expect(await heard.next() == .listening)
+            let registration = DeviceRegistration(token: Self.token, device: DeviceDescriptor(id: "d1", name: "Phone"), bundleID: "com.example.app",
+                                                  environment: .development)
+            _ = try await home.apply([.registered(registration)])
+            #expect(try await other.removedRegistrations().isEmpty)
+            let at = Date(timeIntervalSince1970: 1_800_000_000)
+            _ = try await home.apply([.unregistered(token: Self.token, at: at)])
+            #expect(await heard.next() == .unregistered(token: Self.token.hex, replica: "home"))
+            #expect(try await other.registration(of: Self.token)?.registration.unregisteredFrom == at)
+            #expect(try await other.removedRegistrations().map(\.token) == [Self.token])
+        }
+    }
+
     @Test("Each replica's control address is read by the others, the latest it announced")
     func addresses() async throws {
         try await TestPostgres.withStore { _, database in

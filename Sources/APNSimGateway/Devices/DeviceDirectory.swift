@@ -70,6 +70,15 @@ final class DeviceDirectory: Sendable {
         perform { $0.linked(device, at: replica, now: now) }
     }
 
+    /// Another replica recorded these apps removed (``DeviceRegistry/removedElsewhere(_:)``).
+    func removedElsewhere(_ registrations: [DeviceRegistration]) {
+        perform { registry in
+            var actions = DeviceRegistry.Actions()
+            for registration in registrations { actions.append(registry.removedElsewhere(registration)) }
+            return actions
+        }
+    }
+
     func unlinked(_ device: String, at replica: String) {
         perform { $0.unlinked(device, at: replica) }
     }

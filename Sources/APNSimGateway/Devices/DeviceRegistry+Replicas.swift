@@ -27,6 +27,15 @@ extension DeviceRegistry {
         let device = handOff.device
         // Done in the batch that records what it became, and not before: a replica killed first leaves it to another.
         let done: [DeliveryEvent] = handOff.row.map { [.handOffDone(row: $0)] } ?? []
+        if case .removed(let former) = destination(of: handOff.delivery.token) {
+            // The app was removed here after the replica that accepted it last heard (docs/cluster.md, "An app removed").
+            let detail = Self.uninstalledDetail(former)
+            let dropped: DeliveryEvent = handOff.recorded
+                ? .receipt(id: handOff.delivery.id, outcome: .dropped, content: nil, detail: detail, at: now)
+                : .accepted(Self.uninstalled(handOff.delivery, device: device, uniqueID: handOff.uniqueID, detail: detail,
+                                             acceptedAt: handOff.acceptedAt, now: now))
+            return Actions(persist: [dropped] + done)
+        }
         if link(of: device) == nil, let there = replicaElsewhere(of: device), handOff.hops < HandOff.maximumHops {
             var onward = handOff
             (onward.replica, onward.hops, onward.row) = (there, handOff.hops + 1, nil)
@@ -82,6 +91,16 @@ extension DeviceRegistry {
         for (device, there) in elsewhere.sorted(by: { $0.key < $1.key }) where held.holds(device) {
             actions.append(linked(device, at: there, now: now))
         }
+        return actions
+    }
+
+    /// Another replica recorded the app of `registration` removed from its device: a token this replica took in answers
+    /// 410 from the same moment on, and its app's push-to-start tokens and activities go with it, as on that replica.
+    /// The store has the removal already, so nothing is written.
+    mutating func removedElsewhere(_ registration: DeviceRegistration) -> Actions {
+        guard let at = registration.unregisteredFrom else { return Actions() }
+        var actions = unregister(registration.token, device: registration.device.id, at: at)
+        actions.persist.removeAll { if case .unregistered = $0 { true } else { false } }
         return actions
     }
 

@@ -595,9 +595,24 @@ struct DeviceRegistry: Sendable {
         var record = DeliveryRecord(id: deliveryID, apnsID: apnsID, device: former.device, bundleID: plan.bundleID,
                                     token: plan.token.hex, pushType: plan.pushType.rawValue, acceptedAt: now)
         record.outcome = .dropped
-        record.detail = "\(former.bundleID) was removed from device \(former.device) at \(former.removedAt.formatted(ControlJSON.dateStyle)); "
-            + "APNs accepted the push within its uninstall delay, and no device shows it"
+        record.detail = uninstalledDetail(former)
         (record.deliveredAt, record.displayedAt) = (now, now)
         return record
+    }
+
+    /// A push handed here for an app removed meanwhile, as ``uninstalled(_:apnsID:deliveryID:former:now:)`` records one.
+    static func uninstalled(_ delivery: DeviceLinkMessage.Delivery, device: String, uniqueID: String?, detail: String,
+                            acceptedAt: Date, now: Date) -> DeliveryRecord {
+        var record = DeliveryRecord(id: delivery.id, apnsID: delivery.apnsID, device: device, bundleID: delivery.bundleID,
+                                    token: delivery.token.hex, pushType: delivery.pushType.rawValue, acceptedAt: acceptedAt)
+        record.uniqueID = uniqueID
+        (record.outcome, record.detail, record.deliveredAt, record.displayedAt) = (.dropped, detail, now, now)
+        return record
+    }
+
+    /// What the record says of a push accepted for an app removed from its device.
+    static func uninstalledDetail(_ former: FormerHolder) -> String {
+        "\(former.bundleID) was removed from device \(former.device) at \(former.removedAt.formatted(ControlJSON.dateStyle)); "
+            + "APNs accepted the push within its uninstall delay, and no device shows it"
     }
 }

@@ -62,6 +62,7 @@ final class ReplicaLinks: Sendable {
                 // Listening again: what changed while nobody listened is read whole.
                 do {
                     directory.links(try await store.links(), now: clock.now())
+                    directory.removedElsewhere(try await store.removedRegistrations())
                 } catch {
                     logger.error("cannot read the replicas' links", metadata: ["error": "\(error)"])
                 }
@@ -72,9 +73,11 @@ final class ReplicaLinks: Sendable {
                 directory.unlinked(device, at: replica)
             case .handedOff(let replica) where replica == name:
                 await takeHandOffs()
+            case .unregistered(let token, let replica) where replica != name:
+                await removed(token)
             case .recorded(let kind, let replica) where replica != name:
                 recorded(kind)
-            case .linked, .unlinked, .handedOff, .recorded:
+            case .linked, .unlinked, .handedOff, .recorded, .unregistered:
                 break  // this replica's own
             }
         }
@@ -96,6 +99,17 @@ final class ReplicaLinks: Sendable {
         } catch {
             // Taken again when the store is listening again, or with the next hand-off.
             logger.error("cannot take the pushes handed to this replica", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Another replica removed the app of `token` (hex): read from the store, with when it answers 410.
+    private func removed(_ token: String) async {
+        guard let token = DeviceToken(token) else { return }
+        do {
+            if let (registration, _) = try await store.registration(of: token) { directory.removedElsewhere([registration]) }
+        } catch {
+            // Read again with every removal when the store is listening again.
+            logger.error("cannot read a removed app's registration", metadata: ["token": "\(token.short)", "error": "\(error)"])
         }
     }
 
