@@ -4,7 +4,8 @@
 #
 #   ca.pem / ca-key.pem                      the apnsim development CA (trust this in your provider)
 #   gateway.pem / gateway-key.pem            the gateway's TLS certificate: localhost, 127.0.0.1, ::1, gateway
-#                                            (its name in docker-compose.yml), apnsim-gateway (deploy/kubernetes)
+#                                            (its name in docker-compose.yml), apnsim-gateway (deploy/kubernetes),
+#                                            the replicas' names (deploy/cluster, compose profile cluster)
 #                                            and Apple's host names, so clients keep their usual host
 #   AuthKey_SIMKEY0001.p8                    provider signing key (team SIMTEAM001, key SIMKEY0001)
 #   AuthKey_SIMKEY0001.pub.pem               its public half, which the world file names
@@ -25,6 +26,10 @@ bundle=com.example.app
 # --gateway-only NAME...
 gateway_names="DNS:localhost, IP:127.0.0.1, IP:::1, DNS:gateway, DNS:apnsim-gateway, DNS:apnsim-gateway.apnsim.svc"
 gateway_names+=", DNS:apnsim-gateway.apnsim.svc.cluster.local, DNS:api.sandbox.push.apple.com, DNS:api.development.push.apple.com"
+# Replicas (docs/cluster.md): the headless Service devices resolve to every replica by (deploy/cluster), and the compose
+# profile cluster's three replicas and the HAProxy in front of them.
+gateway_names+=", DNS:apnsim-gateway-replicas, DNS:apnsim-gateway-replicas.apnsim.svc, DNS:apnsim-gateway-replicas.apnsim.svc.cluster.local"
+gateway_names+=", DNS:gateway-1, DNS:gateway-2, DNS:gateway-3, DNS:gateways"
 gateway_names+=", DNS:api.push.apple.com, DNS:api-manage-broadcast.sandbox.push.apple.com, DNS:api-manage-broadcast.push.apple.com"
 gateway_names+=", DNS:api-broadcast.sandbox.push.apple.com, DNS:api-broadcast.push.apple.com"
 if [[ "${1:-}" == "--gateway-only" ]]; then

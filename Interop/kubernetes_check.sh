@@ -3,8 +3,9 @@
 #
 #   1. the kustomize base renders with kubectl, and every manifest, and the rendered whole, validates strictly
 #      against the Kubernetes schemas kubernetes-validate ships (an unknown or misspelt field fails); so does the
-#      base as the load-test overlay (deploy/load-test) sizes it; the gateway's certificate names the Service the
-#      manifests give it.
+#      base as the load-test overlay (deploy/load-test) sizes it, and the cluster overlay (deploy/cluster: the gateway
+#      a Deployment of 3 on PostgreSQL, its address a Secret, a headless Service for devices); the gateway's
+#      certificate names the Services the manifests give it.
 #   2. the rendered gateway, devices and media workloads run under podman as their pod specs say
 #      (Interop/kubernetes_pods.py: image, args, env, the Secret as a file, volumes, user, read-only root, no
 #      capabilities), reaching each other by the Services' names: the gateway's readiness probe answers, the
@@ -25,6 +26,7 @@ cleanup() {
   podman network rm -f "$network" >/dev/null 2>&1 || true
   rm -rf "$work"
   [[ -z "${made_token:-}" ]] || rm -f deploy/kubernetes/control-token
+  [[ -z "${made_store_url:-}" ]] || rm -f deploy/cluster/store-url
 }
 trap cleanup EXIT
 
@@ -48,10 +50,42 @@ for version in 1.29.0 1.37.0; do
   "$validate" --strict --quiet -k "$version" "$work/load-test.yaml"
 done
 echo "valid against Kubernetes 1.29.0 and 1.37.0: the load-test overlay (4 device pods of 25,000)"
-for name in apnsim-gateway apnsim-gateway.apnsim.svc apnsim-gateway.apnsim.svc.cluster.local; do
+# The cluster overlay: three gateway replicas of a Deployment on a PostgreSQL whose address is a Secret made from
+# deploy/cluster/store-url, which the repository does not hold either.
+if [[ ! -f deploy/cluster/store-url ]]; then
+  if refusal=$(kubectl kustomize deploy/cluster 2>&1); then echo "deploy/cluster rendered without a store-url file"; exit 1; fi
+  grep -q "store-url" <<<"$refusal" || { echo "kustomize refused without naming store-url: $refusal"; exit 1; }
+  echo "without deploy/cluster/store-url: refused"
+  made_store_url=1
+  printf 'postgres://apnsim:ci-%s@postgres.example:5432/apnsim' "$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')" > deploy/cluster/store-url
+fi
+kubectl kustomize deploy/cluster >"$work/cluster.yaml"
+[[ -z "${made_store_url:-}" ]] || rm -f deploy/cluster/store-url
+for version in 1.29.0 1.37.0; do
+  "$validate" --strict --quiet -k "$version" "$work/cluster.yaml" deploy/cluster/gateway-replicas.yaml
+done
+"$python" - "$work/cluster.yaml" <<'PY'
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+gateway = next(d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == "apnsim-gateway")
+assert gateway["spec"]["replicas"] == 3, gateway["spec"]["replicas"]
+assert not any(d["kind"] == "StatefulSet" and d["metadata"]["name"] == "apnsim-gateway" for d in docs), "the single gateway is still there"
+env = {e["name"]: e for e in gateway["spec"]["template"]["spec"]["containers"][0]["env"]}
+secret = env["APNSIM_STORE"]["valueFrom"]["secretKeyRef"]["name"]
+assert any(d["kind"] == "Secret" and d["metadata"]["name"] == secret for d in docs), secret
+headless = next(d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == "apnsim-gateway-replicas")
+assert headless["spec"]["clusterIP"] == "None"
+devices = next(d for d in docs if d["kind"] == "StatefulSet" and d["metadata"]["name"] == "apnsim-devices")
+denv = {e["name"]: e.get("value") for e in devices["spec"]["template"]["spec"]["containers"][0]["env"]}
+assert denv.get("APNSIM_GATEWAYS") == "apnsim-gateway-replicas:5223" and "APNSIM_GATEWAY_HOST" not in denv, denv
+print(f"deploy/cluster: valid against Kubernetes 1.29.0 and 1.37.0; the gateway a Deployment of 3, its store the Secret {secret},"
+      " devices given every replica by the headless Service apnsim-gateway-replicas")
+PY
+for name in apnsim-gateway apnsim-gateway.apnsim.svc apnsim-gateway.apnsim.svc.cluster.local apnsim-gateway-replicas \
+            apnsim-gateway-replicas.apnsim.svc apnsim-gateway-replicas.apnsim.svc.cluster.local; do
   openssl verify -CAfile Certs/ca.pem -verify_hostname "$name" Certs/gateway.pem >/dev/null
 done
-echo "Certs/gateway.pem names apnsim-gateway and its namespaced names"
+echo "Certs/gateway.pem names apnsim-gateway, apnsim-gateway-replicas and their namespaced names"
 
 source Interop/containers/podman.sh
 ensure_podman >/dev/null
