@@ -15,6 +15,12 @@ Usage:
       writes the apns-ids answered 200 to IDS_FILE
   compose_check.py displayed CONTROL_URL TOKEN IDS_FILE
       waits until every apns-id in IDS_FILE has a delivery, and fails unless each was displayed
+  compose_check.py load CONTROL_URL TOKEN CA P8 PROVIDER_PORT COUNT KILL_AT KILL_COMMAND IDS_FILE
+      COUNT alerts to the online devices in turn, 50 at a time; KILL_COMMAND (a shell line) runs as the KILL_AT-th
+      is answered 200; writes the apns-ids answered 200 to IDS_FILE (one not answered is the provider's to retry)
+  compose_check.py kept CONTROL_URL TOKEN IDS_FILE
+      waits until every apns-id in IDS_FILE has a delivery outcome: displayed, or replaced by a newer push for its
+      app while its device was between replicas (APNs keeps one); fails on any other, or none
 Exits non-zero, saying why, when anything is not as expected.
 """
 import asyncio
@@ -155,6 +161,51 @@ def displayed(base, token, ids_file):
     print(f"all {len(ids)} pushes answered 200 before the SIGKILL were displayed after the restart")
 
 
+async def load(base, token, ca, p8, port, count, kill_at, kill_command, ids_file):
+    devices = [d for group in devices_by_container(base, token).values() for d in group]
+    apns = client(ca, p8, port)
+    accepted, unanswered, killed = [], 0, False
+
+    async def one(number):
+        nonlocal unanswered, killed
+        device_id, device_token = devices[number % len(devices)]
+        apns_id = str(uuid.uuid4())
+        try:
+            result = await apns.send_notification(NotificationRequest(
+                device_token=device_token, message={"aps": {"alert": f"load {number} to {device_id}"}},
+                notification_id=apns_id, push_type=PushType.ALERT))
+        except Exception:  # the connection went with the replica: never answered
+            unanswered += 1
+            return
+        if result.status != "200":
+            unanswered += 1
+            return
+        accepted.append(apns_id)
+        if len(accepted) == int(kill_at) and not killed:
+            killed = True
+            await (await asyncio.create_subprocess_shell(kill_command)).wait()
+
+    for start in range(0, int(count), 50):
+        await asyncio.gather(*(one(n) for n in range(start, min(start + 50, int(count)))))
+    with open(ids_file, "w") as out:
+        json.dump(accepted, out)
+    if not killed:
+        sys.exit(f"only {len(accepted)} pushes were answered 200: the kill at the {kill_at}th never ran")
+    print(f"{count} pushes to {len(devices)} devices: {len(accepted)} answered 200, {unanswered} not answered "
+          f"(their connection went with the killed replica); the kill ran at the {kill_at}th 200")
+
+
+def kept(base, token, ids_file):
+    ids = json.load(open(ids_file))
+    records = wait_for(base, token, ids)
+    replaced = [r for r in records.values() if r["outcome"] == "dropped" and (r.get("detail") or "").startswith("replaced by a newer push")]
+    other = [r for r in records.values() if r["outcome"] != "displayed" and r not in replaced]
+    if other:
+        sys.exit(f"{len(other)} pushes answered 200 neither displayed nor replaced: {[(r['apnsId'], r['outcome'], r.get('detail')) for r in other[:3]]}")
+    print(f"0 of {len(ids)} pushes answered 200 lost: {len(ids) - len(replaced)} displayed, {len(replaced)} replaced by a newer "
+          f"one for their app while their device moved to another replica")
+
+
 command, arguments = sys.argv[1], sys.argv[2:]
 if command == "rich":
     asyncio.run(rich(*arguments))
@@ -168,5 +219,9 @@ elif command == "hold-stopped":
     asyncio.run(hold_stopped(*arguments))
 elif command == "displayed":
     displayed(*arguments)
+elif command == "load":
+    asyncio.run(load(*arguments))
+elif command == "kept":
+    kept(*arguments)
 else:
     sys.exit(__doc__)

@@ -20,6 +20,9 @@ extension ClusterTests {
             let data = temporaryDirectory()
             var (devices, tokens) = try await ChaosTests.devices(1, gateway: home, data: data)
             let device = try #require(try await home.control.get("/v1/devices").body?.array?.first?["id"]?.string)
+            // Any replica lists every device, one that never heard of it too, as its own replica lists it.
+            let listed = try await second.control.get("/v1/devices").body?.array?.first { $0["id"]?.string == device }
+            #expect(listed?["replica"]?.string == "home" && listed?["online"]?.bool == true, "\(String(describing: listed))")
             await devices.stop()
             try await home.control.waitUntil("the device to be offline everywhere") {
                 try await postgres.query("SELECT count(*) FROM device_links") == ["0"]

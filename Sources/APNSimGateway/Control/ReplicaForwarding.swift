@@ -42,14 +42,14 @@ struct ReplicaForwarding: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// `GET /v1/devices` for the cluster: this replica's `local` listing, each device linked to another replica as that
-    /// one lists it (asked with `asked`'s authorization), by ID. A replica that does not answer leaves its devices as
-    /// this one knows them.
+    /// `GET /v1/devices` for the cluster: this replica's `local` listing, and each device linked to another replica as
+    /// that one lists it (each other replica asked with `asked`'s authorization), by ID. A replica that does not answer
+    /// leaves its devices as this one knows them.
     func devices(_ local: [ControlAPI.DeviceView], asked: Request) async throws -> Response {
         var byID: [String: Any] = [:]
         for view in Self.objects(try ControlJSON.encoded(local)) { if let id = view["id"] as? String { byID[id] = view } }
-        let elsewhere = Set(local.compactMap { $0.replica == links.name ? nil : $0.replica })
-        for (name, address) in await addresses.all() where elsewhere.contains(name) {
+        // Every other replica is asked: a device that never linked here is not in this replica's listing at all.
+        for (name, address) in await addresses.all() where name != links.name {
             guard let answer = try? await send(asked, body: ByteBuffer(), to: address), answer.status == 200 else { continue }
             for view in Self.objects(Data(answer.body.readableBytesView)) where view["replica"] as? String == name {
                 if let id = view["id"] as? String { byID[id] = view }
