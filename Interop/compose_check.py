@@ -25,6 +25,7 @@ Exits non-zero, saying why, when anything is not as expected.
 """
 import asyncio
 import json
+import logging
 import ssl
 import sys
 import time
@@ -162,6 +163,8 @@ def displayed(base, token, ids_file):
 
 
 async def load(base, token, ca, p8, port, count, kill_at, kill_command, ids_file):
+    # 50 requests at a time share aioapns's pool of connections, which waits for a free one and says so each time.
+    logging.getLogger("aioapns").setLevel(logging.ERROR)
     devices = [d for group in devices_by_container(base, token).values() for d in group]
     apns = client(ca, p8, port)
     accepted, unanswered, killed = [], 0, False
