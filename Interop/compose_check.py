@@ -20,7 +20,8 @@ Usage:
       is answered 200; writes the apns-ids answered 200 to IDS_FILE (one not answered is the provider's to retry)
   compose_check.py kept CONTROL_URL TOKEN IDS_FILE
       waits until every apns-id in IDS_FILE has a delivery outcome: displayed, or replaced by a newer push for its
-      app while its device was between replicas (APNs keeps one); fails on any other, or none
+      app while its device was between replicas (APNs keeps one); fails on any other, on none, and on a delivery
+      its device says it showed twice
 Exits non-zero, saying why, when anything is not as expected.
 """
 import asyncio
@@ -205,8 +206,12 @@ def kept(base, token, ids_file):
     other = [r for r in records.values() if r["outcome"] != "displayed" and r not in replaced]
     if other:
         sys.exit(f"{len(other)} pushes answered 200 neither displayed nor replaced: {[(r['apnsId'], r['outcome'], r.get('detail')) for r in other[:3]]}")
-    print(f"0 of {len(ids)} pushes answered 200 lost: {len(ids) - len(replaced)} displayed, {len(replaced)} replaced by a newer "
-          f"one for their app while their device moved to another replica")
+    # A device that shows a delivery it showed before says so in that delivery's receipt (docs/cluster.md).
+    twice = [r["apnsId"] for r in records.values() if (r.get("detail") or "").startswith("shown again")]
+    if twice:
+        sys.exit(f"{len(twice)} deliveries were shown twice: {twice[:5]}")
+    print(f"0 of {len(ids)} pushes answered 200 lost, 0 shown twice: {len(ids) - len(replaced)} displayed once, {len(replaced)} "
+          f"replaced by a newer one for their app while their device moved to another replica")
 
 
 command, arguments = sys.argv[1], sys.argv[2:]

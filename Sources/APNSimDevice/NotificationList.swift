@@ -226,31 +226,42 @@ public struct NotificationList: Sendable {
                 + (interruption.quietly.map { " (\($0))" } ?? "")
         }
         var receipts: [DeviceLinkMessage.Receipt] = []
+        var again = false
         let identifier = delivery.collapseID ?? delivery.apnsID
         let key = Prehashed(ShownIdentifier(bundleID: delivery.bundleID, identifier: identifier))
         if !shownIdentifiers.insert(key).inserted,
            let index = shown.lastIndex(where: { $0.bundleID == delivery.bundleID && $0.identifier == identifier }) {
             let old = shown.remove(at: index)
             shownPerApp[old.bundleID, default: 1] -= 1
-            receipts.append(.init(id: old.deliveryID, outcome: .replaced, content: old.content,
-                                  detail: "replaced by a newer notification with apns-collapse-id \(identifier)",
-                                  presentation: old.presentation))
+            if old.deliveryID == delivery.id {
+                // The same delivery shown a second time: the gateway sent it again after the memo of receipts let it go.
+                again = true
+            } else {
+                receipts.append(.init(id: old.deliveryID, outcome: .replaced, content: old.content,
+                                      detail: "replaced by a newer notification with apns-collapse-id \(identifier)",
+                                      presentation: old.presentation))
+            }
         }
         shown.append(Displayed(deliveryID: delivery.id, apnsID: delivery.apnsID, identifier: identifier, bundleID: delivery.bundleID, content: content,
                                presentation: presentation, arrived: now, summaryDue: summaryDue))
         shownPerApp[delivery.bundleID, default: 0] += 1
         forgetOldest(of: delivery.bundleID)
-        let detail = switch (presented.map { "the app is in the foreground and " + $0.diagnostic }, waits ?? interruption.quietly) {
+        var detail = switch (presented.map { "the app is in the foreground and " + $0.diagnostic }, waits ?? interruption.quietly) {
         case (let foreground?, let held?): foreground + "; " + held
         case (let one?, nil), (nil, let one?): one
         case (nil, nil): String?.none
         }
+        if again { detail = [Self.shownAgain, detail].compactMap { $0 }.joined(separator: "; ") }
         receipts.insert(.init(id: delivery.id, outcome: .displayed, content: content, detail: detail, presentation: presentation), at: 0)
         return receipts
     }
 }
 
 extension NotificationList {
+    /// What a displayed receipt's detail starts with when the device showed the same delivery before (docs/cluster.md:
+    /// a replica gone before a device's receipt reached it, and the memo of receipts past it). It should never be seen.
+    public static let shownAgain = "shown again: this device showed this delivery before"
+
     /// Takes the notification at `index` of ``shown`` off the list (the user tapped, answered or dismissed it).
     mutating func remove(at index: Int) -> Displayed {
         let old = shown.remove(at: index)

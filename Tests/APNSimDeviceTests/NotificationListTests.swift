@@ -25,6 +25,19 @@ struct NotificationListTests {
         #expect(center.thread("t1", of: "com.example.app").count == 1)
     }
 
+    @Test("A delivery sent again is answered as before while the memo of receipts has it; past the memo, one still on the list is shown once more and its receipt says so, counted per delivery, with no replaced receipt for itself")
+    func shownAgain() {
+        var center = NotificationList()
+        let first = NotificationListTests.push(#"{"aps":{"alert":"once"}}"#, id: "d1")
+        #expect(center.receive(first).first?.detail == nil)
+        #expect(center.receive(first).map(\.outcome) == [.displayed], "the memo answers")
+        for n in 0..<400 { _ = center.receive(NotificationListTests.push(#"{"aps":{"alert":"other"}}"#, id: "o\(n)", bundleID: "com.example.other")) }
+        let again = center.receive(first)
+        #expect(again.map(\.id) == ["d1"] && again.first?.outcome == .displayed)
+        #expect(again.first?.detail?.hasPrefix(NotificationList.shownAgain) == true, "\(String(describing: again.first?.detail))")
+        #expect(center.displayed.filter { $0.deliveryID == "d1" }.count == 1, "one notification on the list")
+    }
+
     @Test("Each receipt says where its notification shows: app and thread, banner and list; a badge-only push shows nowhere")
     func presentation() {
         var center = NotificationList()

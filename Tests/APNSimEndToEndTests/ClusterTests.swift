@@ -159,6 +159,10 @@ struct ClusterTests {
                 if record?["detail"]?.string?.hasPrefix("replaced by a newer push") != true { notShown.append("\(String(describing: record))") }
             }
             #expect(notShown.isEmpty, "\(notShown.count) neither displayed nor replaced: \(notShown.prefix(3))")
+            // Counted per delivery: a device showing one it showed before says so in its receipt.
+            let shownTwice = try await replicas[1].control.get("/v1/deliveries?limit=2000").body?.array?
+                .filter { $0["detail"]?.string?.hasPrefix("shown again") == true }.count
+            #expect(shownTwice == 0, "deliveries shown twice: \(String(describing: shownTwice))")
             #expect(try await !postgres.query("SELECT replica FROM device_links").contains("r1"), "no device is linked to r1 any more")
         }
     }
