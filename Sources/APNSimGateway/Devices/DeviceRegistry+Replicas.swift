@@ -29,11 +29,13 @@ extension DeviceRegistry {
         let done: [DeliveryEvent] = handOff.row.map { [.handOffDone(row: $0)] } ?? []
         if case .removed(let former) = destination(of: handOff.delivery.token) {
             // The app was removed here after the replica that accepted it last heard (docs/cluster.md, "An app removed").
-            let detail = Self.uninstalledDetail(former)
+            let delivery = handOff.delivery
+            var record = Self.uninstalled(id: delivery.id, apnsID: delivery.apnsID, bundleID: delivery.bundleID, token: delivery.token,
+                                          pushType: delivery.pushType, former: former, acceptedAt: handOff.acceptedAt, now: now)
+            record.uniqueID = handOff.uniqueID
             let dropped: DeliveryEvent = handOff.recorded
-                ? .receipt(id: handOff.delivery.id, outcome: .dropped, content: nil, detail: detail, at: now)
-                : .accepted(Self.uninstalled(handOff.delivery, device: device, uniqueID: handOff.uniqueID, detail: detail,
-                                             acceptedAt: handOff.acceptedAt, now: now))
+                ? .receipt(id: delivery.id, outcome: .dropped, content: nil, detail: record.detail, at: now)
+                : .accepted(record)
             return Actions(persist: [dropped] + done)
         }
         if link(of: device) == nil, let there = replicaElsewhere(of: device), handOff.hops < HandOff.maximumHops {
@@ -99,9 +101,7 @@ extension DeviceRegistry {
     /// The store has the removal already, so nothing is written.
     mutating func removedElsewhere(_ registration: DeviceRegistration) -> Actions {
         guard let at = registration.unregisteredFrom else { return Actions() }
-        var actions = unregister(registration.token, device: registration.device.id, at: at)
-        actions.persist.removeAll { if case .unregistered = $0 { true } else { false } }
-        return actions
+        return unregister(registration.token, device: registration.device.id, at: at, record: false)
     }
 
     /// A token this replica did not know, as the replica its device registered through wrote it: this one knows it from

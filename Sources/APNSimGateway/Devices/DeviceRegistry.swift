@@ -328,7 +328,8 @@ struct DeviceRegistry: Sendable {
     }
 
     /// The app of `token` was removed from `device`: the device no longer holds it, and it answers 410 from `date` on.
-    mutating func unregister(_ token: DeviceToken, device: String, at date: Date) -> Actions {
+    /// `record`: whether the removal is written (`false`: another replica wrote it, ``removedElsewhere(_:)``).
+    mutating func unregister(_ token: DeviceToken, device: String, at date: Date, record: Bool = true) -> Actions {
         guard let removed = tokens[token], removed.kind == .device, removed.holder?.device == device else { return Actions() }
         // The app's push-to-start tokens and its activities go with it, and their tokens answer 410 as its own does.
         for record in records(heldBy: device, bundleID: removed.bundleID) {
@@ -338,7 +339,7 @@ struct DeviceRegistry: Sendable {
             $0.activities = $0.activities.filter { $0.value.bundleID != removed.bundleID }
             $0.activityOrder[removed.bundleID] = nil
         }
-        return Actions(persist: [.unregistered(token: token, at: date)], devicesChanged: true)
+        return Actions(persist: record ? [.unregistered(token: token, at: date)] : [], devicesChanged: true)
     }
 
     /// An app on `device` starts a Live Activity (the control API's `Activity.request`): its push token is the app's, in
@@ -482,7 +483,8 @@ struct DeviceRegistry: Sendable {
         case .none:
             return Actions()
         case .removed(let former):
-            var record = Self.uninstalled(plan, apnsID: apnsID, deliveryID: newID(), former: former, now: now)
+            var record = Self.uninstalled(id: newID(), apnsID: apnsID, bundleID: plan.bundleID, token: plan.token, pushType: plan.pushType,
+                                          former: former, acceptedAt: now, now: now)
             record.uniqueID = uniqueID
             return Actions(persist: [.accepted(record)])
         case .device(let device):
@@ -589,24 +591,13 @@ struct DeviceRegistry: Sendable {
     }
 
     /// Apple: after an app is removed, APNs keeps accepting pushes to its token for a while before it answers 410;
-    /// none reaches the device. One record, complete (as a receipt would leave it), rather than an insert and an update.
-    private static func uninstalled(_ plan: PushPlan, apnsID: String, deliveryID: String, former: FormerHolder,
-                                    now: Date) -> DeliveryRecord {
-        var record = DeliveryRecord(id: deliveryID, apnsID: apnsID, device: former.device, bundleID: plan.bundleID,
-                                    token: plan.token.hex, pushType: plan.pushType.rawValue, acceptedAt: now)
-        record.outcome = .dropped
-        record.detail = uninstalledDetail(former)
-        (record.deliveredAt, record.displayedAt) = (now, now)
-        return record
-    }
-
-    /// A push handed here for an app removed meanwhile, as ``uninstalled(_:apnsID:deliveryID:former:now:)`` records one.
-    static func uninstalled(_ delivery: DeviceLinkMessage.Delivery, device: String, uniqueID: String?, detail: String,
-                            acceptedAt: Date, now: Date) -> DeliveryRecord {
-        var record = DeliveryRecord(id: delivery.id, apnsID: delivery.apnsID, device: device, bundleID: delivery.bundleID,
-                                    token: delivery.token.hex, pushType: delivery.pushType.rawValue, acceptedAt: acceptedAt)
-        record.uniqueID = uniqueID
-        (record.outcome, record.detail, record.deliveredAt, record.displayedAt) = (.dropped, detail, now, now)
+    /// none reaches the device. One record, complete (as a receipt would leave it), rather than an insert and an update;
+    /// also for a push another replica accepted and handed here after the removal (``take(_:now:)``).
+    static func uninstalled(id: String, apnsID: String, bundleID: String, token: DeviceToken, pushType: PushType,
+                            former: FormerHolder, acceptedAt: Date, now: Date) -> DeliveryRecord {
+        var record = DeliveryRecord(id: id, apnsID: apnsID, device: former.device, bundleID: bundleID, token: token.hex,
+                                    pushType: pushType.rawValue, acceptedAt: acceptedAt)
+        (record.outcome, record.detail, record.deliveredAt, record.displayedAt) = (.dropped, uninstalledDetail(former), now, now)
         return record
     }
 
