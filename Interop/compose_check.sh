@@ -27,10 +27,8 @@ ensure_podman >/dev/null
 podman image exists apnsim:latest || bash Interop/image.sh
 work=$(mktemp -d /tmp/apnsim-compose.XXXXXX)
 project=apnsimcheck
-token="ci-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+token=$(random_secret)
 control=http://127.0.0.1:8197
-began=$(date +%s)
-say() { printf '[%3ss] %s\n' "$(( $(date +%s) - began ))" "$*"; }
 
 source Interop/containers/compose.sh
 export COMPOSE_PROJECT_NAME=$project APNSIM_CONTROL_TOKEN=$token APNSIM_DEVICE_COUNT=2

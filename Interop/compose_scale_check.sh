@@ -16,10 +16,8 @@ source Interop/containers/podman.sh
 ensure_podman >/dev/null
 podman image exists apnsim:latest || bash Interop/image.sh
 work=$(mktemp -d /tmp/apnsim-compose-scale.XXXXXX)
-token="ci-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+token=$(random_secret)
 control=http://127.0.0.1:8197
-began=$(date +%s)
-say() { printf '[%3ss] %s\n' "$(( $(date +%s) - began ))" "$*"; }
 
 source Interop/containers/compose.sh
 source Benchmarks/lib.sh   # provider_jwt

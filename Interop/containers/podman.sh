@@ -69,3 +69,10 @@ why_unreachable() {
   ss -ltnpH "sport = :$port" 2>&1 || true
   { iptables -t nat -S 2>/dev/null; nft list ruleset 2>/dev/null; } | grep -E "dport $port\b|dport $port " || echo "(no nat rule names port $port)"
 }
+
+# random_secret   a fresh control token (or password) for one run of a check: ci- and 16 hex digits.
+random_secret() { printf 'ci-%s' "$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"; }
+
+# say TEXT...     TEXT after the seconds since this file was sourced: a check's steps, timed.
+checks_began=$(date +%s)
+say() { printf '[%3ss] %s\n' "$(( $(date +%s) - checks_began ))" "$*"; }
