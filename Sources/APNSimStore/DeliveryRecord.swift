@@ -158,13 +158,20 @@ public enum DeliveryEvent: Sendable {
     /// The pushes stored for device `device` while it was out of reach, by whichever replica stored them, are handed to
     /// replica `replica` (``HandOff``), which the device is reachable through: each once, as the store's row is moved.
     case storedClaimed(device: String, replica: String)
+    /// A broadcast channel was created or deleted (``ReplicaStore``): the other replicas know it, or forget it, from then on.
+    case channelCreated(BroadcastChannel)
+    case channelDeleted(id: String)
+    /// A broadcast this replica accepted, for every other replica to fan out to the Live Activities of its own devices
+    /// (``SharedBroadcast``).
+    indirect case broadcastShared(SharedBroadcast)
 
     /// Whether the event changes what a reader of the delivery record sees (not restart state, nor what replicas tell
     /// each other).
     public var changesRecord: Bool {
         switch self {
         case .accepted, .acknowledged, .receipt, .forgotten, .stored: true
-        case .registered, .unregistered, .held, .released, .releasedAll, .handedOff, .handOffDone, .linked, .unlinked, .storedClaimed: false
+        case .registered, .unregistered, .held, .released, .releasedAll, .handedOff, .handOffDone, .linked, .unlinked, .storedClaimed,
+             .channelCreated, .channelDeleted, .broadcastShared: false
         }
     }
 
@@ -173,7 +180,8 @@ public enum DeliveryEvent: Sendable {
     public var isRestartState: Bool {
         switch self {
         case .registered, .unregistered, .held, .released, .releasedAll: true
-        case .accepted, .acknowledged, .receipt, .forgotten, .stored, .handedOff, .handOffDone, .linked, .unlinked, .storedClaimed: false
+        case .accepted, .acknowledged, .receipt, .forgotten, .stored, .handedOff, .handOffDone, .linked, .unlinked, .storedClaimed,
+             .channelCreated, .channelDeleted, .broadcastShared: false
         }
     }
 }

@@ -9,7 +9,8 @@ struct DeliveryRuns {
     private(set) var runs: [PostgresQuery] = []
 
     private enum Kind: Equatable {
-        case accepted, acknowledged, receipt, forgotten, stored, registered, unregistered, held, released, releasedAll, handedOff, handOffDone, linked, unlinked, storedClaimed
+        case accepted, acknowledged, receipt, forgotten, stored, registered, unregistered, held, released, releasedAll, handedOff, handOffDone, linked, unlinked, storedClaimed,
+            channelCreated, channelDeleted, broadcastShared
     }
 
     /// `replica`: the replica whose held pushes these are (``PostgresStore/join(as:)``).
@@ -41,6 +42,9 @@ struct DeliveryRuns {
         case .linked: .linked
         case .unlinked: .unlinked
         case .storedClaimed: .storedClaimed
+        case .channelCreated: .channelCreated
+        case .channelDeleted: .channelDeleted
+        case .broadcastShared: .broadcastShared
         }
     }
 
@@ -250,6 +254,8 @@ struct DeliveryRuns {
                 SELECT NULL::double precision FROM (
                     SELECT pg_notify('\(PostgresStore.notificationChannel)', 'unlink ' || replica || ' ' || device) FROM gone OFFSET 0) told
                 """, try PostgresRows.json(rows))]
+        case .channelCreated, .channelDeleted, .broadcastShared:
+            return try broadcastStatements(kind, events, replica: replica)
         case .storedClaimed:
             let rows = events.compactMap { event -> PostgresRows.Link? in
                 guard case .storedClaimed(let device, let replica) = event else { return nil }
@@ -260,6 +266,55 @@ struct DeliveryRuns {
                 WHERE h.device = c.device AND h.slot IS NOT NULL
                 RETURNING h.seq, h.device, h.expires, h.delivery, c.replica AS handed_to
                 """), try PostgresRows.json(rows))]
+        }
+    }
+
+    /// Channels and broadcasts the other replicas are told of when the transaction commits (docs/cluster.md,
+    /// "Broadcasts across replicas"): a channel by its ID, broadcasts once per batch, read from their rows.
+    private static func broadcastStatements(_ kind: Kind, _ events: ArraySlice<DeliveryEvent>, replica: String) throws -> [PostgresQuery] {
+        let told = "SELECT NULL::double precision FROM (SELECT pg_notify('\(PostgresStore.notificationChannel)', "
+        switch kind {
+        case .channelCreated:
+            let rows = events.compactMap { if case .channelCreated(let channel) = $0 { PostgresRows.Channel(channel) } else { nil } }
+            return [PostgresQuery(unsafeSQL: """
+                WITH created AS (
+                    INSERT INTO channels (id, bundle_id, environment, storage_policy, created_at)
+                    SELECT id, bundle_id, environment, storage_policy, created_at FROM json_to_recordset($1::json) AS r(
+                        id text, bundle_id text, environment text, storage_policy integer, created_at double precision)
+                    ON CONFLICT (id) DO NOTHING
+                    RETURNING id)
+                \(told)'channel ' || $2 || ' ' || id) FROM created OFFSET 0) t
+                """, binds: PostgresFilter.bindings(try PostgresRows.json(rows), replica))]
+        case .channelDeleted:
+            let ids = events.compactMap { if case .channelDeleted(let id) = $0 { id } else { nil } }
+            return [PostgresQuery(unsafeSQL: "DELETE FROM broadcasts WHERE channel = ANY($1::text[])", binds: PostgresFilter.bindings(ids)),
+                    PostgresQuery(unsafeSQL: """
+                        WITH deleted AS (DELETE FROM channels WHERE id = ANY($1::text[]) RETURNING id)
+                        \(told)'unchannel ' || $2 || ' ' || id) FROM deleted OFFSET 0) t
+                        """, binds: PostgresFilter.bindings(ids, replica))]
+        case .broadcastShared:
+            let shared = events.compactMap { if case .broadcastShared(let broadcast) = $0 { broadcast } else { nil } }
+            let rows = try shared.map(PostgresRows.Broadcast.init)
+            // Trimmed as new ones come: kept while a replica that missed word of them may read them again (listening
+            // again), and a channel's latest while it is stored. On the clock the broadcasts were accepted by.
+            let now = shared.map(\.acceptedAt.timeIntervalSince1970).max() ?? 0
+            return [PostgresQuery(unsafeSQL: """
+                        WITH shared AS (
+                            INSERT INTO broadcasts (replica, channel, accepted_at, stored_until, broadcast)
+                            SELECT replica, channel, accepted_at, stored_until, broadcast
+                            FROM ROWS FROM (json_to_recordset($1::json) AS (replica text, channel text, accepted_at double precision,
+                                                                             stored_until double precision, broadcast text))
+                                WITH ORDINALITY AS r(replica, channel, accepted_at, stored_until, broadcast, n)
+                            ORDER BY n
+                            RETURNING 1)
+                        \(told)'broadcast ' || $2) WHERE EXISTS (SELECT 1 FROM shared) OFFSET 0) t
+                        """, binds: PostgresFilter.bindings(try PostgresRows.json(rows), replica)),
+                    PostgresQuery(unsafeSQL: """
+                        DELETE FROM broadcasts b WHERE b.accepted_at < $1 AND (b.stored_until IS NULL OR b.stored_until < $2
+                            OR EXISTS (SELECT 1 FROM broadcasts n WHERE n.channel = b.channel AND n.seq > b.seq))
+                        """, binds: PostgresFilter.bindings(now - SharedBroadcast.kept, now))]
+        default:
+            return []
         }
     }
 

@@ -134,7 +134,7 @@ extension MemoryDeliveries {
                 }
                 guard outcome == .displayed, let accepted else { return nil }
                 return at.timeIntervalSince(accepted)
-            case .handedOff, .handOffDone, .linked, .unlinked, .storedClaimed:
+            case .handedOff, .handOffDone, .linked, .unlinked, .storedClaimed, .channelCreated, .channelDeleted, .broadcastShared:
                 break  // memory has one gateway: nothing is handed to another, no link is another's
             case .registered, .unregistered, .held, .released, .releasedAll:
                 // Kept only for a gateway restarted on a store file (`Store.deviceState()`): the recorder queues none

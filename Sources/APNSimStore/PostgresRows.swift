@@ -145,6 +145,33 @@ enum PostgresRows {
         }
     }
 
+    struct Channel: Encodable {
+        var id: String
+        var bundle_id: String
+        var environment: String
+        var storage_policy: Int
+        var created_at: Double
+
+        init(_ channel: BroadcastChannel) {
+            (id, bundle_id, environment) = (channel.id, channel.bundleID, channel.environment.rawValue)
+            (storage_policy, created_at) = (channel.storagePolicy.rawValue, channel.createdAt.timeIntervalSince1970)
+        }
+    }
+
+    struct Broadcast: Encodable {
+        var replica: String
+        var channel: String
+        var accepted_at: Double
+        var stored_until: Double?
+        var broadcast: String
+
+        init(_ shared: SharedBroadcast) throws {
+            (replica, channel, accepted_at) = (shared.replica, shared.channel, shared.acceptedAt.timeIntervalSince1970)
+            stored_until = shared.storedUntil?.timeIntervalSince1970
+            broadcast = String(decoding: try RecordJSON.encoder.encode(shared), as: UTF8.self)
+        }
+    }
+
     struct Held: Encodable {
         var id: String
         var device: String

@@ -14,7 +14,7 @@ enum PostgresSchema {
     static let migrationLock: Int64 = 0x6170_6e73_696d_0001  // "apnsim" and 1
 
     /// Each version's statements, from the one before it: a database at version `n` runs `migrations[n...]`.
-    static let migrations = [tables, replicas, storedByDevice]
+    static let migrations = [tables, replicas, storedByDevice, broadcasts]
 
     static let tables = [
         """
@@ -73,6 +73,22 @@ enum PostgresSchema {
     /// Version 3: held pushes found by device, as the replica a device links to claims what any replica stored for it.
     static let storedByDevice = [
         "CREATE INDEX held_pushes_device ON held_pushes (device)",
+    ]
+
+    /// Version 4: broadcast channels, and the broadcasts one replica shares with the others to fan out to their devices
+    /// (``SharedBroadcast``): kept a few minutes, and a channel's stored message until it expires.
+    static let broadcasts = [
+        """
+        CREATE TABLE channels (
+            id text PRIMARY KEY, bundle_id text NOT NULL, environment text NOT NULL, storage_policy integer NOT NULL,
+            created_at double precision NOT NULL)
+        """,
+        """
+        CREATE TABLE broadcasts (
+            seq bigserial PRIMARY KEY, replica text NOT NULL, channel text NOT NULL, accepted_at double precision NOT NULL,
+            stored_until double precision, broadcast text NOT NULL)
+        """,
+        "CREATE INDEX broadcasts_channel ON broadcasts (channel, seq)",
     ]
 
     /// Creates the tables unless the database has them: in one transaction, under ``migrationLock``. A database a newer

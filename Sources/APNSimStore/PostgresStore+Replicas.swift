@@ -93,14 +93,18 @@ extension PostgresStore: ReplicaStore {
     }
 
     public func handOffs(for replica: String) async throws -> [HandOff] {
-        let rows = try await client.query("SELECT seq, push FROM handoffs WHERE replica = \(replica) ORDER BY seq", logger: logger)
-        var handed: [HandOff] = []
-        for try await (seq, push) in rows.decode((Int64, String).self) {
-            var handOff = try RecordJSON.decoder.decode(HandOff.self, from: Data(push.utf8))
-            handOff.row = seq
-            handed.append(handOff)
+        try await decoded("SELECT seq, push FROM handoffs WHERE replica = \(replica) ORDER BY seq", row: \HandOff.row)
+    }
+
+    /// The rows `query` reads (a `seq`, then a value's JSON), each value decoded with its `seq` as `row`.
+    private func decoded<Value: Decodable>(_ query: PostgresQuery, row: WritableKeyPath<Value, Int64?>) async throws -> [Value] {
+        var values: [Value] = []
+        for try await (seq, text) in try await client.query(query, logger: logger).decode((Int64, String).self) {
+            var value = try RecordJSON.decoder.decode(Value.self, from: Data(text.utf8))
+            value[keyPath: row] = seq
+            values.append(value)
         }
-        return handed
+        return values
     }
 
     public func registration(of token: DeviceToken) async throws -> (registration: DeviceRegistration, replica: String?)? {
@@ -128,6 +132,33 @@ extension PostgresStore: ReplicaStore {
             found.append((registration, replica))
         }
         return found
+    }
+
+    public func channels() async throws -> [BroadcastChannel] {
+        try await channels("TRUE")
+    }
+
+    public func channel(_ id: String) async throws -> BroadcastChannel? {
+        try await channels("id = \(id)").first
+    }
+
+    /// The channels `condition` selects; one of an environment or policy this apnsim does not know is left out.
+    private func channels(_ condition: PostgresQuery) async throws -> [BroadcastChannel] {
+        let rows = try await client.query(PostgresQuery(unsafeSQL: """
+            SELECT id, bundle_id, environment, storage_policy, created_at FROM channels WHERE \(condition.sql) ORDER BY created_at, id
+            """, binds: condition.binds), logger: logger)
+        var found: [BroadcastChannel] = []
+        for try await (id, bundleID, environment, policy, createdAt) in rows.decode((String, String, String, Int, Double).self) {
+            guard let environment = APNsEnvironment(rawValue: environment),
+                  let policy = BroadcastChannel.StoragePolicy(rawValue: policy) else { continue }
+            found.append(BroadcastChannel(id: id, bundleID: bundleID, environment: environment, storagePolicy: policy,
+                                          createdAt: Date(timeIntervalSince1970: createdAt)))
+        }
+        return found
+    }
+
+    public func broadcasts(after row: Int64) async throws -> [SharedBroadcast] {
+        try await decoded("SELECT seq, broadcast FROM broadcasts WHERE seq > \(row) ORDER BY seq", row: \SharedBroadcast.row)
     }
 
     /// Tells the replicas listening `event` when the transaction `connection` is in commits (at once outside one).

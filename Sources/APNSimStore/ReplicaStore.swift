@@ -31,6 +31,13 @@ public protocol ReplicaStore: Store {
     func registration(of token: DeviceToken) async throws -> (registration: DeviceRegistration, replica: String?)?
     /// Every registration whose app was removed: what a replica listening again reads, as it may have missed word of some.
     func removedRegistrations() async throws -> [DeviceRegistration]
+    /// Every broadcast channel, as the replicas that created them wrote them: what a replica listening again reads.
+    func channels() async throws -> [BroadcastChannel]
+    /// Channel `id`, when a replica created it and none deleted it.
+    func channel(_ id: String) async throws -> BroadcastChannel?
+    /// The broadcasts replicas shared after row `row` (``SharedBroadcast/row``), in the order shared: those of the last
+    /// few minutes, and each channel's stored message until it expires (older ones are trimmed as new ones are shared).
+    func broadcasts(after row: Int64) async throws -> [SharedBroadcast]
     /// What other replicas did, as the store tells it (PostgreSQL's `LISTEN`), for one reader.
     var replicaEvents: AsyncStream<ReplicaEvent> { get }
 }
@@ -47,6 +54,11 @@ public enum ReplicaEvent: Sendable, Hashable {
     /// Replica `replica` recorded the app of `token` (hex) removed from its device (``ReplicaStore/registration(of:)``
     /// says when its token answers 410).
     case unregistered(token: String, replica: String)
+    /// Replica `replica` created broadcast channel `id` (``ReplicaStore/channel(_:)``), or deleted it.
+    case channelCreated(id: String, replica: String)
+    case channelDeleted(id: String, replica: String)
+    /// Replica `replica` shared broadcasts (``ReplicaStore/broadcasts(after:)``).
+    case broadcastShared(replica: String)
     /// Replica `replica` wrote to the record: sends, or deliveries (what a reader sees: not restart state alone).
     case recorded(RecordKind, replica: String)
 
@@ -62,6 +74,9 @@ public enum ReplicaEvent: Sendable, Hashable {
         case ("unlink", 3): self = .unlinked(device: parts[2], replica: parts[1])
         case ("handoff", 2): self = .handedOff(replica: parts[1])
         case ("unregister", 3): self = .unregistered(token: parts[2], replica: parts[1])
+        case ("channel", 3): self = .channelCreated(id: parts[2], replica: parts[1])
+        case ("unchannel", 3): self = .channelDeleted(id: parts[2], replica: parts[1])
+        case ("broadcast", 2): self = .broadcastShared(replica: parts[1])
         case ("sends", 2): self = .recorded(.sends, replica: parts[1])
         case ("deliveries", 2): self = .recorded(.deliveries, replica: parts[1])
         default: return nil
@@ -76,6 +91,9 @@ public enum ReplicaEvent: Sendable, Hashable {
         case .unlinked(let device, let replica): "unlink \(replica) \(device)"
         case .handedOff(let replica): "handoff \(replica)"
         case .unregistered(let token, let replica): "unregister \(replica) \(token)"
+        case .channelCreated(let id, let replica): "channel \(replica) \(id)"
+        case .channelDeleted(let id, let replica): "unchannel \(replica) \(id)"
+        case .broadcastShared(let replica): "broadcast \(replica)"
         case .recorded(let kind, let replica): "\(kind.rawValue) \(replica)"
         }
     }
@@ -118,5 +136,44 @@ public struct HandOff: Sendable, Hashable, Codable {
         self.uniqueID = uniqueID
         self.acceptedAt = acceptedAt
         self.hops = hops
+    }
+}
+
+/// A broadcast one replica accepted, shared through the store with the others (docs/cluster.md, "Broadcasts across
+/// replicas"): each fans it out to the Live Activities of the devices linked to it, as the one that accepted it does
+/// to its own, and keeps it as the channel's stored message when the channel stores one.
+public struct SharedBroadcast: Sendable, Hashable, Codable {
+    /// The replica that accepted it.
+    public var replica: String
+    public var channel: String
+    public var apnsID: String
+    public var priority: Int
+    public var expiration: PushPlan.Expiration
+    public var payload: String
+    /// When the replica that accepted it did: its deliveries' `acceptedAt`, and the start of its storage.
+    public var acceptedAt: Date
+    /// Until when the channel keeps it (``BroadcastPlan/storedUntil(now:)``); `nil` when it keeps nothing.
+    public var storedUntil: Date?
+    /// The store's row it was read from (``ReplicaStore/broadcasts(after:)``); `nil` before it is written.
+    public var row: Int64?
+
+    /// How long the store keeps a broadcast that is not a channel's stored message, for a replica that missed word of it
+    /// (its `LISTEN` connection lost) to read it when it listens again: five minutes (chosen).
+    public static let kept: TimeInterval = 300
+
+    private enum CodingKeys: String, CodingKey {
+        case replica, channel, apnsID, priority, expiration, payload, acceptedAt, storedUntil
+    }
+
+    public init(replica: String, channel: String, apnsID: String, priority: Int, expiration: PushPlan.Expiration, payload: String,
+                acceptedAt: Date, storedUntil: Date?) {
+        self.replica = replica
+        self.channel = channel
+        self.apnsID = apnsID
+        self.priority = priority
+        self.expiration = expiration
+        self.payload = payload
+        self.acceptedAt = acceptedAt
+        self.storedUntil = storedUntil
     }
 }

@@ -158,7 +158,7 @@ public final class SQLiteStore: Store {
                     _ = try HeldPush.deleteOne(db, key: id)
                 case .releasedAll:
                     _ = try HeldPush.deleteAll(db)
-                case .handedOff, .handOffDone, .linked, .unlinked, .storedClaimed:
+                case .handedOff, .handOffDone, .linked, .unlinked, .storedClaimed, .channelCreated, .channelDeleted, .broadcastShared:
                     break  // a file has one gateway: nothing is handed to another, no link is another's
                 case .receipt(let id, let outcome, let content, let detail, let at, let extensionRun, let presentation, let activity):
                     var row = StatementBinding(try cached(&receipt, DeliveryRecord.receiptSQL))

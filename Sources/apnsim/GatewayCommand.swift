@@ -24,6 +24,8 @@ struct GatewayCommand: AsyncParsableCommand, LoggingCommand {
             apnsim gateway ready
               development (sandbox) provider API  \(endpoints.url(.development))
               production provider API             \(endpoints.url(.production))
+              development channel management API  \(endpoints.managementURL(.development))
+              production channel management API   \(endpoints.managementURL(.production))
               control API                         http://\(Gateway.Endpoints.reachable(gateway.configuration.controlHost)):\(endpoints.controlPort)/v1
               inbox                               http://\(Gateway.Endpoints.reachable(gateway.configuration.controlHost)):\(endpoints.controlPort)/
               device link                         \(endpoints.devicePort.map { "\(Gateway.Endpoints.reachable(endpoints.host)):\($0) (TLS)" } ?? "off")
@@ -41,6 +43,10 @@ struct GatewayCommand: AsyncParsableCommand, LoggingCommand {
 extension Gateway.Endpoints {
     func url(_ environment: APNsEnvironment) -> String {
         providerPorts[environment].map { "https://\(Self.reachable(host)):\($0)" } ?? "off"
+    }
+
+    func managementURL(_ environment: APNsEnvironment) -> String {
+        managementPorts[environment].map { "https://\(Self.reachable(host)):\($0)" } ?? "off"
     }
 
     /// How a banner names an address to connect to: a listener on every address (`0.0.0.0`, `::`, as in a container)

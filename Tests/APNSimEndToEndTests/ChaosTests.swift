@@ -17,8 +17,9 @@ import Testing
 struct ChaosTests {
     /// Starts `count` devices in one `apnsim device` process (with `extra` options) and returns it with each device's
     /// token. They use the committed Certs/, which a ``GatewayProcess`` trusts.
-    static func devices(_ count: Int, gateway: GatewayProcess, data: String, extra: [String] = []) async throws -> (ApnsimProcess, [String]) {
-        let process = try await ApnsimProcess(["device", "--count", String(count), "--id", "chaos", "--device-port", String(gateway.devicePort),
+    static func devices(_ count: Int, gateway: GatewayProcess, data: String, id: String = "chaos",
+                        extra: [String] = []) async throws -> (ApnsimProcess, [String]) {
+        let process = try await ApnsimProcess(["device", "--count", String(count), "--id", id, "--device-port", String(gateway.devicePort),
                                          "--certs", "Certs", "--data", data, "--stop-when-stdin-closes"] + DeviceProcess.hangGuardTimeouts + extra)
         let printed = try await process.waitForOutput(timeout: HangGuard.limit) { text in
             text.components(separatedBy: "registered, token").count - 1 >= count

@@ -119,4 +119,29 @@ struct DeviceRegistryReplicaTests {
         second.hops = HandOff.maximumHops
         #expect(Words.words(registry.take(second, now: Words.now)) == ["accepted:p2", "stored:p2", "done:7"], "held here past the hops")
     }
+
+    @Test("A broadcast reaches the activities of devices whose last link was here, not of one that linked to another replica since (that one fans out to it), and again once it links back")
+    func broadcastToOwnDevices() {
+        var registry = Self.replica()
+        let channel = BroadcastChannel(id: "Y2g=", bundleID: "com.example.app", environment: .development, storagePolicy: .noStorage,
+                                       createdAt: Words.now)
+        #expect(registry.createChannel(channel) == nil)
+        _ = registry.attach(Words.session(), now: Words.now)
+        _ = registry.startActivity(LiveActivity(id: "act-1", bundleID: "com.example.app", attributesType: "T", attributes: [:],
+                                                contentState: [:], startedAt: Words.now, channelID: channel.id),
+                                   environment: .development, device: "d1")
+        let plan = BroadcastPlan(channel: channel, apnsID: "A-1", priority: 10, expiration: .once)
+        func targets() -> [String] {
+            registry.beginBroadcast(plan, apnsID: "A-1", payload: "{}", now: Words.now).flatMap { $0.map(\.activity) }
+        }
+        #expect(targets() == ["act-1"])
+        _ = registry.detach(registry.link(of: "d1")!)
+        #expect(targets() == ["act-1"], "out of reach, its last link here: this replica's")
+        _ = registry.linked("d1", at: "b", now: Words.now)
+        #expect(targets() == [], "linked to b: b's")
+        _ = registry.unlinked("d1", at: "b")
+        #expect(targets() == [], "gone out of reach from b: still b's")
+        _ = registry.attach(Words.session(), now: Words.now)
+        #expect(targets() == ["act-1"], "back here")
+    }
 }

@@ -45,6 +45,9 @@ struct DeviceRegistryTests {
             case .linked(_, let replica, _): "linked:\(replica)"
             case .unlinked(_, let replica): "unlinked:\(replica)"
             case .storedClaimed(_, let replica): "claimed>\(replica)"
+            case .channelCreated(let channel): "channel:\(channel.id)"
+            case .channelDeleted(let id): "unchannel:\(id)"
+            case .broadcastShared(let shared): "shared:\(shared.apnsID)"
             }
         }
         for (_, message) in actions.send {

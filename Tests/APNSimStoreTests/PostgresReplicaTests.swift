@@ -61,10 +61,11 @@ struct PostgresReplicaTests {
             _ = try await store.apply([.held(HeldPush(id: "p1", device: "d1", slot: nil, expires: nil, delivery: Self.delivery("p1")))])
             // Back to schema 1 as it was: no links, no hand-offs, held pushes nobody's.
             try await TestPostgres.execute(["DROP TABLE device_links, handoffs, replicas", "ALTER TABLE held_pushes DROP COLUMN replica",
-                                            "DROP INDEX held_pushes_device", "UPDATE apnsim_schema SET version = 1"], in: database)
+                                            "DROP INDEX held_pushes_device", "DROP TABLE channels, broadcasts",
+                                            "UPDATE apnsim_schema SET version = 1"], in: database)
             let reopened = try await PostgresStore.open(database)
             defer { reopened.close() }
-            #expect(try await TestPostgres.integers("SELECT version FROM apnsim_schema", in: database) == [3])
+            #expect(try await TestPostgres.integers("SELECT version FROM apnsim_schema", in: database) == [4])
             #expect(try await reopened.deviceState().held.map(\.id) == ["p1"], "a single gateway's held push, taken back")
             #expect(try await reopened.links().isEmpty)
         }
@@ -87,6 +88,50 @@ struct PostgresReplicaTests {
             #expect(await heard.next() == .unregistered(token: Self.token.hex, replica: "home"))
             #expect(try await other.registration(of: Self.token)?.registration.unregisteredFrom == at)
             #expect(try await other.removedRegistrations().map(\.token) == [Self.token])
+        }
+    }
+
+    @Test("Channels and broadcasts one replica writes are heard and read by another: a channel until deleted, broadcasts after a row in order, a channel's stored message kept past the others' five minutes, and the deleted channel's gone")
+    func broadcastsShared() async throws {
+        try await TestPostgres.withStore { _, database in
+            let stores = try await Self.replicas(["home", "other"], on: database)
+            defer { for store in stores { store.close() } }
+            let (home, other) = (stores[0], stores[1])
+            var heard = other.replicaEvents.makeAsyncIterator()
+            #expect(await heard.next() == .listening)
+            let at = Date(timeIntervalSince1970: 1_800_000_000)
+            let (stored, plain) = (BroadcastChannel(id: "c3Q=", bundleID: "com.example.app", environment: .development,
+                                                    storagePolicy: .mostRecentMessage, createdAt: at),
+                                   BroadcastChannel(id: "cGw=", bundleID: "com.example.app", environment: .production,
+                                                    storagePolicy: .noStorage, createdAt: at.addingTimeInterval(1)))
+            _ = try await home.apply([.channelCreated(stored), .channelCreated(plain)])
+            #expect(await heard.next() == .channelCreated(id: stored.id, replica: "home"))
+            #expect(await heard.next() == .channelCreated(id: plain.id, replica: "home"))
+            #expect(try await other.channels() == [stored, plain])
+            #expect(try await other.channel(plain.id) == plain)
+
+            func shared(_ channel: BroadcastChannel, _ id: String, at date: Date) -> SharedBroadcast {
+                SharedBroadcast(replica: "home", channel: channel.id, apnsID: id, priority: 10, expiration: .storeByDefault, payload: #"{"aps":{}}"#,
+                                acceptedAt: date, storedUntil: channel.storagePolicy == .mostRecentMessage ? date.addingTimeInterval(8 * 3600) : nil)
+            }
+            _ = try await home.apply([.broadcastShared(shared(stored, "B-1", at: at)), .broadcastShared(shared(plain, "B-2", at: at))])
+            #expect(await heard.next() == .broadcastShared(replica: "home"), "once for the batch")
+            let read = try await other.broadcasts(after: 0)
+            #expect(read.map(\.apnsID) == ["B-1", "B-2"])
+            var first = read[0]
+            first.row = nil
+            #expect(first == shared(stored, "B-1", at: at), "as it was written")
+            #expect(try await other.broadcasts(after: try #require(read[0].row)).map(\.apnsID) == ["B-2"])
+
+            // Ten minutes on: the plain channel's broadcast is trimmed, the stored channel's latest kept.
+            _ = try await home.apply([.broadcastShared(shared(plain, "B-3", at: at.addingTimeInterval(600)))])
+            #expect(try await other.broadcasts(after: 0).map(\.apnsID) == ["B-1", "B-3"])
+
+            _ = try await home.apply([.channelDeleted(id: stored.id)])
+            #expect(await heard.next() == .broadcastShared(replica: "home"))
+            #expect(await heard.next() == .channelDeleted(id: stored.id, replica: "home"))
+            #expect(try await other.channel(stored.id) == nil)
+            #expect(try await other.broadcasts(after: 0).map(\.apnsID) == ["B-3"], "its stored message goes with it")
         }
     }
 

@@ -200,19 +200,56 @@ final class DeviceDirectory: Sendable {
                        now: Date) -> Result<BroadcastChannel, Rejection> {
         let channel = BroadcastChannel(id: deliveryIDs.withLock { $0.channelID() }, bundleID: bundleID, environment: environment,
                                        storagePolicy: policy, createdAt: now)
-        let refusal = registry.change { $0.createChannel(channel) }
+        let persist = self.persist
+        let refusal = registry.change { registry -> Rejection? in
+            let refusal = registry.createChannel(channel)
+            // The other replicas are told when it commits; the 201 waits for that.
+            if refusal == nil, registry.replica != nil { persist([.channelCreated(channel)]) }
+            return refusal
+        }
         return refusal.map { .failure($0) } ?? .success(channel)
     }
 
-    func deleteChannel(_ id: String) {
-        registry.change { $0.deleteChannel(id) }
+    /// Deletes channel `id`; `told` is false when another replica deleted it, and the store has it already.
+    func deleteChannel(_ id: String, told: Bool = true) {
+        let persist = self.persist
+        registry.change { registry in
+            registry.deleteChannel(id)
+            if told, registry.replica != nil { persist([.channelDeleted(id: id)]) }
+        }
+    }
+
+    /// Another replica created `channel` (``DeviceRegistry/channelCreatedElsewhere(_:)``).
+    func channelCreatedElsewhere(_ channel: BroadcastChannel) {
+        registry.change { $0.channelCreatedElsewhere(channel) }
+    }
+
+    func knowsChannel(_ id: String) -> Bool {
+        registry.inspect { $0.world.channels[id] != nil }
+    }
+
+    /// Every channel, as the store has them (``DeviceRegistry/channels(_:)``).
+    func channels(_ all: [BroadcastChannel]) {
+        registry.change { $0.channels(all) }
     }
 
     /// A broadcast: the channel keeps its message, then each share (``DeviceRegistry/beginBroadcast(_:apnsID:payload:now:)``)
     /// is made on the event loop of the link that carries it and written at once, so the shares leave side by side from
     /// every loop while the provider is answered, instead of one loop making all of them before any leaves.
-    func broadcast(_ plan: BroadcastPlan, apnsID: String, payload: String, now: Date) {
-        let shares = registry.change { $0.beginBroadcast(plan, apnsID: apnsID, payload: payload, now: now) }
+    ///
+    /// On a replica, the broadcast is shared in the same batch for the others to fan out to their own devices
+    /// (``SharedBroadcast``); `shared` is false for one another replica shared.
+    func broadcast(_ plan: BroadcastPlan, apnsID: String, payload: String, now: Date, share: Bool = true) {
+        let persist = self.persist
+        let shares = registry.change { registry in
+            let shares = registry.beginBroadcast(plan, apnsID: apnsID, payload: payload, now: now)
+            if share, let replica = registry.replica {
+                persist([.broadcastShared(SharedBroadcast(replica: replica, channel: plan.channel.id, apnsID: apnsID, priority: plan.priority,
+                                                          expiration: plan.expiration, payload: payload, acceptedAt: now,
+                                                          storedUntil: plan.storedUntil(now: now)))])
+            }
+            return shares
+        }
         for share in shares {
             let deliver: @Sendable () -> Void = {
                 _ = self.perform(atOnce: true) { $0.broadcast(plan, to: share, apnsID: apnsID, payload: payload, newID: self.newID, now: now) }
@@ -222,6 +259,28 @@ final class DeviceDirectory: Sendable {
                 continue
             }
             carrier.eventLoop.execute { deliver() }
+        }
+    }
+
+    /// Broadcasts other replicas shared, fanned out here to the activities of this replica's own devices, each as they
+    /// would have been had it accepted them; those of a channel not known here are left (deleted since).
+    func broadcasts(_ shared: [SharedBroadcast]) {
+        for broadcast in shared {
+            guard let channel = registry.inspect({ $0.world.channels[broadcast.channel] }) else { continue }
+            let plan = BroadcastPlan(channel: channel, apnsID: broadcast.apnsID, priority: broadcast.priority, expiration: broadcast.expiration)
+            self.broadcast(plan, apnsID: broadcast.apnsID, payload: broadcast.payload, now: broadcast.acceptedAt, share: false)
+        }
+    }
+
+    /// A channel's stored message another replica shared, kept here for activities that subscribe later, without
+    /// fanning it out (read when this replica starts: its devices are not linked yet).
+    func keepStored(_ shared: [SharedBroadcast], now: Date) {
+        registry.change { registry in
+            for broadcast in shared {
+                guard let until = broadcast.storedUntil, until > now, registry.world.channels[broadcast.channel] != nil else { continue }
+                registry.storedBroadcasts[broadcast.channel] = StoredBroadcast(apnsID: broadcast.apnsID, priority: broadcast.priority,
+                                                                               payload: broadcast.payload, expires: until)
+            }
         }
     }
 

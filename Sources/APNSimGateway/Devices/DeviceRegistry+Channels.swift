@@ -21,6 +21,19 @@ extension DeviceRegistry {
         storedBroadcasts[id] = nil
     }
 
+    /// Another replica created channel `channel` (docs/cluster.md, "Broadcasts across replicas"): known here from now on.
+    mutating func channelCreatedElsewhere(_ channel: BroadcastChannel) {
+        changeWorld { $0.channels[channel.id] = channel }
+    }
+
+    /// The channels as the store has them, read when this replica listens again: those deleted meanwhile go, with their
+    /// stored messages.
+    mutating func channels(_ all: [BroadcastChannel]) {
+        let channels = Dictionary(all.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        changeWorld { $0.channels = channels }
+        storedBroadcasts = storedBroadcasts.filter { channels[$0.key] != nil }
+    }
+
     /// One Live Activity a broadcast goes to, and the device it is on.
     struct BroadcastTarget: Sendable, Hashable {
         var device: String
@@ -38,8 +51,11 @@ extension DeviceRegistry {
             storedBroadcasts[channel.id] = StoredBroadcast(apnsID: apnsID, priority: plan.priority, payload: payload, expires: until)
         }
         var byHost: [String: [BroadcastTarget]] = [:]
+        let departed = self.departed
         devices.forEachInPlace { device in  // every device and activity read where it is stored, not copied
             let (id, host) = (device.descriptor.id, device.host ?? "")
+            // The replica it last linked to fans out to it, knowing its activities as they are now (docs/cluster.md).
+            guard !departed.contains(id) else { return }
             device.activities.forEachInPlace { activity in
                 if activity.channelID == channel.id && activity.bundleID == channel.bundleID {
                     byHost[host, default: []].append(BroadcastTarget(device: id, activity: activity.id))

@@ -65,6 +65,7 @@ extension DeviceRegistry {
         guard let replica, there != replica else { return Actions() }
         elsewhere[device] = there
         guard link(of: device) == nil else { return Actions(devicesChanged: true) }
+        departed.insert(device)
         var actions = Actions(devicesChanged: true)
         // Stored here before this replica heard of the link, perhaps after that replica claimed what was stored: moved there.
         if held.storedInStore, held.holdsStored(device) { actions.persist.append(.storedClaimed(device: device, replica: there)) }
@@ -89,6 +90,7 @@ extension DeviceRegistry {
     /// replaced, and pushes held here for a device linked elsewhere go there.
     mutating func links(_ all: [String: String], now: Date) -> Actions {
         elsewhere = all.filter { $0.value != replica }
+        departed.formUnion(elsewhere.keys.filter { link(of: $0) == nil })
         var actions = Actions(devicesChanged: true)
         for (device, there) in elsewhere.sorted(by: { $0.key < $1.key }) where held.holds(device) {
             actions.append(linked(device, at: there, now: now))

@@ -128,6 +128,10 @@ struct DeviceRegistry: Sendable {
     }
     /// The devices linked to other replicas, by ID, as the store last told (``DeviceRegistry/linked(_:at:now:)``).
     var elsewhere: [String: String] = [:]
+    /// The devices whose last link, as the store told, was to another replica: linked there now, or since gone out of
+    /// reach from there. That replica fans broadcasts out to their Live Activities (docs/cluster.md, "Broadcasts across
+    /// replicas"); what this one knows of them is as old as their last link here.
+    var departed: Set<String> = []
     /// The latest message of each channel with storage (`message-storage-policy` 1), for activities that subscribe later.
     var storedBroadcasts: [String: StoredBroadcast] = [:]
 
@@ -207,6 +211,7 @@ struct DeviceRegistry: Sendable {
         var actions = Actions(devicesChanged: true)
         if let replica {
             elsewhere[id] = nil
+            departed.remove(id)
             actions.persist.append(.linked(device: id, replica: replica, at: now))
         }
         // What its apps did while it was out of reach comes first: an ended activity ignores the pushes held for it.
@@ -233,6 +238,7 @@ struct DeviceRegistry: Sendable {
         if devices[id]?.session == nil, devices[id]?.parked == nil {
             devices[id]?.linkedAt = nil
             if let replica { actions.persist.append(.unlinked(device: id, replica: replica)) }
+            if elsewhere[id] != nil { departed.insert(id) }  // it linked there before its link here ended
         }
         for (device, delivery) in held.uncarry(by: id) {
             if let link = devices[device]?.session { actions.send.append((link, .push(delivery))) }

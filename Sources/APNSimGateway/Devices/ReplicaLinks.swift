@@ -18,6 +18,8 @@ final class ReplicaLinks: Sendable {
     let logger: Logger
     /// The rows of the hand-offs being carried out, until they are gone from the store.
     private let taking = Mutex<Set<Int64>>([])
+    /// The row of the last shared broadcast read (``takeBroadcasts()``); `nil` until this replica first listens.
+    private let broadcastsRead = Mutex<Int64?>(nil)
 
     init(name: String, store: any ReplicaStore, directory: DeviceDirectory, clock: WallClock,
          recorded: @escaping @Sendable (ReplicaEvent.RecordKind) -> Void, logger: Logger) {
@@ -63,10 +65,12 @@ final class ReplicaLinks: Sendable {
                 do {
                     directory.links(try await store.links(), now: clock.now())
                     directory.removedElsewhere(try await store.removedRegistrations())
+                    directory.channels(try await store.channels())
                 } catch {
                     logger.error("cannot read the replicas' links", metadata: ["error": "\(error)"])
                 }
                 await takeHandOffs()
+                await takeBroadcasts()
             case .linked(let device, let replica) where replica != name:
                 directory.linked(device, at: replica, now: clock.now())
             case .unlinked(let device, let replica) where replica != name:
@@ -77,7 +81,13 @@ final class ReplicaLinks: Sendable {
                 await removed(token)
             case .recorded(let kind, let replica) where replica != name:
                 recorded(kind)
-            case .linked, .unlinked, .handedOff, .recorded, .unregistered:
+            case .channelCreated(let id, let replica) where replica != name:
+                _ = await adoptChannel(id)
+            case .channelDeleted(let id, let replica) where replica != name:
+                directory.deleteChannel(id, told: false)
+            case .broadcastShared(let replica) where replica != name:
+                await takeBroadcasts()
+            case .linked, .unlinked, .handedOff, .recorded, .unregistered, .channelCreated, .channelDeleted, .broadcastShared:
                 break  // this replica's own
             }
         }
@@ -99,6 +109,57 @@ final class ReplicaLinks: Sendable {
         } catch {
             // Taken again when the store is listening again, or with the next hand-off.
             logger.error("cannot take the pushes handed to this replica", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Fans out the broadcasts other replicas shared since the last read (docs/cluster.md, "Broadcasts across replicas").
+    /// The first read, as this replica starts, fans out none (no device is linked here yet): it keeps each channel's
+    /// stored message.
+    private func takeBroadcasts() async {
+        do {
+            let read = broadcastsRead.withLock { $0 }
+            let shared = try await store.broadcasts(after: read ?? 0)
+            if let last = shared.last?.row { broadcastsRead.withLock { $0 = max($0 ?? 0, last) } }
+            guard read != nil else {
+                broadcastsRead.withLock { $0 = $0 ?? 0 }
+                directory.keepStored(shared, now: clock.now())
+                return
+            }
+            let others = shared.filter { $0.replica != name }
+            for id in Set(others.map(\.channel)) where !directory.knowsChannel(id) { _ = await adoptChannel(id) }
+            directory.broadcasts(others)
+        } catch {
+            // Read again with the next broadcast, or when the store is listening again.
+            logger.error("cannot read the broadcasts other replicas shared", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Learns channel `id` from the store when another replica created it; returns whether one did.
+    func adoptChannel(_ id: String) async -> Bool {
+        do {
+            guard let channel = try await store.channel(id) else { return false }
+            directory.channelCreatedElsewhere(channel)
+            return true
+        } catch {
+            logger.error("cannot read a broadcast channel", metadata: ["channel": "\(id)", "error": "\(error)"])
+            return false
+        }
+    }
+
+    /// Channel `id` as the store has it now: learned when another replica created it, forgotten when one deleted it, so a
+    /// request naming it is answered as by the replica that changed it. Returns whether the store could be read (if not,
+    /// the channel stays as this replica last heard).
+    func refreshChannel(_ id: String) async -> Bool {
+        do {
+            if let channel = try await store.channel(id) {
+                directory.channelCreatedElsewhere(channel)
+            } else if directory.knowsChannel(id) {
+                directory.deleteChannel(id, told: false)
+            }
+            return true
+        } catch {
+            logger.error("cannot read a broadcast channel", metadata: ["channel": "\(id)", "error": "\(error)"])
+            return false
         }
     }
 

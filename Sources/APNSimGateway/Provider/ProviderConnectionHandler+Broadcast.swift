@@ -83,7 +83,7 @@ extension ProviderConnectionHandler {
     }
 
     /// Records the request and writes its answer; `written` completes when the last frame is written. A broadcast's 200
-    /// waits for the store's commit of its deliveries, as a push's does.
+    /// waits for the store's commit of its deliveries, as a push's does (and on replicas, a channel's 201 and 204).
     func answerBroadcastAPI(_ exchange: PushExchange, answer: BroadcastAnswer, streamID: HTTP2StreamID, context: ChannelHandlerContext,
                             written: EventLoopPromise<Void>? = nil) {
         let requestID = exchange.head["apns-request-id"] ?? connection.responseIDs.lowerCaseUUID()
@@ -97,7 +97,10 @@ extension ProviderConnectionHandler {
         for header in answer.headers { headers.add(name: header.name, value: header.value, indexing: .nonIndexable) }
         guard let body = answer.body else {
             let frame = HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))
-            if exchange.api == .broadcast, answer.status == 200, connection.services.commits != nil {
+            // On replicas, a channel created or deleted is answered once the store has it: the others know it then.
+            let durable = (exchange.api == .broadcast && answer.status == 200)
+                || (exchange.api == .channels && connection.services.replicas != nil && (answer.status == 201 || answer.status == 204))
+            if durable, connection.services.commits != nil {
                 awaitingCommit.append((frame, written))
                 connection.state.answerAwaitsCommit()
             } else {

@@ -66,12 +66,31 @@ extension ProviderConnectionHandler {
         if case .token(let session) = auth { grant = session.currentGrant }
         var exchange = PushExchange(head: head, api: api, verdict: verdict, body: context.channel.allocator.buffer(capacity: 0),
                                     receivedAt: now, started: .now(), grant: grant, fault: fault, resetCode: resetCode, hung: hung, span: span)
-        if services.replicas != nil, api == .device, case .failure(let rejection) = verdict, rejection.reason == .badDeviceToken,
-           let text = PushValidator.tokenText(inPath: head.path), let token = DeviceToken(String(text)),
-           services.world.read({ $0.tokens[token] == nil }) {
-            exchange.unknownToken = token
-        }
+        if services.replicas != nil { exchange.unknown = Self.unknown(head, verdict: verdict, services: services) }
         return exchange
+    }
+
+    /// What `head` names that another replica may have written and this one not heard of yet: a token refused as no
+    /// device's; any channel (created or deleted through another replica: read-your-writes, docs/cluster.md).
+    private static func unknown(_ head: PushRequestHead, verdict: Result<RequestPlan, Rejection>,
+                                services: GatewayServices) -> PushExchange.Unknown? {
+        switch verdict {
+        case .failure(let rejection) where rejection.reason == .badDeviceToken:
+            guard let text = PushValidator.tokenText(inPath: head.path), let token = DeviceToken(String(text)),
+                  services.world.read({ $0.tokens[token] == nil }) else { return nil }
+            return .token(token)
+        case .failure(let rejection) where rejection.reason == .channelNotRegistered:
+            return head["apns-channel-id"].map { .channel($0) }
+        case .success(.broadcast(let plan)):
+            return .channel(plan.channel.id)
+        case .success(.channel(let plan)):
+            switch plan.operation {
+            case .read(let channel), .delete(let channel): return .channel(channel.id)
+            case .create, .list: return nil
+            }
+        default:
+            return nil
+        }
     }
 
     func finish(_ exchange: PushExchange, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
@@ -108,8 +127,8 @@ extension ProviderConnectionHandler {
     }
 
     private func decide(_ exchange: PushExchange, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
-        if let token = exchange.unknownToken, let replicas = connection.services.replicas {
-            learn(token, from: replicas, for: exchange, streamID: streamID, context: context)
+        if let unknown = exchange.unknown, let replicas = connection.services.replicas {
+            learn(unknown, from: replicas, for: exchange, streamID: streamID, context: context)
             return
         }
         switch exchange.verdict {
@@ -123,17 +142,21 @@ extension ProviderConnectionHandler {
         }
     }
 
-    /// Asks the store whether another replica registered `token` before answering `exchange`, whose head was refused
-    /// for it; when one did, the head is validated again, knowing the token. Other streams are answered meanwhile.
-    private func learn(_ token: DeviceToken, from replicas: ReplicaLinks, for exchange: PushExchange, streamID: HTTP2StreamID,
+    /// Asks the store whether another replica wrote what `exchange`'s head was refused for (registered its token,
+    /// created its channel) before answering it; when one did, the head is validated again, knowing it. Other streams
+    /// are answered meanwhile.
+    private func learn(_ unknown: PushExchange.Unknown, from replicas: ReplicaLinks, for exchange: PushExchange, streamID: HTTP2StreamID,
                        context: ChannelHandlerContext) {
         var exchange = exchange
-        exchange.unknownToken = nil
+        exchange.unknown = nil
         connection.state.answerHeld()
         let loop = context.eventLoop
         let waiting = NIOLoopBound((handler: self, context: context, exchange: exchange), eventLoop: loop)
         Task {
-            let known = await replicas.adopt(token)
+            let known = switch unknown {
+            case .token(let token): await replicas.adopt(token)
+            case .channel(let id): await replicas.refreshChannel(id)
+            }
             loop.execute {
                 var (handler, context, exchange) = waiting.value
                 if known { exchange.verdict = handler.validatedAgain(exchange) }

@@ -41,9 +41,17 @@ struct PushExchange {
     var resetCode: Int?
     /// Set by a `hang` at `response`: the stream is never answered, and the push is not processed.
     var hung = false
-    /// A token no device holds as far as this replica knows, refused `BadDeviceToken` unless another replica registered
-    /// it: the store is asked before the answer (docs/cluster.md). Only on a replica.
-    var unknownToken: DeviceToken?
+    /// What the request names that this replica does not know and another may have written (docs/cluster.md): the
+    /// store is asked before the answer. Only on a replica.
+    var unknown: Unknown?
+
+    enum Unknown: Sendable {
+        /// A token no device holds as far as this replica knows, refused `BadDeviceToken` unless another replica
+        /// registered it.
+        case token(DeviceToken)
+        /// A channel refused `ChannelNotRegistered` unless another replica created it.
+        case channel(String)
+    }
     /// The request's span, when tracing is on (``PushTracing``); ended with its record. Boxed: an existential in
     /// place would make every exchange five words larger, copied with it whether tracing is on or not.
     var span: PushTracing.Box?

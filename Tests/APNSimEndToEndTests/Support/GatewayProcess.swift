@@ -12,6 +12,8 @@ struct GatewayProcess {
     let providerPort: Int
     let controlPort: Int
     let devicePort: Int
+    /// The development environment's channel management port.
+    let managementPort: Int
 
     var control: ControlClient { ControlClient(port: controlPort) }
 
@@ -26,10 +28,11 @@ struct GatewayProcess {
         let banner = try await process.waitForOutput("CA to trust")
         guard let provider = ProcessStopTests.port(after: "development (sandbox) provider API  https://127.0.0.1:", in: banner),
               let control = ProcessStopTests.port(after: "control API                         http://127.0.0.1:", in: banner),
-              let device = ProcessStopTests.port(after: "device link                         127.0.0.1:", in: banner) else {
+              let device = ProcessStopTests.port(after: "device link                         127.0.0.1:", in: banner),
+              let management = ProcessStopTests.port(after: "development channel management API  https://127.0.0.1:", in: banner) else {
             throw HarnessError("the gateway's banner lacks a port:\n\(banner)")
         }
-        return GatewayProcess(process: process, providerPort: provider, controlPort: control, devicePort: device)
+        return GatewayProcess(process: process, providerPort: provider, controlPort: control, devicePort: device, managementPort: management)
     }
 
     /// What a test's gateway process waits for a slow peer: the hang guard (as an in-process test gateway).
@@ -37,8 +40,9 @@ struct GatewayProcess {
                                     "--heartbeat-interval", String(HangGuard.limit.inSeconds / 3),
                                     "--install-wait", String(HangGuard.limit.inSeconds)]
 
-    func connect() async throws -> ProviderClient {
-        try await ProviderClient.connect(.init(host: "127.0.0.1", port: providerPort, caFile: "Certs/ca.pem"))
+    /// A connection to the provider port, or to the channel management port (`management`).
+    func connect(management: Bool = false) async throws -> ProviderClient {
+        try await ProviderClient.connect(.init(host: "127.0.0.1", port: management ? managementPort : providerPort, caFile: "Certs/ca.pem"))
     }
 
     /// A provider token signed with `Certs/AuthKey_SIMKEY0001.p8`; one per connection (a new one within 20 minutes
