@@ -82,7 +82,7 @@ public struct DeviceFleet: Sendable, Hashable {
     public init() {}
 
     /// The most devices one process runs.
-    public static let mostDevices = 100_000
+    public static let mostDevices = World.mostFleetDevices
     /// The most devices one process runs with a link each: each takes a file descriptor on either side.
     public static let mostDevicesWithOwnLinks = 10_000
     /// The most links one process's devices share.

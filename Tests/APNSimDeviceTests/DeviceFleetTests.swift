@@ -51,7 +51,7 @@ struct DeviceFleetTests {
     }
 
     @Test("What cannot run is said in one sentence each, and refused before any device starts", arguments: [
-        (#"{"count": 0}"#, "count takes 1 to 100000; got 0"),
+        (#"{"count": 0}"#, "count takes 1 to 250000; got 0"),
         (#"{"links": 65}"#, "links takes 0 (a link per device) to 64; got 65"),
         (#"{"gateways": []}"#, #"gateways names none; give one {"host", "port"}"#),
         (#"{"extensionBudget": 0}"#, "extensionBudget takes 0.1 to 600 seconds; got 0.0"),

@@ -12,7 +12,7 @@ struct EnvironmentTests {
     @Test("A bad environment value is refused in one sentence naming the variable, before anything starts", arguments: [
         (["gateway"], "APNSIM_CONTROL_PORT", "abc", "apnsim: APNSIM_CONTROL_PORT is 'abc'; it takes a port, 0 to 65535 (--control-port)\n"),
         (["up"], "APNSIM_DEVELOPMENT_PORT", "70000", "apnsim: APNSIM_DEVELOPMENT_PORT is '70000'; it takes a port, 0 to 65535 (--development-port)\n"),
-        (["device"], "APNSIM_DEVICE_COUNT", "0", "apnsim: APNSIM_DEVICE_COUNT is '0'; it takes a number of devices, 1 to 100000 (--count)\n"),
+        (["device"], "APNSIM_DEVICE_COUNT", "0", "apnsim: APNSIM_DEVICE_COUNT is '0'; it takes a number of devices, 1 to 250000 (--count)\n"),
         (["device"], "APNSIM_LOG_LEVEL", "loud", "apnsim: APNSIM_LOG_LEVEL is 'loud'; it takes one of trace, debug, info, notice, warning, error, critical (--log-level)\n"),
         (["media"], "APNSIM_LOG_FORMAT", "xml", "apnsim: APNSIM_LOG_FORMAT is 'xml'; it takes one of text, json (--log-format)\n"),
     ])

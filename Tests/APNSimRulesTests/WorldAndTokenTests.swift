@@ -62,8 +62,8 @@ struct WorldAndTokenTests {
          "category \"X\" has option sticky"),
         ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1, categories: [{identifier: X, actions: [{identifier: A}]}]}]",
          "title"),
-        ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1}]\ndevices: [{id: fan, name: Fan, count: 200000, apps: [{bundleID: a.b, environment: development}]}]",
-         "device fan has count 200000; a fleet is 1 to 100000 devices"),
+        ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1}]\ndevices: [{id: fan, name: Fan, count: 300000, apps: [{bundleID: a.b, environment: development}]}]",
+         "device fan has count 300000; a fleet is 1 to 250000 devices"),
         ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1}]\ndevices: [{id: fan, name: Fan, count: 0, apps: [{bundleID: a.b, environment: development}]}]",
          "device fan has count 0"),
     ])
