@@ -8,7 +8,7 @@ import PostgresNIO
 struct DeliveryRuns {
     private(set) var runs: [PostgresQuery] = []
 
-    private enum Kind: Equatable {
+    private enum Kind: Hashable {
         case accepted, acknowledged, receipt, forgotten, stored, registered, unregistered, held, released, releasedAll, handedOff, handOffDone, linked, unlinked, storedClaimed,
             channelCreated, channelDeleted, broadcastShared
     }
@@ -19,11 +19,30 @@ struct DeliveryRuns {
         while start < events.endIndex {
             let kind = Self.kind(of: events[start])
             var end = start + 1
-            while end < events.endIndex, Self.kind(of: events[end]) == kind { end += 1 }
-            runs += try Self.statements(kind, events[start..<end], replica: replica)
+            if Self.commuting.contains(kind) {
+                // A stretch of events that commute: one statement per kind, each kind's events in their order.
+                while end < events.endIndex, Self.commuting.contains(Self.kind(of: events[end])) { end += 1 }
+                var kinds: [Kind] = []
+                var byKind: [Kind: [DeliveryEvent]] = [:]
+                for event in events[start..<end] {
+                    let kind = Self.kind(of: event)
+                    if byKind[kind] == nil { kinds.append(kind) }
+                    byKind[kind, default: []].append(event)
+                }
+                for kind in kinds { runs += try Self.statements(kind, byKind[kind]![...], replica: replica) }
+            } else {
+                while end < events.endIndex, Self.kind(of: events[end]) == kind { end += 1 }
+                runs += try Self.statements(kind, events[start..<end], replica: replica)
+            }
             start = end
         }
     }
+
+    /// Kinds whose events may be applied in any order among each other: each writes a table none of the others reads
+    /// (a link, a registration, the stored pushes claimed for a link). A device linking writes a link and a claim, then
+    /// registers its apps: thousands of devices linking at once interleave them, and one statement per event, each a
+    /// round trip inside the transaction, held a batch of 2,000 open for seconds (`Benchmarks/cluster_scale.sh`).
+    private static let commuting: Set<Kind> = [.linked, .registered, .storedClaimed]
 
     private static func kind(of event: DeliveryEvent) -> Kind {
         switch event {

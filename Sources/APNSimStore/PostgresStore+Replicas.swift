@@ -93,7 +93,22 @@ extension PostgresStore: ReplicaStore {
     }
 
     public func handOffs(for replica: String) async throws -> [HandOff] {
-        try await decoded("SELECT seq, push FROM handoffs WHERE replica = \(replica) ORDER BY seq", row: \HandOff.row)
+        try await handOffs(for: replica, after: 0)
+    }
+
+    public func handOffs(for replica: String, after row: Int64) async throws -> [HandOff] {
+        try await decoded("SELECT seq, push FROM handoffs WHERE replica = \(replica) AND seq > \(row) ORDER BY seq", row: \HandOff.row)
+    }
+
+    public func handOffs(for replica: String, rows: [Int64]) async throws -> [HandOff] {
+        try await decoded("SELECT seq, push FROM handoffs WHERE replica = \(replica) AND seq = ANY(\(rows)) ORDER BY seq", row: \HandOff.row)
+    }
+
+    public func handOffRows(for replica: String) async throws -> [Int64] {
+        var rows: [Int64] = []
+        for try await seq in try await client.query("SELECT seq FROM handoffs WHERE replica = \(replica) ORDER BY seq",
+                                                    logger: logger).decode(Int64.self) { rows.append(seq) }
+        return rows
     }
 
     /// The rows `query` reads (a `seq`, then a value's JSON), each value decoded with its `seq` as `row`.

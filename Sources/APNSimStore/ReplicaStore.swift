@@ -26,6 +26,13 @@ public protocol ReplicaStore: Store {
     /// ``HandOff/row``: one stays until the batch that carries it out (``DeliveryEvent/handOffDone(row:)``) commits, so a
     /// replica killed meanwhile leaves it to another (``claimOrphans()``).
     func handOffs(for replica: String) async throws -> [HandOff]
+    /// Those of ``handOffs(for:)`` in rows after `row`: what was handed since the last read, as a replica reads on each
+    /// word of a hand-off, rather than every one not yet carried out again.
+    func handOffs(for replica: String, after row: Int64) async throws -> [HandOff]
+    /// Those of ``handOffs(for:)`` in `rows`.
+    func handOffs(for replica: String, rows: [Int64]) async throws -> [HandOff]
+    /// The rows of ``handOffs(for:)``, without the pushes: which are still to be carried out.
+    func handOffRows(for replica: String) async throws -> [Int64]
     /// The registration of `token`, as whichever replica its device linked to wrote it, and the replica the device is
     /// linked to now; `nil` when no replica registered it.
     func registration(of token: DeviceToken) async throws -> (registration: DeviceRegistration, replica: String?)?
