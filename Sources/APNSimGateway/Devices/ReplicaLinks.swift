@@ -98,34 +98,44 @@ final class ReplicaLinks: Sendable {
 
     /// Carries out the pushes handed here that are not yet on their way: each stays in the store until the batch that
     /// records what it became commits (``DeliveryEvent/handOffDone(row:)``), and is not taken again meanwhile. On word
-    /// of a hand-off, the rows after the last one read; `whole`, every row still there, by number first, so only those
-    /// not yet taken are read. Reading every row on each word made a backlog of 10,000 hand-offs (a third of a million
-    /// devices' pushes through each of three replicas) read again with every commit of another replica, and grow.
+    /// of a hand-off, the rows after the last one read; `whole`, the rows up to it still there, by number first, so only
+    /// those not yet taken are read (one committed after a later row was read: two replicas handing at once), then the
+    /// rows after it (those taken over from a replica that is gone are not told). Reading every row on each word made a
+    /// backlog of 10,000 hand-offs (a third of 200,000 devices' pushes through each of three replicas) read again with
+    /// every commit of another replica, and grow.
+    ///
+    /// Rows after the last read are the incremental read's, rows up to it the whole read's, decided under the lock:
+    /// the whole read forgets a row once it is gone from the store, and the incremental read, were it to take rows up
+    /// to the last read, could take one so forgotten again (its read outlived the row).
     private func takeHandOffs(whole: Bool = false) async {
         do {
-            let handOffs: [HandOff]
             if whole {
                 let present = try await store.handOffRows(for: name)
                 let missing = taking.withLock { taking in
                     // Rows no longer there were carried out: forgotten here too.
                     taking.rows.formIntersection(present)
-                    return present.filter { !taking.rows.contains($0) }
+                    return present.filter { $0 <= taking.read && !taking.rows.contains($0) }
                 }
-                handOffs = missing.isEmpty ? [] : try await store.handOffs(for: name, rows: missing)
-            } else {
-                handOffs = try await store.handOffs(for: name, after: taking.withLock { $0.read })
+                let found = missing.isEmpty ? [] : try await store.handOffs(for: name, rows: missing)
+                take(found) { row, taking in row <= taking.read }
             }
-            let fresh = taking.withLock { taking in
-                let fresh = handOffs.filter { $0.row.map { !taking.rows.contains($0) } ?? true }
-                taking.rows.formUnion(fresh.compactMap(\.row))
-                taking.read = max(taking.read, handOffs.compactMap(\.row).max() ?? 0)
-                return fresh
-            }
-            if !fresh.isEmpty { directory.take(fresh, now: clock.now()) }
+            let read = taking.withLock { $0.read }
+            take(try await store.handOffs(for: name, after: read)) { row, taking in row > taking.read }
         } catch {
-            // Taken again when the store is listening again, or with the next hand-off.
+            // Taken again with the next sweep, or when the store is listening again.
             logger.error("cannot take the pushes handed to this replica", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// Takes those of `handOffs` not being carried out whose rows `mine` says are this read's; the last row read moves on.
+    private func take(_ handOffs: [HandOff], mine: (Int64, (rows: Set<Int64>, read: Int64)) -> Bool) {
+        let fresh = taking.withLock { taking in
+            let fresh = handOffs.filter { handOff in handOff.row.map { mine($0, taking) && !taking.rows.contains($0) } ?? false }
+            taking.rows.formUnion(fresh.compactMap(\.row))
+            taking.read = max(taking.read, fresh.compactMap(\.row).max() ?? 0)
+            return fresh
+        }
+        if !fresh.isEmpty { directory.take(fresh, now: clock.now()) }
     }
 
     /// Fans out the broadcasts other replicas shared since the last read (docs/cluster.md, "Broadcasts across replicas").
