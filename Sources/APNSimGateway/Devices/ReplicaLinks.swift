@@ -85,7 +85,7 @@ final class ReplicaLinks: Sendable {
             case .recorded(let kind, let replica) where replica != name:
                 recorded(kind)
             case .channelCreated(let id, let replica) where replica != name:
-                _ = await adoptChannel(id)
+                _ = await refreshChannel(id)
             case .channelDeleted(let id, let replica) where replica != name:
                 directory.deleteChannel(id, told: false)
             case .broadcastShared(let replica) where replica != name:
@@ -152,23 +152,11 @@ final class ReplicaLinks: Sendable {
                 return
             }
             let others = shared.filter { $0.replica != name }
-            for id in Set(others.map(\.channel)) where !directory.knowsChannel(id) { _ = await adoptChannel(id) }
+            for id in Set(others.map(\.channel)) where !directory.knowsChannel(id) { _ = await refreshChannel(id) }
             directory.broadcasts(others)
         } catch {
             // Read again with the next broadcast, or when the store is listening again.
             logger.error("cannot read the broadcasts other replicas shared", metadata: ["error": "\(error)"])
-        }
-    }
-
-    /// Learns channel `id` from the store when another replica created it; returns whether one did.
-    func adoptChannel(_ id: String) async -> Bool {
-        do {
-            guard let channel = try await store.channel(id) else { return false }
-            directory.channelCreatedElsewhere(channel)
-            return true
-        } catch {
-            logger.error("cannot read a broadcast channel", metadata: ["channel": "\(id)", "error": "\(error)"])
-            return false
         }
     }
 
