@@ -97,14 +97,14 @@ struct DeliveryRuns {
                     content text, detail text, accepted_at double precision, delivered_at double precision,
                     displayed_at double precision, extension text, presentation text, activity text)
                 ON CONFLICT (id) DO UPDATE SET \(updates), seq = DEFAULT, stored_at = NULL, stored_for = NULL
-                """, try PostgresRows.json(rows))]
+                """, PostgresRows.json(rows))]
         case .acknowledged:
             let rows = unique(events.compactMap { if case .acknowledged(let id, let at) = $0 { PostgresRows.Mark(id: id, at: at.timeIntervalSince1970) } else { nil } },
                               key: \.id, keepLast: false)
             return [statement("""
                 UPDATE deliveries d SET delivered_at = r.at FROM json_to_recordset($1::json) AS r(id text, at double precision)
                 WHERE d.id = r.id AND d.delivered_at IS NULL
-                """, try PostgresRows.json(rows))]
+                """, PostgresRows.json(rows))]
         case .receipt:
             // The last receipt of a push says what it was; the first, when it was delivered, unless it was before.
             var first: [String: Double] = [:]
@@ -123,7 +123,7 @@ struct DeliveryRuns {
                                                       delivered_at double precision, extension text, presentation text, activity text)
                 WHERE d.id = r.id
                 RETURNING CASE WHEN r.outcome = '\(DeliveryOutcome.displayed.rawValue)' THEN r.at - d.accepted_at END
-                """, try PostgresRows.json(rows))]
+                """, PostgresRows.json(rows))]
         case .forgotten:
             let rows = unique(events.compactMap { if case .forgotten(let id, let detail, let at) = $0 { PostgresRows.Mark(id: id, at: at.timeIntervalSince1970, text: detail) } else { nil } },
                               key: \.id, keepLast: false)
@@ -132,7 +132,7 @@ struct DeliveryRuns {
                     displayed_at = r.at
                 FROM json_to_recordset($1::json) AS r(id text, at double precision, text text)
                 WHERE d.id = r.id AND d.outcome IS NULL
-                """, try PostgresRows.json(rows))]
+                """, PostgresRows.json(rows))]
         case .stored:
             // Stored again (a push held offline, then for power): the first time stays, the last reason is the one.
             var rows: [PostgresRows.Mark] = [], index: [String: Int] = [:]
@@ -161,7 +161,7 @@ struct DeliveryRuns {
                     delivered_at = coalesce(d.delivered_at, x.at),
                     detail = CASE WHEN strpos(x.slot, chr(31) || 'activity' || chr(31)) > 0 THEN $3 ELSE $2 END
                 FROM replaced x WHERE d.id = x.id AND d.outcome IS NULL
-                """, binds: PostgresFilter.bindings(try PostgresRows.json(rows), HeldPush.replacedDetail(activity: false),
+                """, binds: PostgresFilter.bindings(PostgresRows.json(rows), HeldPush.replacedDetail(activity: false),
                                                     HeldPush.replacedDetail(activity: true)))]
         case .registered:
             let rows = unique(try events.compactMap { if case .registered(let registration) = $0 { try PostgresRows.Registration(registration) } else { nil } },
@@ -172,7 +172,7 @@ struct DeliveryRuns {
                     token text, device text, bundle_id text, environment text, unregistered_from double precision)
                 ON CONFLICT (token) DO UPDATE SET device = excluded.device, bundle_id = excluded.bundle_id,
                     environment = excluded.environment, unregistered_from = excluded.unregistered_from
-                """, try PostgresRows.json(rows))]
+                """, PostgresRows.json(rows))]
         case .unregistered:
             let rows = unique(events.compactMap { if case .unregistered(let token, let at) = $0 { PostgresRows.Mark(id: token.hex, at: at.timeIntervalSince1970) } else { nil } },
                               key: \.id, keepLast: true)
@@ -184,7 +184,7 @@ struct DeliveryRuns {
                     RETURNING d.token)
                 SELECT NULL::double precision FROM (
                     SELECT pg_notify('\(PostgresStore.notificationChannel)', 'unregister ' || $2 || ' ' || token) FROM removed OFFSET 0) told
-                """, binds: PostgresFilter.bindings(try PostgresRows.json(rows), replica))]
+                """, binds: PostgresFilter.bindings(PostgresRows.json(rows), replica))]
         case .held:
             // Applied one by one, a push held in a slot takes the place of what the slot held (perhaps one held earlier
             // in this run), and one held again under its ID is written anew, last in the order held (SQLite's INSERT OR
@@ -201,7 +201,7 @@ struct DeliveryRuns {
             }
             // The slots' locks first, in one order (no two replicas wait on each other), held until the commit: a replica
             // storing in a slot another is storing in waits for it, and then replaces it (the `.stored` run).
-            let json = try PostgresRows.json(named)
+            let json = PostgresRows.json(named)
             return [PostgresQuery(unsafeSQL: """
                         SELECT NULL::double precision FROM (
                             SELECT pg_advisory_xact_lock(hashtextextended('apnsim-slot:' || slot, 0)) FROM (
@@ -219,7 +219,7 @@ struct DeliveryRuns {
                         FROM ROWS FROM (json_to_recordset($1::json) AS (id text, device text, slot text, expires double precision,
                                                                          delivery text)) WITH ORDINALITY AS r(id, device, slot, expires, delivery, n)
                         ORDER BY n
-                        """, binds: PostgresFilter.bindings(try PostgresRows.json(try survivors.map(PostgresRows.Held.init)), replica))]
+                        """, binds: PostgresFilter.bindings(PostgresRows.json(try survivors.map(PostgresRows.Held.init)), replica))]
         case .released:
             let ids = events.compactMap { if case .released(let id) = $0 { id } else { nil } }
             return [PostgresQuery(unsafeSQL: "DELETE FROM held_pushes WHERE id = ANY($1::text[])", binds: PostgresFilter.bindings(ids))]
@@ -241,7 +241,7 @@ struct DeliveryRuns {
                 SELECT NULL::double precision FROM (
                     SELECT pg_notify('\(PostgresStore.notificationChannel)', 'handoff ' || replica) FROM (SELECT DISTINCT replica FROM handed) d
                     OFFSET 0) told
-                """, try PostgresRows.json(rows))]
+                """, PostgresRows.json(rows))]
         case .handOffDone:
             let rows = events.compactMap { if case .handOffDone(let row) = $0 { row } else { nil } }
             return [PostgresQuery(unsafeSQL: "DELETE FROM handoffs WHERE seq = ANY($1::bigint[])", binds: PostgresFilter.bindings(rows))]
@@ -259,7 +259,7 @@ struct DeliveryRuns {
                     RETURNING device, replica)
                 SELECT NULL::double precision FROM (
                     SELECT pg_notify('\(PostgresStore.notificationChannel)', 'link ' || replica || ' ' || device) FROM linked OFFSET 0) told
-                """, try PostgresRows.json(rows))]
+                """, PostgresRows.json(rows))]
         case .unlinked:
             let rows = events.compactMap { event -> PostgresRows.Link? in
                 guard case .unlinked(let device, let replica) = event else { return nil }
@@ -272,7 +272,7 @@ struct DeliveryRuns {
                     RETURNING l.device, l.replica)
                 SELECT NULL::double precision FROM (
                     SELECT pg_notify('\(PostgresStore.notificationChannel)', 'unlink ' || replica || ' ' || device) FROM gone OFFSET 0) told
-                """, try PostgresRows.json(rows))]
+                """, PostgresRows.json(rows))]
         case .channelCreated, .channelDeleted, .broadcastShared:
             return try broadcastStatements(kind, events, replica: replica)
         case .storedClaimed:
@@ -284,7 +284,7 @@ struct DeliveryRuns {
                 DELETE FROM held_pushes h USING json_to_recordset($1::json) AS c(device text, replica text)
                 WHERE h.device = c.device AND h.slot IS NOT NULL
                 RETURNING h.seq, h.device, h.expires, h.delivery, c.replica AS handed_to
-                """), try PostgresRows.json(rows))]
+                """), PostgresRows.json(rows))]
         }
     }
 
@@ -303,7 +303,7 @@ struct DeliveryRuns {
                     ON CONFLICT (id) DO NOTHING
                     RETURNING id)
                 \(told)'channel ' || $2 || ' ' || id) FROM created OFFSET 0) t
-                """, binds: PostgresFilter.bindings(try PostgresRows.json(rows), replica))]
+                """, binds: PostgresFilter.bindings(PostgresRows.json(rows), replica))]
         case .channelDeleted:
             let ids = events.compactMap { if case .channelDeleted(let id) = $0 { id } else { nil } }
             return [PostgresQuery(unsafeSQL: "DELETE FROM broadcasts WHERE channel = ANY($1::text[])", binds: PostgresFilter.bindings(ids)),
@@ -327,7 +327,7 @@ struct DeliveryRuns {
                             ORDER BY n
                             RETURNING 1)
                         \(told)'broadcast ' || $2) WHERE EXISTS (SELECT 1 FROM shared) OFFSET 0) t
-                        """, binds: PostgresFilter.bindings(try PostgresRows.json(rows), replica)),
+                        """, binds: PostgresFilter.bindings(PostgresRows.json(rows), replica)),
                     PostgresQuery(unsafeSQL: """
                         DELETE FROM broadcasts b WHERE b.accepted_at < $1 AND (b.stored_until IS NULL OR b.stored_until < $2
                             OR EXISTS (SELECT 1 FROM broadcasts n WHERE n.channel = b.channel AND n.seq > b.seq))

@@ -166,7 +166,7 @@ public final class PostgresStore: Store {
 
     public func insertSends(_ sends: [SendRecord]) async throws {
         guard !sends.isEmpty else { return }
-        let rows = try PostgresRows.json(sends.map(PostgresRows.Send.init))
+        let rows = PostgresRows.json(sends.map(PostgresRows.Send.init))
         let told = ReplicaEvent.recorded(.sends, replica: replica).payload
         // The other replicas' long-polls and event streams are told once the rows are in (one statement, one commit).
         try await client.query("""

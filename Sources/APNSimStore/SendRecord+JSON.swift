@@ -1,3 +1,4 @@
+import APNSimRules
 import Foundation
 
 /// A ``SendRecord`` in JSON, as the control API answers `GET /v1/sends`: the `apns-id` is `apnsId`, as delivery records
@@ -62,5 +63,35 @@ extension SendRecord {
         try container.encodeIfPresent(keyID, forKey: .keyID)
         try container.encodeIfPresent(fault, forKey: .fault)
         try container.encodeIfPresent(uniqueID, forKey: .uniqueID)
+    }
+}
+
+extension SendRecord {
+    /// The record as ``RecordJSON`` keeps it (dates in seconds since 1970), written by hand for a PostgreSQL row, on
+    /// every push's path: the keys `encode(to:)` writes, without the old spellings, which reading does not need.
+    func recordJSON() -> [UInt8] {
+        var json = JSONWriter(capacity: 384 + headers.json.count + (payload?.utf8.count ?? 0) + (explanation?.utf8.count ?? 0))
+        json.field("id", id.map(Int.init))
+        json.field("receivedAt", receivedAt.timeIntervalSince1970)
+        json.field("environment", environment)
+        json.field("authMode", authMode)
+        json.field("method", method)
+        json.field("path", path)
+        json.field("token", token)
+        json.field("topic", topic)
+        json.field("pushType", pushType)
+        json.field("apnsId", apnsID)
+        json.field("headers", object: headers.json)
+        json.field("payload", payload)
+        json.field("payloadBytes", payloadBytes)
+        json.field("status", status)
+        json.field("reason", reason)
+        json.field("explanation", explanation)
+        json.field("durationMicros", durationMicros)
+        json.field("team", teamID)
+        json.field("keyID", keyID)
+        json.field("fault", fault)
+        json.field("uniqueId", uniqueID)
+        return json.finish()
     }
 }
