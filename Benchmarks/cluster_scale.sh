@@ -21,14 +21,10 @@ each=$((devices / processes))
 (( each * processes == devices )) || { echo "$devices devices do not split evenly over $processes processes" >&2; exit 1; }
 scratch
 need nghttp2-client:h2load openssl:openssl curl:curl
-ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need postgresql:pg_ctlcluster
 ulimit -n "$(ulimit -Hn)"
 apnsim=$(release_apnsim)
 
-pg_port=${APNSIM_BENCH_PG_PORT:-25433}
-pg=$(mktemp -d /tmp/apnsim-bench-postgres.XXXXXX)  # not in $work: PostgreSQL runs as its own user, and $work is private
-address=$(bash Interop/postgres.sh start "$pg" "$pg_port")
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; bash Interop/postgres.sh stop "$pg" 2>/dev/null || true; rm -rf "$work" "$pg"' EXIT
+start_postgres "${APNSIM_BENCH_PG_PORT:-25433}"
 
 postgres_mib() { # PostgreSQL's memory: the proportional share (Pss) of its server and every connection's process, in MiB
   local server; server=$(head -1 "$pg/data/postmaster.pid")

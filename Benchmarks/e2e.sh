@@ -10,9 +10,11 @@
 # at a steady 4,000 pushes a second (APNSIM_E2E_RATE) for ten seconds.
 #
 # Usage: Benchmarks/e2e.sh [PUSHES [RICH]]      (from anywhere; defaults 20000 and 2000)
+#        Benchmarks/e2e.sh --cluster [PUSHES [REPLICAS]]   (the cluster path against one gateway: Benchmarks/cluster_e2e.sh)
 # Needs: h2load (Debian nghttp2-client), openssl, python3; installs h2load with apt if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ "${1:-}" == --cluster ]]; then exec bash Benchmarks/cluster_e2e.sh "${@:2}"; fi
 pushes=${1:-20000}
 rich=${2:-2000}
 devices=100

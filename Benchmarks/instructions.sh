@@ -10,9 +10,12 @@
 #   provider    apnsim's gateway, a token with no device behind it: validation, routing, the record
 #   display     the gateway and one `apnsim device --count 100` process: each push sent to display
 #   rich        the same, each push a rich one whose extension downloads an image from `apnsim media` (counted too)
+#   cluster     two replicas on one PostgreSQL (Debian's, started here by Interop/postgres.sh), the 100 devices linked to
+#               the second, every push sent through the first: accepted and handed off by one, carried out by the other
+#               (both counted, and the devices); PostgreSQL's CPU a push beside it (/proc), not instructions
 #
 # Usage: Benchmarks/instructions.sh [PUSHES] [PATH…]   (default 5000 pushes, the same for every path; default paths:
-#        reference provider display rich)
+#        reference provider display rich; cluster when asked)
 #        APNSIM_BIN=PATH, APNSIM_REFERENCE_BIN=PATH   (measure those binaries instead of building this tree)
 #        APNSIM_CALLGRIND_KEEP=DIR   (keep each process's callgrind file there, for callgrind_annotate)
 # Needs: valgrind 3.20 or newer (Swift 6 writes DWARF 5, which 3.19 cannot read: on Debian 12 the script takes
@@ -30,12 +33,16 @@ control_port=${APNSIM_INSTR_CONTROL_PORT:-24198}
 device_port=${APNSIM_INSTR_DEVICE_PORT:-24199}
 media_port=${APNSIM_INSTR_MEDIA_PORT:-24200}
 reference_port=${APNSIM_INSTR_REFERENCE_PORT:-24201}
+peer_control_port=${APNSIM_INSTR_PEER_CONTROL_PORT:-24202}
+pg_port=${APNSIM_INSTR_PG_PORT:-24203}
 scratch
+pg=""
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; [[ -z "$pg" ]] || { bash Interop/postgres.sh stop "$pg" 2>/dev/null; rm -rf "$pg"; }; rm -rf "$work"' EXIT
 need nghttp2-client:h2load valgrind:vgdb
 callgrind_valgrind > "$work/valgrind"
 mapfile -t valgrind_tool < "$work/valgrind"
 apnsim=$(release_apnsim)
-reference=$(release_reference)
+[[ " ${paths[*]} " != *" reference "* ]] || reference=$(release_reference)
 jwt=$(provider_jwt)
 printf '{"aps":{"alert":{"title":"bench","body":"a push from h2load"},"badge":1}}' > "$work/plain.json"
 printf '{"aps":{"alert":{"title":"bench","body":"rich push"},"mutable-content":1},"ab":{"att":{"url":"http://127.0.0.1:%s/media/sample.jpg","type":"jpg"}}}' \
@@ -98,11 +105,26 @@ count() { # count N PAYLOAD URLS_FILE WAIT NAME=PID… — counts the processes'
 start_world() { # the gateway under callgrind, on the sandbox world; sets $gateway_pid. The record keeps 1,000 sends and
   # deliveries, and the warm-up fills it: each push counted then also costs the oldest record's removal, as in a load
   # test that has passed the default 100,000 (where a removal costs about the same). Under callgrind, on a busy machine, a
-  # TLS handshake can take longer than the gateway's 10 s: h2load's connections get a minute.
+  # TLS handshake can take longer than the gateway's 10 s: h2load's connections get a minute. [FLAG…]: more of the
+  # gateway's (a replica's store and name); world_device_port=PORT: its device link's port instead of $device_port.
   under_callgrind gateway "$apnsim" gateway --development-port "$dev_port" --production-port 0 --control-port "$control_port" \
-    --device-port "$device_port" --max-sends 1000 --max-deliveries 1000 --handshake-timeout 60
+    --device-port "${world_device_port:-$device_port}" --max-sends 1000 --max-deliveries 1000 --handshake-timeout 60 "$@"
   gateway_pid=$last_pid
   wait_for "the gateway under callgrind" 300 curl -sf "http://127.0.0.1:$control_port/v1/health"
+}
+
+start_devices() { # start_devices PATH [FLAG…] — 100 devices under callgrind, each push's extension Braze's; sets $devices_pid
+  # once all have linked and registered, and writes a push URL for each to $work/urls
+  under_callgrind devices "$apnsim" device --count 100 --id bench --data "$work/devices-$1" \
+    --extension com.example.app:com.example.app.NotificationService:braze "${@:2}"
+  devices_pid=$last_pid
+  for _ in $(seq 3000); do
+    online=$(curl -sf "http://127.0.0.1:$control_port/v1/devices" | python3 -c 'import json,sys; print(sum(1 for d in json.load(sys.stdin) if d["online"] and d["apps"]))')
+    [[ "$online" == 100 ]] && break
+    sleep 0.2
+  done
+  [[ "$online" == 100 ]] || { echo "only $online of 100 devices came online under callgrind" >&2; exit 1; }
+  curl -sf "http://127.0.0.1:$control_port/v1/devices" | python3 -c 'import json,sys; [print("https://127.0.0.1:'"$dev_port"'/3/device/" + d["apps"][0]["token"]) for d in json.load(sys.stdin)]' > "$work/urls"
 }
 
 declare -A figures parts refcounts refcount_parts
@@ -131,16 +153,7 @@ for path in "${paths[@]}"; do
         media_pid=$last_pid
         wait_for "the media server under callgrind" 300 curl -sf -o /dev/null "http://127.0.0.1:$media_port/media/sample.jpg"
       fi
-      under_callgrind devices "$apnsim" device --count 100 --id bench --device-port "$device_port" --data "$work/devices-$path" \
-        --extension com.example.app:com.example.app.NotificationService:braze
-      devices_pid=$last_pid
-      for _ in $(seq 3000); do
-        online=$(curl -sf "http://127.0.0.1:$control_port/v1/devices" | python3 -c 'import json,sys; print(sum(1 for d in json.load(sys.stdin) if d["online"] and d["apps"]))')
-        [[ "$online" == 100 ]] && break
-        sleep 0.2
-      done
-      [[ "$online" == 100 ]] || { echo "only $online of 100 devices came online under callgrind" >&2; exit 1; }
-      curl -sf "http://127.0.0.1:$control_port/v1/devices" | python3 -c 'import json,sys; [print("https://127.0.0.1:'"$dev_port"'/3/device/" + d["apps"][0]["token"]) for d in json.load(sys.stdin)]' > "$work/urls"
+      start_devices "$path" --device-port "$device_port"
       payload=$work/plain.json n=$pushes processes=("gateway=$gateway_pid" "devices=$devices_pid")
       # The same number of pushes as every other path: h2load's 10 new connections (their TLS handshakes, each one's
       # first JWT checked) cost the gateway about 40 million instructions, 8,000 a push over 5,000 pushes but 80,000 over
@@ -151,7 +164,25 @@ for path in "${paths[@]}"; do
       displayed() { until_count displayed $((1500 + n)); }
       measured=$(count "$n" "$payload" "$work/urls" displayed "${processes[@]}")
       ;;
-    *) echo "unknown path $path: reference, provider, display or rich" >&2; exit 64 ;;
+    cluster)
+      ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need postgresql:pg_ctlcluster
+      pg=$(mktemp -d /tmp/apnsim-bench-postgres.XXXXXX)  # not in $work: PostgreSQL runs as its own user
+      address=$(bash Interop/postgres.sh start "$pg" "$pg_port")
+      # r2 first, with the devices' link; then r1, on the provider port the pushes go to, with a link no device takes.
+      APNSIM_STORE=$address under_callgrind peer "$apnsim" gateway --development-port 0 --production-port 0 \
+        --control-port "$peer_control_port" --device-port "$device_port" --max-sends 1000 --max-deliveries 1000 --handshake-timeout 60 --replica r2
+      peer_pid=$last_pid
+      wait_for "the second replica under callgrind" 300 curl -sf "http://127.0.0.1:$peer_control_port/v1/health"
+      world_device_port=0 APNSIM_STORE=$address start_world --replica r1
+      start_devices cluster --gateway "127.0.0.1:$device_port"
+      load 1500 "$work/plain.json" "$work/urls"
+      until_count displayed 1500
+      displayed() { until_count displayed $((1500 + pushes)); }
+      server_before=$(postgres_cpu "$pg")
+      measured=$(count "$pushes" "$work/plain.json" "$work/urls" displayed "gateway=$gateway_pid" "peer=$peer_pid" "devices=$devices_pid")
+      postgres_us=$(awk -v a="$(postgres_cpu "$pg")" -v b="$server_before" -v n="$pushes" 'BEGIN {printf "%.1f", (a - b) / n * 1e6}')
+      ;;
+    *) echo "unknown path $path: reference, provider, display, rich or cluster" >&2; exit 64 ;;
   esac
   figures[$path]=${measured%% *}
   read -r -a split <<< "${measured#* }"
@@ -174,6 +205,7 @@ for path in "${paths[@]}"; do
     provider) what="apnsim gateway, no device: validated, routed, recorded" ;;
     display) what="gateway + 100 devices: sent to display" ;;
     rich) what="gateway + 100 devices + media server: image downloaded and attached" ;;
+    cluster) what="two replicas on PostgreSQL + 100 devices: accepted by one, handed off, sent to display by the other" ;;
   esac
   printf '%-10s %10s  %s (%s)\n' "$path" "${figures[$path]}" "$what" "${parts[$path]%, }"
 done
@@ -192,3 +224,5 @@ ratio() { # ratio A B LABEL NOTE — A's count over B's, when both were measured
 ratio reference provider "reference / provider" "the part of the provider path that is SwiftNIO's own; goal of the rate ratio: 0.85" || true
 ratio provider display "provider / display" "the provider path's share of send to display; goal of the rate ratio: 0.5" || true
 ratio display rich "display / rich" "a plain push's share of a rich one; goal of the rate ratio: 0.5" || true
+ratio display cluster "display / cluster" "one gateway's send to display against the cluster's, a hand-off between replicas" || true
+[[ -z "${postgres_us:-}" ]] || echo "PostgreSQL's CPU a push on the cluster path: $postgres_us µs (its processes, /proc; not under callgrind)"

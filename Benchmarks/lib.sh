@@ -2,17 +2,27 @@
 # Gives: need TOOL... (installs Debian packages), h2load_once (one request to each URL of a file), h2load_spread (N requests
 # over every URL of a file), release_apnsim (path of the release binary, or $APNSIM_BIN), release_reference (the bare SwiftNIO
 # server's, or $APNSIM_REFERENCE_BIN), callgrind_valgrind (a valgrind that reads Swift 6's binaries),
-# scratch (a work folder and processes cleaned up on exit), start_gateway, start_nginx, world_token, provider_jwt (a token by
-# Apple's openssl recipe), wait_for WHAT CMD..., rss_mib PID, cpu_seconds PID, stamp.
+# scratch (a work folder and processes cleaned up on exit), start_postgres PORT, start_gateway, start_nginx, world_token, provider_jwt (a token by
+# Apple's openssl recipe), wait_for WHAT CMD..., rss_mib PID, cpu_seconds PID, postgres_cpu DIR, stamp.
 
 # Gateways started here take channel-management ports the kernel picks (their defaults are Apple's 2195 and 2196), so
 # that a run beside `apnsim up` or another check neither fails to bind them nor takes them from it.
 export APNSIM_DEVELOPMENT_MANAGEMENT_PORT=${APNSIM_DEVELOPMENT_MANAGEMENT_PORT:-0} APNSIM_PRODUCTION_MANAGEMENT_PORT=${APNSIM_PRODUCTION_MANAGEMENT_PORT:-0}
 
-scratch() { # sets $work (a temporary folder) and $pids (processes to stop); both go when the script exits
+scratch() { # sets $work (a temporary folder) and $pids (processes to stop); both go when the script exits, as does the
+  # PostgreSQL of start_postgres
   work=$(mktemp -d)
   pids=()
-  trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+  pg=""
+  trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true
+        [[ -z "$pg" ]] || { bash Interop/postgres.sh stop "$pg" 2>/dev/null || true; rm -rf "$pg"; }; rm -rf "$work"' EXIT
+}
+
+start_postgres() { # start_postgres PORT — Debian's PostgreSQL (Interop/postgres.sh; installed if missing) on PORT, in a
+  # folder of its own, stopped when the script exits; sets $pg (its folder) and $address (the store's URL)
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need postgresql:pg_ctlcluster
+  pg=$(mktemp -d /tmp/apnsim-bench-postgres.XXXXXX)  # not in $work: PostgreSQL runs as its own user, and $work is private
+  address=$(bash Interop/postgres.sh start "$pg" "$1")
 }
 
 start_gateway() { # start_gateway PORT CONTROL_PORT DEVICE_PORT [FLAG…] — "$apnsim" gateway in the background, logging
@@ -153,6 +163,14 @@ NGINX
   nginx -p "$work" -c "$work/nginx.conf" -g 'daemon off;' 2>"$work/nginx.log" &
   pids+=($!)
   wait_for nginx 10 curl -sfk --http2 -o /dev/null -X POST "https://127.0.0.1:$port/3/device/x"
+}
+
+postgres_cpu() { # postgres_cpu DIR — CPU seconds the PostgreSQL of Interop/postgres.sh's DIR spent so far: its server, the
+  # connections' processes it reaped, and the live ones
+  local server; server=$(head -1 "$1/data/postmaster.pid")
+  { awk '{print $14 + $15 + $16 + $17}' "/proc/$server/stat"
+    for child in $(pgrep -P "$server"); do awk '{print $14 + $15}' "/proc/$child/stat" 2>/dev/null || true; done
+  } | awk -v hz="$(getconf CLK_TCK)" '{s += $1} END {printf "%.2f", s / hz}'
 }
 
 stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }

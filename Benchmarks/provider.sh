@@ -12,6 +12,8 @@
 #
 # Usage: Benchmarks/provider.sh [REQUESTS] [--store]   (from anywhere; default 200000 requests per run)
 #        --store: the gateway keeps its record in a SQLite file, and answers 200 only once a push is committed to it
+#        Benchmarks/provider.sh --cluster [REQUESTS [REPLICAS]]   (REPLICAS gateways on one PostgreSQL against one on a
+#          SQLite file, durable answers on both sides: Benchmarks/store.sh; default 100000 requests, 3 replicas)
 #        APNSIM_BIN=PATH Benchmarks/provider.sh   (measure that binary instead of building this tree)
 #        APNSIM_BASELINE_BIN="[NAME=]PATH …" Benchmarks/provider.sh   (also: this build against each, in turn, three rounds
 #          each (APNSIM_BENCH_ROUNDS), the same load: what a change costs the provider path. docs/metrics.md and docs/tracing.md measure
@@ -20,6 +22,7 @@
 # Needs: h2load (Debian nghttp2-client), nginx (Debian nginx-light), openssl; installs them with apt if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ "${1:-}" == --cluster ]]; then exec bash Benchmarks/store.sh "${2:-100000}" "${3:-3}"; fi
 source Benchmarks/lib.sh
 requests=200000
 store_flag=()

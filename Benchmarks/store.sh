@@ -17,22 +17,11 @@ connections=10
 streams=100
 scratch
 need nghttp2-client:h2load openssl:openssl
-ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need postgresql:pg_ctlcluster
 apnsim=$(release_apnsim)
 jwt=$(provider_jwt)
 printf '{"aps":{"alert":{"title":"bench","body":"a push from h2load"},"badge":1}}' > "$work/payload.json"
 
-pg_port=${APNSIM_BENCH_PG_PORT:-25432}
-pg=$(mktemp -d /tmp/apnsim-bench-postgres.XXXXXX)  # not in $work: PostgreSQL runs as its own user, and $work is private
-address=$(bash Interop/postgres.sh start "$pg" "$pg_port")
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; bash Interop/postgres.sh stop "$pg" 2>/dev/null || true; rm -rf "$work" "$pg"' EXIT
-
-postgres_cpu() { # CPU seconds PostgreSQL spent so far: its server, the connections' processes it reaped, and the live ones
-  local server; server=$(head -1 "$pg/data/postmaster.pid")
-  { awk '{print $14 + $15 + $16 + $17}' "/proc/$server/stat"
-    for child in $(pgrep -P "$server"); do awk '{print $14 + $15}' "/proc/$child/stat" 2>/dev/null || true; done
-  } | awk -v hz="$(getconf CLK_TCK)" '{s += $1} END {printf "%.2f", s / hz}'
-}
+start_postgres "${APNSIM_BENCH_PG_PORT:-25432}"
 
 # The gateways: one on a SQLite file, REPLICAS on PostgreSQL, each with its own ports (provider 2230N, control 2830N).
 start_gateway 22300 28300 0 --store "$work/store.sqlite"
@@ -79,11 +68,11 @@ for round in $(seq "${APNSIM_BENCH_ROUNDS:-3}"); do
   sqlite_rates+=("$(load 22300)")
   sqlite_cpu=$(python3 -c "print($sqlite_cpu + $(cpu_seconds "$sqlite_gateway") - $before)")
   before_gateways=0; for pid in "${postgres_gateways[@]}"; do before_gateways=$(python3 -c "print($before_gateways + $(cpu_seconds "$pid"))"); done
-  before_server=$(postgres_cpu)
+  before_server=$(postgres_cpu "$pg")
   postgres_rates+=("$(load "${postgres_ports[@]}")")
   after_gateways=0; for pid in "${postgres_gateways[@]}"; do after_gateways=$(python3 -c "print($after_gateways + $(cpu_seconds "$pid"))"); done
   gateways_cpu=$(python3 -c "print($gateways_cpu + $after_gateways - $before_gateways)")
-  server_cpu=$(python3 -c "print($server_cpu + $(postgres_cpu) - $before_server)")
+  server_cpu=$(python3 -c "print($server_cpu + $(postgres_cpu "$pg") - $before_server)")
 done
 recorded=$(curl -sf "http://127.0.0.1:28301/v1/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["sends"])')
 

@@ -19,17 +19,23 @@ struct DeliveryRuns {
         while start < events.endIndex {
             let kind = Self.kind(of: events[start])
             var end = start + 1
-            if Self.commuting.contains(kind) {
-                // A stretch of events that commute: one statement per kind, each kind's events in their order.
-                while end < events.endIndex, Self.commuting.contains(Self.kind(of: events[end])) { end += 1 }
-                var kinds: [Kind] = []
-                var byKind: [Kind: [DeliveryEvent]] = [:]
-                for event in events[start..<end] {
-                    let kind = Self.kind(of: event)
-                    if byKind[kind] == nil { kinds.append(kind) }
-                    byKind[kind, default: []].append(event)
+            if let group = Self.group(of: events[start]) {
+                // A stretch of events of one group: one statement per kind, each kind's events in their order, the kinds
+                // in the group's order. The stretch ends before an event of another group, or one that must come before
+                // an event of the stretch on the same row (a receipt, then an acknowledgement of the same push).
+                var phases: [Row: Int] = [:]
+                func fits(_ event: DeliveryEvent) -> Bool {
+                    guard Self.group(of: event) == group else { return false }
+                    guard let (row, phase) = Self.row(of: event) else { return true }
+                    if let last = phases[row], last > phase { return false }
+                    phases[row] = phase
+                    return true
                 }
-                for kind in kinds { runs += try Self.statements(kind, byKind[kind]![...], replica: replica) }
+                _ = fits(events[start])
+                while end < events.endIndex, fits(events[end]) { end += 1 }
+                var byKind: [Kind: [DeliveryEvent]] = [:]
+                for event in events[start..<end] { byKind[Self.kind(of: event), default: []].append(event) }
+                for kind in Self.order where byKind[kind] != nil { runs += try Self.statements(kind, byKind[kind]![...], replica: replica) }
             } else {
                 while end < events.endIndex, Self.kind(of: events[end]) == kind { end += 1 }
                 runs += try Self.statements(kind, events[start..<end], replica: replica)
@@ -38,11 +44,46 @@ struct DeliveryRuns {
         }
     }
 
-    /// Kinds whose events may be applied in any order among each other: each writes a table none of the others reads
-    /// (a link, a registration, the stored pushes claimed for a link). A device linking writes a link and a claim, then
-    /// registers its apps: thousands of devices linking at once interleave them, and one statement per event, each a
-    /// round trip inside the transaction, held a batch of 2,000 open for seconds (`Benchmarks/cluster_scale.sh`).
-    private static let commuting: Set<Kind> = [.linked, .registered, .storedClaimed]
+    /// Groups of kinds whose events may be gathered into one statement per kind over a stretch of a batch, however they
+    /// interleave. Links: a device linking writes a link and a claim of what is stored for it, then registers its apps,
+    /// each a table none of the others reads; thousands of devices linking at once interleave them, and one statement
+    /// per event, each a round trip inside the transaction, held a batch of 2,000 open for seconds
+    /// (`Benchmarks/cluster_scale.sh`). Pushes: a push accepted and handed off, or accepted, held while sent,
+    /// acknowledged, released and displayed, interleaves with the next; a statement per event made a hand-off about
+    /// ten statements on the cluster's send-to-display path, and PostgreSQL's CPU 500 µs a push
+    /// (`Benchmarks/cluster_e2e.sh`, `pg_stat_statements`). Gathered, each row's events still meet it in their order
+    /// (``row(of:)``). A push held in a slot (stored for later) replaces what the slot held, whatever its ID: it stays
+    /// in a run of its own.
+    private static func group(of event: DeliveryEvent) -> Int? {
+        switch event {
+        case .linked, .registered, .storedClaimed: 1
+        case .accepted, .handedOff, .handOffDone, .acknowledged, .receipt, .released: 2
+        case .held(let push): push.slot == nil ? 2 : nil
+        default: nil
+        }
+    }
+
+    /// The order the kinds of a stretch are written in: for each row, its events' order (``row(of:)``).
+    private static let order: [Kind] = [.linked, .storedClaimed, .registered, .accepted, .held, .handedOff, .handOffDone,
+                                        .acknowledged, .receipt, .released]
+
+    private enum Row: Hashable {
+        case delivery(String), held(String)
+    }
+
+    /// The row an event of the pushes' group writes and its place among the events on that row, in ``order``: a
+    /// delivery's record is written, then acknowledged, then given its receipt; a held push is held, then released.
+    /// `nil` for an event that meets no other's row (a hand-off's row, written and deleted by different replicas).
+    private static func row(of event: DeliveryEvent) -> (Row, Int)? {
+        switch event {
+        case .accepted(let record): (.delivery(record.id), 0)
+        case .acknowledged(let id, _): (.delivery(id), 1)
+        case .receipt(let id, _, _, _, _, _, _, _): (.delivery(id), 2)
+        case .held(let push): (.held(push.id), 0)
+        case .released(let id): (.held(id), 1)
+        default: nil
+        }
+    }
 
     private static func kind(of event: DeliveryEvent) -> Kind {
         switch event {
@@ -67,19 +108,13 @@ struct DeliveryRuns {
         }
     }
 
-    /// `rows` keyed by `key`, the last of each key kept (`keepLast`) or the first, in their first order: one statement
-    /// may touch a row once, and applying the events one by one would have left the last (or first) one's mark.
+    /// `rows` keyed by `key`: the first of each key kept, in its place, or (`keepLast`) the last, in its place, as
+    /// SQLite's `INSERT OR REPLACE` writes a record met again last in the record's order. One statement may touch a row
+    /// once, and applying the events one by one would have left the last (or first) one's mark.
     private static func unique<Row>(_ rows: [Row], key: (Row) -> String, keepLast: Bool) -> [Row] {
-        var index: [String: Int] = [:], kept: [Row] = []
-        for row in rows {
-            if let at = index[key(row)] {
-                if keepLast { kept[at] = row }
-            } else {
-                index[key(row)] = kept.count
-                kept.append(row)
-            }
-        }
-        return kept
+        var index: [String: Int] = [:]
+        for (at, row) in rows.enumerated() where keepLast || index[key(row)] == nil { index[key(row)] = at }
+        return rows.enumerated().compactMap { at, row in index[key(row)] == at ? row : nil }
     }
 
     private static func statements(_ kind: Kind, _ events: ArraySlice<DeliveryEvent>, replica: String) throws -> [PostgresQuery] {

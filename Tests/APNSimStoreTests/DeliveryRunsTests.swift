@@ -22,12 +22,39 @@ struct DeliveryRunsTests {
         #expect(try DeliveryRuns(events, replica: "a").runs.count == 3)
     }
 
-    @Test("Kinds whose order matters stay in their runs: a release between two holds is three statements, and an unlink splits the links around it")
+    @Test("Kinds whose order matters stay in their runs: an unlink splits the links around it")
     func orderKept() throws {
         let at = Date(timeIntervalSince1970: 1_800_000_000)
         let events: [DeliveryEvent] = [.linked(device: "d1", replica: "a", at: at), .unlinked(device: "d1", replica: "a"),
                                        .linked(device: "d1", replica: "a", at: at.addingTimeInterval(1)), .released(id: "p1"),
                                        .acknowledged(id: "p1", at: at), .released(id: "p2")]
-        #expect(try DeliveryRuns(events, replica: "a").runs.count == 6)
+        #expect(try DeliveryRuns(events, replica: "a").runs.count == 5, "three link runs, then one acknowledgement and one release")
+    }
+
+    static func held(_ id: String, slot: String? = nil) -> DeliveryEvent {
+        .held(HeldPush(id: id, device: "iphone", slot: slot, expires: nil, delivery: PostgresReplicaTests.delivery(id)))
+    }
+
+    static func receipt(_ id: String) -> DeliveryEvent {
+        .receipt(id: id, outcome: .displayed, content: nil, detail: nil, at: DeliveryRowTests.at + 1)
+    }
+
+    @Test("Pushes accepted, held while sent, acknowledged and displayed, interleaved, make one statement per kind")
+    func pushesGathered() throws {
+        var events: [DeliveryEvent] = []
+        for id in (1...500).map({ "p\($0)" }) {
+            events += [DeliveryRowTests.accepted(id), Self.held(id), .acknowledged(id: id, at: DeliveryRowTests.at), Self.receipt(id)]
+        }
+        #expect(try DeliveryRuns(events, replica: "a").runs.count == 6, "accepted, held (its slots' locks, deletion, insertion), acknowledged, receipts")
+    }
+
+    @Test("A push's events that would be reordered on its row end the stretch, and a push stored in a slot stays in a run of its own")
+    func pushOrderKept() throws {
+        let late: [DeliveryEvent] = [DeliveryRowTests.accepted("p1"), Self.receipt("p1"), .acknowledged(id: "p1", at: DeliveryRowTests.at)]
+        #expect(try DeliveryRuns(late, replica: "a").runs.count == 3, "the acknowledgement after the receipt is a stretch of its own")
+        let again: [DeliveryEvent] = [Self.held("p1"), .released(id: "p1"), Self.held("p1")]
+        #expect(try DeliveryRuns(again, replica: "a").runs.count == 7, "held again after its release: two stretches")
+        let slotted: [DeliveryEvent] = [DeliveryRowTests.accepted("p1"), Self.held("p2", slot: "s"), DeliveryRowTests.accepted("p3")]
+        #expect(try DeliveryRuns(slotted, replica: "a").runs.count == 5)
     }
 }
