@@ -9,16 +9,12 @@ enum PostgresRows {
     /// value, and encoding the rows of sends with it took three fifths of a gateway's CPU on PostgreSQL under h2load
     /// (`perf`, `Benchmarks/store.sh`).
     static func json(_ rows: [some PostgresRow]) -> String {
-        var array: [UInt8] = [UInt8(ascii: "[")]
-        array.reserveCapacity(rows.count * 160)
-        for (index, row) in rows.enumerated() {
-            if index > 0 { array.append(UInt8(ascii: ",")) }
+        let objects = rows.map { row in
             var writer = JSONWriter(capacity: 160)
             row.write(to: &writer)
-            array.append(contentsOf: writer.finish())
+            return writer.finish()
         }
-        array.append(UInt8(ascii: "]"))
-        return String(decoding: array, as: UTF8.self)
+        return String(decoding: JSONWriter.array(objects), as: UTF8.self)
     }
 
     /// A value kept whole as JSON in a row's field (a send's record with its payload, a held push): the JSON's text,
@@ -110,26 +106,22 @@ enum PostgresRows {
     }
 
     struct Registration: PostgresRow {
-        var token: String
+        var registration: DeviceRegistration
+        /// The device's descriptor, kept whole as JSON.
         var device: String
-        var bundle_id: String
-        var environment: String
-        var unregistered_from: Double?
 
         init(_ registration: DeviceRegistration) throws {
-            token = registration.token.hex
-            device = try whole(registration.device)
-            bundle_id = registration.bundleID
-            environment = registration.environment.rawValue
-            unregistered_from = registration.unregisteredFrom?.timeIntervalSince1970
+            (self.registration, device) = (registration, try whole(registration.device))
         }
+
+        var token: String { registration.token.hex }
 
         func write(to row: inout JSONWriter) {
             row.text("token", token)
             row.field("device", device)
-            row.text("bundle_id", bundle_id)
-            row.text("environment", environment)
-            row.field("unregistered_from", unregistered_from)
+            row.text("bundle_id", registration.bundleID)
+            row.text("environment", registration.environment.rawValue)
+            row.field("unregistered_from", registration.unregisteredFrom?.timeIntervalSince1970)
         }
     }
 
@@ -146,86 +138,69 @@ enum PostgresRows {
     }
 
     struct HandOff: PostgresRow {
-        var replica: String
-        var device: String
+        var handOff: APNSimStore.HandOff
+        /// The hand-off, kept whole as JSON.
         var push: String
 
         init(_ handOff: APNSimStore.HandOff) throws {
-            replica = handOff.replica
-            device = handOff.device
-            push = try whole(handOff)
+            (self.handOff, push) = (handOff, try whole(handOff))
         }
 
         func write(to row: inout JSONWriter) {
-            row.text("replica", replica)
-            row.text("device", device)
+            row.text("replica", handOff.replica)
+            row.text("device", handOff.device)
             row.field("push", push)
         }
     }
 
     struct Channel: PostgresRow {
-        var id: String
-        var bundle_id: String
-        var environment: String
-        var storage_policy: Int
-        var created_at: Double
+        var channel: BroadcastChannel
 
         init(_ channel: BroadcastChannel) {
-            (id, bundle_id, environment) = (channel.id, channel.bundleID, channel.environment.rawValue)
-            (storage_policy, created_at) = (channel.storagePolicy.rawValue, channel.createdAt.timeIntervalSince1970)
+            self.channel = channel
         }
 
         func write(to row: inout JSONWriter) {
-            row.text("id", id)
-            row.text("bundle_id", bundle_id)
-            row.text("environment", environment)
-            row.field("storage_policy", storage_policy)
-            row.field("created_at", created_at)
+            row.text("id", channel.id)
+            row.text("bundle_id", channel.bundleID)
+            row.text("environment", channel.environment.rawValue)
+            row.field("storage_policy", channel.storagePolicy.rawValue)
+            row.field("created_at", channel.createdAt.timeIntervalSince1970)
         }
     }
 
     struct Broadcast: PostgresRow {
-        var replica: String
-        var channel: String
-        var accepted_at: Double
-        var stored_until: Double?
+        var shared: SharedBroadcast
+        /// The broadcast, kept whole as JSON.
         var broadcast: String
 
         init(_ shared: SharedBroadcast) throws {
-            (replica, channel, accepted_at) = (shared.replica, shared.channel, shared.acceptedAt.timeIntervalSince1970)
-            stored_until = shared.storedUntil?.timeIntervalSince1970
-            broadcast = try whole(shared)
+            (self.shared, broadcast) = (shared, try whole(shared))
         }
 
         func write(to row: inout JSONWriter) {
-            row.text("replica", replica)
-            row.text("channel", channel)
-            row.field("accepted_at", accepted_at)
-            row.field("stored_until", stored_until)
+            row.text("replica", shared.replica)
+            row.text("channel", shared.channel)
+            row.field("accepted_at", shared.acceptedAt.timeIntervalSince1970)
+            row.field("stored_until", shared.storedUntil?.timeIntervalSince1970)
             row.field("broadcast", broadcast)
         }
     }
 
     struct Held: PostgresRow {
-        var id: String
-        var device: String
-        var slot: String?
-        var expires: Double?
+        var push: HeldPush
+        /// The push's delivery, kept whole as JSON.
         var delivery: String
 
         init(_ push: HeldPush) throws {
-            id = push.id
-            device = push.device
-            slot = push.slot
-            expires = push.expires?.timeIntervalSince1970
-            delivery = try whole(push.delivery)
+            (self.push, delivery) = (push, try whole(push.delivery))
         }
 
         func write(to row: inout JSONWriter) {
-            row.text("id", id)
-            row.text("device", device)
-            row.text("slot", slot)
-            row.field("expires", expires)
+            row.text("id", push.id)
+            row.text("device", push.device)
+            row.text("slot", push.slot)
+            row.field("expires", push.expires?.timeIntervalSince1970)
             row.field("delivery", delivery)
         }
     }

@@ -59,12 +59,24 @@ public struct JSONWriter: Sendable {
     /// A field whose value is an array of JSON texts written already (each checked by whoever made it).
     public mutating func field(_ name: StaticString, elements: [[UInt8]]) {
         key(name)
-        bytes.append(UInt8(ascii: "["))
+        Self.appendArray(elements, to: &bytes)
+    }
+
+    /// An array of JSON texts written already (each checked by whoever made it), as its own text.
+    public static func array(_ elements: [[UInt8]]) -> [UInt8] {
+        var json: [UInt8] = []
+        json.reserveCapacity(elements.reduce(2) { $0 + $1.count + 1 })
+        appendArray(elements, to: &json)
+        return json
+    }
+
+    private static func appendArray(_ elements: [[UInt8]], to json: inout [UInt8]) {
+        json.append(UInt8(ascii: "["))
         for (index, element) in elements.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(contentsOf: element)
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            json.append(contentsOf: element)
         }
-        bytes.append(UInt8(ascii: "]"))
+        json.append(UInt8(ascii: "]"))
     }
 
     /// `text` as a JSON string (RFC 8259 §7): quote, backslash and control characters escaped; every other byte of
