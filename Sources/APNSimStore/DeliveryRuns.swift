@@ -291,9 +291,15 @@ struct DeliveryRuns {
                     SELECT device, replica, at FROM json_to_recordset($1::json) AS r(device text, replica text, at double precision)
                     ON CONFLICT (device) DO UPDATE SET replica = excluded.replica, linked_at = excluded.linked_at
                     WHERE device_links.linked_at <= excluded.linked_at  -- a link written late does not undo a newer one
-                    RETURNING device, replica)
+                    RETURNING device, replica),
+                -- One notification for up to about 6,000 bytes of devices (a notification carries under 8,000).
+                chunked AS (
+                    SELECT device, replica,
+                        sum(octet_length(to_json(device)::text) + 2) OVER (PARTITION BY replica ORDER BY device) / 6000 AS chunk
+                    FROM linked)
                 SELECT NULL::double precision FROM (
-                    SELECT pg_notify('\(PostgresStore.notificationChannel)', 'link ' || replica || ' ' || device) FROM linked OFFSET 0) told
+                    SELECT pg_notify('\(PostgresStore.notificationChannel)', 'links ' || replica || ' ' || json_agg(device)::text)
+                    FROM chunked GROUP BY replica, chunk OFFSET 0) told
                 """, PostgresRows.json(rows))]
         case .unlinked:
             let rows = events.compactMap { event -> PostgresRows.Link? in

@@ -54,7 +54,9 @@ public enum ReplicaEvent: Sendable, Hashable {
     /// The store is listening again (at start, and after losing the server): what changed meanwhile was not told, so
     /// the replica reads the links and its hand-offs again.
     case listening
-    case linked(device: String, replica: String)
+    /// Devices linked to `replica`: one notification for many, as PostgreSQL is told of them by the batch that wrote them
+    /// (one a device made every replica read a million of them one by one, slower than they came: docs/cluster.md).
+    case linked(devices: [String], replica: String)
     case unlinked(device: String, replica: String)
     /// Pushes were handed to `replica` (``ReplicaStore/handOffs(for:)``).
     case handedOff(replica: String)
@@ -77,7 +79,10 @@ public enum ReplicaEvent: Sendable, Hashable {
     public init?(payload: String) {
         let parts = payload.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
         switch (parts.first, parts.count) {
-        case ("link", 3): self = .linked(device: parts[2], replica: parts[1])
+        case ("links", 3):
+            guard let devices = try? JSONDecoder().decode([String].self, from: Data(parts[2].utf8)) else { return nil }
+            self = .linked(devices: devices, replica: parts[1])
+        case ("link", 3): self = .linked(devices: [parts[2]], replica: parts[1])  // one device, as replicas before 2026-12-07 told it
         case ("unlink", 3): self = .unlinked(device: parts[2], replica: parts[1])
         case ("handoff", 2): self = .handedOff(replica: parts[1])
         case ("unregister", 3): self = .unregistered(token: parts[2], replica: parts[1])
@@ -90,11 +95,13 @@ public enum ReplicaEvent: Sendable, Hashable {
         }
     }
 
-    /// The notification's payload: the kind, the replica (a name without spaces), then the device's ID as it is.
+    /// The notification's payload: the kind, the replica (a name without spaces), then the device's ID as it is (the
+    /// devices' IDs as a JSON array, for links).
     public var payload: String {
         switch self {
         case .listening: "listening"
-        case .linked(let device, let replica): "link \(replica) \(device)"
+        case .linked(let devices, let replica):
+            "links \(replica) " + String(decoding: (try? JSONEncoder().encode(devices)) ?? Data("[]".utf8), as: UTF8.self)
         case .unlinked(let device, let replica): "unlink \(replica) \(device)"
         case .handedOff(let replica): "handoff \(replica)"
         case .unregistered(let token, let replica): "unregister \(replica) \(token)"

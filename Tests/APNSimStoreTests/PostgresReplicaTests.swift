@@ -25,6 +25,29 @@ struct PostgresReplicaTests {
         return stores
     }
 
+    @Test("Thousands of devices linking in one batch are told in a few notifications, each under PostgreSQL's 8,000 bytes, every device once, odd IDs as they are")
+    func linksTold() async throws {
+        try await TestPostgres.withStore { _, database in
+            let stores = try await Self.replicas(["home", "other"], on: database)
+            defer { for store in stores { store.close() } }
+            let (home, other) = (stores[0], stores[1])
+            var heard = home.replicaEvents.makeAsyncIterator()
+            #expect(await heard.next() == .listening)
+            let devices = (1...3_000).map { "phone \"\($0)\" é" + String(repeating: "x", count: $0 % 40) }
+            let at = Date(timeIntervalSince1970: 1_800_000_000)
+            _ = try await other.apply(devices.map { .linked(device: $0, replica: "other", at: at) })
+            var told: [String] = [], notifications = 0
+            while told.count < devices.count, case .linked(let some, let replica)? = await heard.next() {
+                #expect(replica == "other")
+                #expect(ReplicaEvent.linked(devices: some, replica: replica).payload.utf8.count < 8_000)
+                told += some
+                notifications += 1
+            }
+            #expect(Set(told) == Set(devices) && told.count == devices.count)
+            #expect(notifications < 40, "\(notifications) notifications for \(devices.count) devices")
+        }
+    }
+
     @Test("A link and a push handed over in one replica's batch are heard by the other, the push read in the order handed, as it was written, until a batch says it is carried out")
     func handOffs() async throws {
         try await TestPostgres.withStore { _, database in
@@ -37,7 +60,7 @@ struct PostgresReplicaTests {
                                                uniqueID: "u\($0)", acceptedAt: Date(timeIntervalSince1970: 1_800_000_000), hops: $0 - 1) }
             _ = try await other.apply([.linked(device: "d2", replica: "other", at: Date(timeIntervalSince1970: 1_800_000_000))]
                                       + handed.map(DeliveryEvent.handedOff))
-            #expect(await heard.next() == .linked(device: "d2", replica: "other"))
+            #expect(await heard.next() == .linked(devices: ["d2"], replica: "other"))
             #expect(await heard.next() == .handedOff(replica: "home"), "one word for the three")
             #expect(try await other.handOffs(for: "other").isEmpty, "handed to home alone")
             let read = try await home.handOffs(for: "home")

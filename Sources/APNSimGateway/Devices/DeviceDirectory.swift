@@ -66,8 +66,13 @@ final class DeviceDirectory: Sendable {
         }
     }
 
-    func linked(_ device: String, at replica: String, now: Date) {
-        perform { $0.linked(device, at: replica, now: now) }
+    /// Another replica's devices linked there, under one lock.
+    func linked(_ devices: [String], at replica: String, now: Date) {
+        perform { registry in
+            var actions = DeviceRegistry.Actions()
+            for device in devices { actions.append(registry.linked(device, at: replica, now: now)) }
+            return actions
+        }
     }
 
     /// Another replica recorded these apps removed (``DeviceRegistry/removedElsewhere(_:)``).

@@ -74,8 +74,8 @@ final class ReplicaLinks: Sendable {
                 }
                 await takeHandOffs(whole: true)
                 await takeBroadcasts()
-            case .linked(let device, let replica) where replica != name:
-                directory.linked(device, at: replica, now: clock.now())
+            case .linked(let devices, let replica) where replica != name:
+                directory.linked(devices, at: replica, now: clock.now())
             case .unlinked(let device, let replica) where replica != name:
                 directory.unlinked(device, at: replica)
             case .handedOff(let replica) where replica == name:
