@@ -215,14 +215,20 @@ public final class PostgresStore: Store {
     // MARK: Interactions and summaries
 
     /// One met again is written anew, last in the record's order (a new `seq`), as SQLite's INSERT OR REPLACE does.
+    /// The other replicas are told as of a delivery batch: an interaction is a delivery's sequel, and their
+    /// `GET /v1/interactions?wait=` waits on the deliveries' signal.
     public func record(_ interaction: InteractionRecord, token: String?) async throws {
         let json = String(decoding: try RecordJSON.encoder.encode(interaction), as: UTF8.self)
+        let told = ReplicaEvent.recorded(.deliveries, replica: replica).payload
         try await client.query("""
-            INSERT INTO interactions (id, device, bundle_id, apns_id, token, at, record)
-            VALUES (\(interaction.id), \(interaction.device), \(interaction.bundleID), \(interaction.apnsID), \(token?.lowercased()),
-                    \(interaction.at.timeIntervalSince1970), \(json))
-            ON CONFLICT (id) DO UPDATE SET device = excluded.device, bundle_id = excluded.bundle_id, apns_id = excluded.apns_id,
-                token = excluded.token, at = excluded.at, record = excluded.record, seq = DEFAULT
+            WITH written AS (
+                INSERT INTO interactions (id, device, bundle_id, apns_id, token, at, record)
+                VALUES (\(interaction.id), \(interaction.device), \(interaction.bundleID), \(interaction.apnsID), \(token?.lowercased()),
+                        \(interaction.at.timeIntervalSince1970), \(json))
+                ON CONFLICT (id) DO UPDATE SET device = excluded.device, bundle_id = excluded.bundle_id, apns_id = excluded.apns_id,
+                    token = excluded.token, at = excluded.at, record = excluded.record, seq = DEFAULT
+                RETURNING 1)
+            SELECT pg_notify(\(Self.notificationChannel), \(told))::text FROM written
             """, logger: logger)
     }
 

@@ -80,7 +80,7 @@ struct ClusterTests {
         }
     }
 
-    @Test("Control requests about a device linked to another replica are answered by that one: a tap, an activity started and ended, all through the replica the device is not linked to; either lists the device as its replica has it")
+    @Test("Control requests about a device linked to another replica are answered by that one: a tap (its record waking the asking replica's readers), an activity started (listed by either) and ended, all through the replica the device is not linked to; either lists the device as its replica has it")
     func controlAcross() async throws {
         try await PostgresServer.with { postgres in
             let home = try await Self.replica("home", on: postgres)
@@ -97,15 +97,39 @@ struct ClusterTests {
             await client.close()
             _ = try await home.control.get("/v1/deliveries?apnsId=\(pushed.id)&wait=60&count=1")
 
-            let tapped = try await other.control.post("/v1/devices/\(device)/tap", #"{"apnsId":"\#(pushed.id)"}"#)
-            #expect(tapped.status == 200, "\(tapped.text)")
-            #expect(tapped.body?["apnsId"]?.string == pushed.id)
+            // The tap is recorded by `home`, the device's replica; `other`'s event stream (and its interactions'
+            // long-poll, woken by the same signal) hears of it only through PostgreSQL.
+            let stream = try await HTTPClient.forTests.execute(HTTPClientRequest(url: "http://127.0.0.1:\(other.controlPort)/v1/events"),
+                                                               timeout: HangGuard.deadline)
+            var (text, tapped, heard) = ("", false, false)
+            for try await chunk in stream.body {
+                text += String(buffer: chunk)
+                if !tapped, text.contains("event: hello") {
+                    (text, tapped) = ("", true)
+                    let tap = try await other.control.post("/v1/devices/\(device)/tap", #"{"apnsId":"\#(pushed.id)"}"#)
+                    #expect(tap.status == 200, "\(tap.text)")
+                    #expect(tap.body?["apnsId"]?.string == pushed.id)
+                } else if tapped, text.contains("event: deliveries") {
+                    text = ""
+                    if try await other.control.get("/v1/interactions?apnsId=\(pushed.id)").body?.array?.count == 1 {
+                        heard = true
+                        break
+                    }
+                }
+            }
+            #expect(heard, "the tap recorded through home woke other's readers")
             let started = try await other.control.post("/v1/devices/\(device)/activities", #"""
                 {"bundleID":"com.example.app","attributesType":"DeliveryAttributes","attributes":{"orderID":"42"},
                  "contentState":{"status":"packed","etaMinutes":40}}
                 """#)
             #expect(started.status == 201, "\(started.text)")
             let activity = try #require(started.body?["id"]?.string)
+            // Either lists it as `home`, the device's replica, has it (`other` never had the device: it asks `home`).
+            for replica in [home, other] {
+                let listed = try await replica.control.get("/v1/activities?device=\(device)").body?.array
+                #expect(listed?.compactMap { $0["id"]?.string } == [activity] && listed?.first?["replica"]?.string == "home",
+                        "\(String(describing: listed))")
+            }
             let ended = try await other.control.post("/v1/activities/\(activity)/end", #"{"contentState":{"status":"delivered","etaMinutes":0}}"#)
             #expect(ended.status == 200, "\(ended.text)")
             #expect(try await other.control.post("/v1/activities/nothing/end").status == 404, "no replica has it")

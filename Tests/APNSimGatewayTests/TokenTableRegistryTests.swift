@@ -133,4 +133,30 @@ struct TokenTableRegistryTests {
         #expect(read.kind == .declared && read.holder == nil, "what a client sends is declared, whatever it says beside")
         #expect(read.token == removed.token && read.state == removed.state)
     }
+
+    @Test("The validator's copy is made by the first read after a change: a read sees every change before it, with or without reads between them")
+    func copyMadeWhenRead() {
+        let registry = WorldRegistry(World())
+        let tokens = (0..<4).map { DeviceToken(String(repeating: "0\($0)", count: 32))! }
+        func register(_ token: DeviceToken) {
+            registry.change { registry in
+                _ = registry.attach(Fixture.session("d-\(token.short)"), now: Fixture.now)
+                _ = registry.register(.init(bundleID: "com.example.app", environment: .development, token: token),
+                                      device: "d-\(token.short)", team: "TEAM000001")
+            }
+        }
+        register(tokens[0])
+        #expect(registry.snapshot.tokens[tokens[0]]?.state == .active, "read right after the change")
+        let before = registry.snapshot
+        register(tokens[1])
+        register(tokens[2])  // no read between these two
+        #expect(before.tokens[tokens[1]] == nil, "a copy read earlier keeps the world it was")
+        #expect(registry.read { world in [tokens[1], tokens[2]].allSatisfy { world.tokens[$0] != nil } })
+        registry.change { _ in }  // changes nothing: the copy stays
+        registry.update { $0.apps["com.example.app"]?.team = "TEAM000002" }
+        #expect(registry.snapshot.apps["com.example.app"]?.team == "TEAM000002", "the world's own changes too")
+        register(tokens[3])
+        #expect(registry.snapshot.tokens.count == 4)
+        #expect(registry.inspect { $0.validated.tokens } == registry.snapshot.tokens, "the copy is the registry's world")
+    }
 }

@@ -33,6 +33,8 @@ extension ControlAPI {
         var dismissalDate: Date?
         /// Still on the Lock Screen: running, or ended and not yet dismissed.
         var visible: Bool
+        /// The replica its device is linked to, when replicas share a store (as `GET /v1/devices` says it).
+        var replica: String?
 
         init(_ listed: DeviceDirectory.ListedActivity, now: Date) {
             self.init(device: listed.device, activity: listed.activity, now: now, displayRank: listed.displayRank, endPending: listed.endPending)
@@ -82,12 +84,17 @@ extension ControlAPI {
             } catch {
                 return ControlJSON.error(error.description)
             }
-            let views = self.activityViews(now: self.clock.now())
+            var views = self.activityViews(now: self.clock.now())
                 .filter { view in query["device"].map { $0 == view.device } ?? true }
                 .filter { view in bundleID.map { $0 == view.bundleID } ?? true }
                 .filter { view in query["token"].map { $0.lowercased() == view.token } ?? true }
                 .filter { view in query["channel"].map { $0 == view.channel } ?? true }
-            return try ControlJSON.response(views)
+            guard let forwarding = self.forwarding else { return try ControlJSON.response(views) }
+            let replicas = self.devices.replicas(of: Set(views.map(\.device)), named: forwarding.links.name)
+            for index in views.indices { views[index].replica = replicas[views[index].device] }
+            guard request.headers[ReplicaForwarding.forwardedBy] == nil else { return try ControlJSON.response(views) }
+            // Any replica lists them all: each device's activities as the replica it is linked to has them.
+            return try await forwarding.merged(views, asked: request)
         }
         v1.post("devices/:id/activities") { request, context in
             try await self.startActivity(request, device: context.parameters.get("id") ?? "")

@@ -46,16 +46,36 @@ struct ReplicaForwarding: RouterMiddleware {
     /// that one lists it (each other replica asked with `asked`'s authorization), by ID. A replica that does not answer
     /// leaves its devices as this one knows them.
     func devices(_ local: [ControlAPI.DeviceView], asked: Request) async throws -> Response {
-        var byID: [String: Any] = [:]
-        for view in Self.objects(try ControlJSON.encoded(local)) { if let id = view["id"] as? String { byID[id] = view } }
+        try await merged(local, asked: asked, device: "id", whole: false)
+    }
+
+    /// `GET /v1/activities` for the cluster, as ``devices(_:asked:)``: each device's activities as the replica it is
+    /// linked to lists them, in the order of their device's ID and then as that replica lists them. A device's
+    /// activities here are left out when its replica answered without them (ended and dismissed there since).
+    func merged(_ local: [ControlAPI.ActivityView], asked: Request) async throws -> Response {
+        try await merged(local, asked: asked, device: "device", whole: true)
+    }
+
+    /// This replica's `local` listing and each other replica's (asked with `asked`'s query and authorization), the
+    /// objects of a device linked to another replica as that one lists them: by the device's ID (the field `device`),
+    /// each device's objects in the order of the listing they came from. `whole`: a replica's answer is all there is
+    /// of its devices, and what this one lists of them is dropped first.
+    private func merged(_ local: some Encodable, asked: Request, device: String, whole: Bool) async throws -> Response {
+        var byDevice: [String: [Any]] = [:]
+        for view in Self.objects(try ControlJSON.encoded(local)) {
+            if let id = view[device] as? String { byDevice[id, default: []].append(view) }
+        }
         // Every other replica is asked: a device that never linked here is not in this replica's listing at all.
         for (name, address) in await addresses.all() where name != links.name {
             guard let answer = try? await send(asked, body: ByteBuffer(), to: address), answer.status == 200 else { continue }
+            var theirs: [String: [Any]] = [:]
             for view in Self.objects(Data(answer.body.readableBytesView)) where view["replica"] as? String == name {
-                if let id = view["id"] as? String { byID[id] = view }
+                if let id = view[device] as? String { theirs[id, default: []].append(view) }
             }
+            if whole { byDevice = byDevice.filter { (($0.value.first as? [String: Any])?["replica"] as? String) != name } }
+            byDevice.merge(theirs) { _, there in there }
         }
-        let merged = byID.keys.sorted().compactMap { byID[$0] }
+        let merged = byDevice.keys.sorted().flatMap { byDevice[$0] ?? [] }
         let data = try JSONSerialization.data(withJSONObject: merged, options: [.sortedKeys, .withoutEscapingSlashes])
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }

@@ -111,6 +111,22 @@ final class DeviceDirectory: Sendable {
         registry.inspect { $0.replicaElsewhere(of: id) }
     }
 
+    /// The replica each of `ids` is linked to: `me` for one linked here (or parked here), another's name as the store
+    /// last told; absent for a device linked to none.
+    func replicas(of ids: Set<String>, named me: String) -> [String: String] {
+        registry.inspect { registry in
+            var found: [String: String] = [:]
+            for id in ids {
+                if let device = registry.devices[id], (device.session ?? device.parked) != nil {
+                    found[id] = me
+                } else if let there = registry.replicaElsewhere(of: id) {
+                    found[id] = there
+                }
+            }
+            return found
+        }
+    }
+
     /// Every device, by ID, with its apps as the token table has them.
     var devices: [DeviceRegistry.Listed] {
         registry.inspect { registry in

@@ -115,7 +115,7 @@ struct DeviceRegistry: Sendable {
     var tokens: TokenTable {
         didSet { worldRevision &+= 1 }
     }
-    /// Counts changes to ``world`` and ``tokens``, so their holder republishes the validator's copy only when they changed.
+    /// Counts changes to ``world`` and ``tokens``, so their holder drops the validator's copy only when they changed.
     private(set) var worldRevision = 0
     /// The world as it was loaded, its declared tokens with it, for a reset.
     private let loaded: World

@@ -1,5 +1,5 @@
-/// Every token a world knows, by token, in shards: a value whose copy (the validator's, published after every change;
-/// docs/architecture.md) shares its shards, so a change after a copy copies one shard, not the table. With one
+/// Every token a world knows, by token, in shards: a value whose copy (the validator's, made by the first read after a
+/// change; docs/architecture.md) shares its shards, so a change after a copy copies one shard, not the table. With one
 /// dictionary, each registration after a copy copied every token: 10,000 devices registering copied 50 million
 /// entries, and a world of a million tokens a million per registration.
 public struct TokenTable: Sendable, Equatable {
