@@ -17,7 +17,7 @@ final class ReplicaLinks: Sendable {
     let recorded: @Sendable (ReplicaEvent.RecordKind) -> Void
     let logger: Logger
     /// The rows of the hand-offs being carried out, until they are gone from the store, and the last row read.
-    private let taking = Mutex<(rows: Set<Int64>, read: Int64)>(([], 0))
+    private let taking = Mutex(HandOffsTaken())
     /// The row of the last shared broadcast read (``takeBroadcasts()``); `nil` until this replica first listens.
     private let broadcastsRead = Mutex<Int64?>(nil)
 
@@ -97,44 +97,35 @@ final class ReplicaLinks: Sendable {
     }
 
     /// Carries out the pushes handed here that are not yet on their way: each stays in the store until the batch that
-    /// records what it became commits (``DeliveryEvent/handOffDone(row:)``), and is not taken again meanwhile. On word
-    /// of a hand-off, the rows after the last one read; `whole`, the rows up to it still there, by number first, so only
-    /// those not yet taken are read (one committed after a later row was read: two replicas handing at once), then the
-    /// rows after it (those taken over from a replica that is gone are not told). Reading every row on each word made a
-    /// backlog of 10,000 hand-offs (a third of 200,000 devices' pushes through each of three replicas) read again with
-    /// every commit of another replica, and grow.
-    ///
-    /// Rows after the last read are the incremental read's, rows up to it the whole read's, decided under the lock:
-    /// the whole read forgets a row once it is gone from the store, and the incremental read, were it to take rows up
-    /// to the last read, could take one so forgotten again (its read outlived the row).
+    /// records what it became commits (``DeliveryEvent/handOffDone(row:)``), and is not taken again meanwhile
+    /// (``HandOffsTaken``). On word of a hand-off, the rows after the last one read; `whole`, the rows up to it still
+    /// there, by number first, so only those not yet taken are read (one committed after a later row was read: two
+    /// replicas handing at once), then the rows after it (those taken over from a replica that is gone are not told).
+    /// Reading every row on each word made a backlog of 10,000 hand-offs (a third of 200,000 devices' pushes through
+    /// each of three replicas) read again with every commit of another replica, and grow.
     private func takeHandOffs(whole: Bool = false) async {
         do {
             if whole {
+                let started = taking.withLock { $0.startSweep() }
                 let present = try await store.handOffRows(for: name)
-                let missing = taking.withLock { taking in
-                    // Rows no longer there were carried out: forgotten here too.
-                    taking.rows.formIntersection(present)
-                    return present.filter { $0 <= taking.read && !taking.rows.contains($0) }
+                let missing = taking.withLock { $0.sweep(present: present, since: started) }
+                if !missing.isEmpty {
+                    let found = try await store.handOffs(for: name, rows: missing)
+                    take(found) { taking, rows in taking.whole(rows) }
                 }
-                let found = missing.isEmpty ? [] : try await store.handOffs(for: name, rows: missing)
-                take(found) { row, taking in row <= taking.read }
             }
             let read = taking.withLock { $0.read }
-            take(try await store.handOffs(for: name, after: read)) { row, taking in row > taking.read }
+            take(try await store.handOffs(for: name, after: read)) { taking, rows in taking.incremental(rows) }
         } catch {
             // Taken again with the next sweep, or when the store is listening again.
             logger.error("cannot take the pushes handed to this replica", metadata: ["error": "\(error)"])
         }
     }
 
-    /// Takes those of `handOffs` not being carried out whose rows `mine` says are this read's; the last row read moves on.
-    private func take(_ handOffs: [HandOff], mine: (Int64, (rows: Set<Int64>, read: Int64)) -> Bool) {
-        let fresh = taking.withLock { taking in
-            let fresh = handOffs.filter { handOff in handOff.row.map { mine($0, taking) && !taking.rows.contains($0) } ?? false }
-            taking.rows.formUnion(fresh.compactMap(\.row))
-            taking.read = max(taking.read, fresh.compactMap(\.row).max() ?? 0)
-            return fresh
-        }
+    /// Takes those of `handOffs` whose rows `mine` takes (those not being carried out, of this read's rows).
+    private func take(_ handOffs: [HandOff], _ mine: (inout HandOffsTaken, [Int64]) -> [Int64]) {
+        let rows = Set(taking.withLock { mine(&$0, handOffs.compactMap(\.row)) })
+        let fresh = handOffs.filter { $0.row.map(rows.contains) ?? false }
         if !fresh.isEmpty { directory.take(fresh, now: clock.now()) }
     }
 
