@@ -25,14 +25,22 @@ struct PostgresReplicaTests {
         return stores
     }
 
+    /// Replicas `home` and `other` on a fresh database; `heard`, what `listener` (one of the two) hears once it listens.
+    static func withHomeAndOther(hearing listener: String,
+                                 _ body: (_ home: PostgresStore, _ other: PostgresStore,
+                                          _ heard: inout AsyncStream<ReplicaEvent>.Iterator) async throws -> Void) async throws {
+        try await TestPostgres.withStore { _, database in
+            let stores = try await replicas(["home", "other"], on: database)
+            defer { for store in stores { store.close() } }
+            var heard = stores[listener == "home" ? 0 : 1].replicaEvents.makeAsyncIterator()
+            #expect(await heard.next() == .listening)
+            try await body(stores[0], stores[1], &heard)
+        }
+    }
+
     @Test("Thousands of devices linking in one batch are told in a few notifications, each under PostgreSQL's 8,000 bytes, every device once, odd IDs as they are")
     func linksTold() async throws {
-        try await TestPostgres.withStore { _, database in
-            let stores = try await Self.replicas(["home", "other"], on: database)
-            defer { for store in stores { store.close() } }
-            let (home, other) = (stores[0], stores[1])
-            var heard = home.replicaEvents.makeAsyncIterator()
-            #expect(await heard.next() == .listening)
+        try await Self.withHomeAndOther(hearing: "home") { home, other, heard in
             let devices = (1...3_000).map { "phone \"\($0)\" é" + String(repeating: "x", count: $0 % 40) }
             let at = Date(timeIntervalSince1970: 1_800_000_000)
             _ = try await other.apply(devices.map { .linked(device: $0, replica: "other", at: at) })
@@ -50,12 +58,7 @@ struct PostgresReplicaTests {
 
     @Test("A link and a push handed over in one replica's batch are heard by the other, the push read in the order handed, as it was written, until a batch says it is carried out")
     func handOffs() async throws {
-        try await TestPostgres.withStore { _, database in
-            let stores = try await Self.replicas(["home", "other"], on: database)
-            defer { for store in stores { store.close() } }
-            let (home, other) = (stores[0], stores[1])
-            var heard = home.replicaEvents.makeAsyncIterator()
-            #expect(await heard.next() == .listening)
+        try await Self.withHomeAndOther(hearing: "home") { home, other, heard in
             let handed = (1...3).map { HandOff(replica: "home", device: "d1", delivery: Self.delivery("p\($0)"), expiration: .until(Date(timeIntervalSince1970: 1_900_000_000)),
                                                uniqueID: "u\($0)", acceptedAt: Date(timeIntervalSince1970: 1_800_000_000), hops: $0 - 1) }
             _ = try await other.apply([.linked(device: "d2", replica: "other", at: Date(timeIntervalSince1970: 1_800_000_000))]
@@ -96,12 +99,7 @@ struct PostgresReplicaTests {
 
     @Test("An app one replica removed is heard by the others, its token named, and read with when it answers 410; every removed one is read again when listening again")
     func removalHeard() async throws {
-        try await TestPostgres.withStore { _, database in
-            let stores = try await Self.replicas(["home", "other"], on: database)
-            defer { for store in stores { store.close() } }
-            let (home, other) = (stores[0], stores[1])
-            var heard = other.replicaEvents.makeAsyncIterator()
-            #expect(await heard.next() == .listening)
+        try await Self.withHomeAndOther(hearing: "other") { home, other, heard in
             let registration = DeviceRegistration(token: Self.token, device: DeviceDescriptor(id: "d1", name: "Phone"), bundleID: "com.example.app",
                                                   environment: .development)
             _ = try await home.apply([.registered(registration)])
@@ -116,12 +114,7 @@ struct PostgresReplicaTests {
 
     @Test("Channels and broadcasts one replica writes are heard and read by another: a channel until deleted, broadcasts after a row in order, a channel's stored message kept past the others' five minutes, and the deleted channel's gone")
     func broadcastsShared() async throws {
-        try await TestPostgres.withStore { _, database in
-            let stores = try await Self.replicas(["home", "other"], on: database)
-            defer { for store in stores { store.close() } }
-            let (home, other) = (stores[0], stores[1])
-            var heard = other.replicaEvents.makeAsyncIterator()
-            #expect(await heard.next() == .listening)
+        try await Self.withHomeAndOther(hearing: "other") { home, other, heard in
             let at = Date(timeIntervalSince1970: 1_800_000_000)
             let (stored, plain) = (BroadcastChannel(id: "c3Q=", bundleID: "com.example.app", environment: .development,
                                                     storagePolicy: .mostRecentMessage, createdAt: at),

@@ -59,7 +59,7 @@ extension ControlAPI {
         v1.get("devices") { request, _ in
             let now = self.clock.now()
             let listed = self.devices.devices
-            let replica = self.forwarding?.links.name
+            let replicas = self.forwarding.map { self.devices.replicas(of: Set(listed.map(\.descriptor.id)), named: $0.links.name) } ?? [:]
             if self.store.isShared {
                 // What this answer shows is written before it goes: a token listed here is one any replica can read
                 // (docs/cluster.md), so a push sent through another at once is not refused for it.
@@ -80,7 +80,7 @@ extension ControlAPI {
                                RefusalView(bundleID: $0.bundleID, kind: $0.kind, message: $0.message)
                            }, focus: device.focus, summary: device.summary, lowPowerMode: device.lowPowerMode,
                            notificationsOff: device.notificationsOff.isEmpty ? nil : device.notificationsOff.sorted(),
-                           replica: replica.flatMap { device.session ?? device.parked != nil ? $0 : self.devices.replicaElsewhere(of: device.descriptor.id) })
+                           replica: replicas[device.descriptor.id])
             }
             guard let forwarding = self.forwarding, request.headers[ReplicaForwarding.forwardedBy] == nil else {
                 return try ControlJSON.response(views)
