@@ -56,7 +56,7 @@ podman run -d --name apnsim-run -p 2197:2197 -p 8197:8197 -e APNSIM_CONTROL_TOKE
 within 120 ready || { podman logs apnsim-run; why_unreachable "$control/readyz" apnsim-run; exit 1; }
 curl -s "$control/readyz"; echo
 [[ "$(curl -s -o /dev/null -w '%{http_code}' "$control/v1/devices")" == 401 ]] || { echo "the control API answered without the token"; exit 1; }
-send=$(podman logs apnsim-run | grep -oE "apnsim send --token [0-9a-f]+$" | head -1)
+send=$(podman logs apnsim-run | grep -oE "apnsim send --token [0-9a-f]+$" | sed -n 1p)
 [[ -n "$send" ]] || { podman logs apnsim-run; echo "the banner has no apnsim send command"; exit 1; }
 # shellcheck disable=SC2086  # the printed command's arguments
 podman exec apnsim-run $send | grep "status: 200" >/dev/null || { echo "docker exec … $send was not answered 200"; exit 1; }
@@ -94,7 +94,8 @@ say "the gateway is ready again and the 6 devices re-linked by themselves"
 "$python" Interop/compose_check.py displayed "$control" "$token" "$work/held.json"
 
 say "3b. one device container stopped, pushes held for its devices, the gateway SIGKILLed and started, the container started"
-stopped=$(compose ps -q device | head -1)
+# sed reads it all: under pipefail, head ending at the first line left compose writing the rest (SIGPIPE, exit 141)
+stopped=$(compose ps -q device | sed -n 1p)
 stopped_host=$(podman inspect "$stopped" --format '{{.Config.Hostname}}')
 "$python" Interop/compose_check.py tokens "$control" "$token" "$stopped_host" >"$work/tokens-before.json"
 podman stop -t 10 "$stopped" >/dev/null

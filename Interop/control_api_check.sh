@@ -46,7 +46,7 @@ st=$(cd "$(dirname "$python")" && pwd)/st
   --exclude-path /v1/events --exclude-path /readyz --exclude-checks positive_data_acceptance \
   --max-examples "${APNSIM_SCHEMATHESIS_EXAMPLES:-25}" --seed "$seed" --request-timeout 70 --workers 1 --no-color) >"$log" 2>&1 || status=$?
 grep -vE '^\s*$' "$log" | sed -n '/= SUMMARY =/,$p'
-(( status == 0 )) || { grep -vE '^\s*$' "$log" | head -80; echo "schemathesis found problems (exit $status, seed $seed)"; exit 1; }
+(( status == 0 )) || { grep -vE '^\s*$' "$log" | sed -n 1,80p; echo "schemathesis found problems (exit $status, seed $seed)"; exit 1; }
 
 [[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/healthz")" == 200 ]] || { tail -20 "$work/up.log"; echo "the gateway stopped serving"; exit 1; }
 kill -0 "$up" || { tail -20 "$work/up.log"; echo "apnsim up ended during the run"; exit 1; }

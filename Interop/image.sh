@@ -15,7 +15,7 @@ tag=${1:-apnsim:latest}
 ensure_podman
 
 # The Dockerfile builds with the Swift version apnsim is tested with.
-tested=$(swift --version 2>/dev/null | sed -nE 's/.*Swift version ([0-9]+\.[0-9]+).*/\1/p' | head -1)
+tested=$(swift --version 2>/dev/null | sed -nE 's/.*Swift version ([0-9]+\.[0-9]+).*/\1/p' | sed -n 1p)
 named=$(sed -nE 's/^ARG SWIFT_VERSION=([0-9.]+)$/\1/p' Dockerfile)
 if [[ "$tested" != "$named" ]]; then
   echo "the Dockerfile names Swift $named, but this machine tests apnsim with Swift $tested: set ARG SWIFT_VERSION=$tested" >&2

@@ -24,7 +24,7 @@ podman cp "$container:/usr/local/bin/apnsim" "$folder/apnsim" >/dev/null
 podman rm "$container" >/dev/null
 echo "copied /usr/local/bin/apnsim out of apnsim:latest into an empty folder: $(ls -A "$folder")" \
      "($(stat -c %s "$folder/apnsim" | awk '{printf "%.0f MB", $1/1e6}'))"
-if ldd "$folder/apnsim" | grep -q "not found"; then ldd "$folder/apnsim" | grep "not found"; echo "the binary needs libraries this machine lacks"; exit 1; fi
+if ldd "$folder/apnsim" | grep "not found" >/dev/null; then ldd "$folder/apnsim" | grep "not found"; echo "the binary needs libraries this machine lacks"; exit 1; fi
 
 # The user's environment: a home of its own, and none of the variables that would point apnsim at files.
 run() { (cd "$folder" && exec env -u APNSIM_HOME -u XDG_DATA_HOME -u APNSIM_CERTS -u APNSIM_WORLD HOME="$home" \
@@ -50,19 +50,19 @@ done
 [[ -f "$data/Certs/ca.pem" && -f "$data/Scenarios/sandbox.yaml" && -f "$data/Scenarios/media/sample.jpg" ]] ||
   { find "$data"; echo "the data folder lacks the files the banner names"; exit 1; }
 
-send=$(grep -oE "apnsim send --token [0-9a-f]+.*" "$work/up.log" | head -1)
+send=$(grep -oE "apnsim send --token [0-9a-f]+.*" "$work/up.log" | sed -n 1p)
 [[ -n "$send" ]] || { cat "$work/up.log"; echo "the banner has no apnsim send command"; exit 1; }
 token=$(awk '{print $4}' <<<"$send")
 # shellcheck disable=SC2086  # the printed command's arguments
 run ./$send | tee "$work/send.out"
 grep -q "status: 200" "$work/send.out" || { echo "the banner's $send was not answered 200"; exit 1; }
-curl -sf "http://127.0.0.1:$control_port/v1/deliveries?token=$token&wait=30" | grep -q '"outcome":"displayed"' ||
+curl -sf "http://127.0.0.1:$control_port/v1/deliveries?token=$token&wait=30" | grep '"outcome":"displayed"' >/dev/null ||
   { curl -s "http://127.0.0.1:$control_port/v1/deliveries?token=$token"; echo "the push was not displayed"; exit 1; }
 echo "the banner's send line: 200, displayed"
 
 inbox=$(grep -oE "inbox \(open it in a browser\) +http://[0-9.:]+/" "$work/up.log" | awk '{print $NF}')
 [[ -n "$inbox" ]] || { cat "$work/up.log"; echo "the banner names no inbox"; exit 1; }
-curl -sf "$inbox" | grep -q "<title>" || { echo "$inbox did not serve the inbox page"; exit 1; }
+curl -sf "$inbox" | grep "<title>" >/dev/null || { echo "$inbox did not serve the inbox page"; exit 1; }
 for file in inbox.js inbox.css render.js; do
   curl -sf -o /dev/null "${inbox}inbox/$file" || { echo "${inbox}inbox/$file was not served"; exit 1; }
 done

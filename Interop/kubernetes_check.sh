@@ -34,7 +34,7 @@ trap cleanup EXIT
 if [[ ! -f deploy/kubernetes/control-token ]]; then
   if refusal=$(kubectl kustomize deploy/kubernetes 2>&1); then echo "deploy/kubernetes rendered without a control-token file"; exit 1; fi
   grep -q "control-token" <<<"$refusal" || { echo "kustomize refused without naming control-token: $refusal"; exit 1; }
-  echo "without deploy/kubernetes/control-token: refused ($(grep -m1 -o "[^:]*control-token[^:]*" <<<"$refusal" | head -1))"
+  echo "without deploy/kubernetes/control-token: refused ($(grep -m1 -o "[^:]*control-token[^:]*" <<<"$refusal" | sed -n 1p))"
   made_token=1
   printf 'ci-%s\n' "$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')" > deploy/kubernetes/control-token
 fi

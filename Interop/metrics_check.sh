@@ -19,7 +19,7 @@ echo "metrics-check-$RANDOM" > "$token_file"
 source Interop/up.sh
 start_up "$apnsim" "$work" 30 --development-port "$dev_port" --production-port 0 --control-port "$control_port" \
   --device-port "$device_port" --media-port 0 --development-management-port 0 --control-token-file "$token_file"
-token=$(grep -oE "apnsim send --token [0-9a-f]+" "$work/up.log" | head -1 | awk '{print $4}')
+token=$(grep -oE "apnsim send --token [0-9a-f]+" "$work/up.log" | sed -n 1p | awk '{print $4}')
 [[ -n "$token" ]] || { cat "$work/up.log"; echo "the banner has no token"; exit 1; }
 # The third with mutable-content: the device's extension runs, so extension metrics have a series (the dashboard's).
 for i in 1 2 3; do
@@ -62,13 +62,13 @@ trap "kill $prometheus_pid 2>/dev/null || true; kill $up 2>/dev/null || true; pk
 query="http://127.0.0.1:$prometheus_port/api/v1/query?query=sum(apnsim_sends_total)"
 for _ in $(seq 300); do
   answer=$(curl -s "$query" || true)
-  if echo "$answer" | grep -q '"value":\[[0-9.]*,"5"\]'; then
+  if echo "$answer" | grep '"value":\[[0-9.]*,"5"\]' >/dev/null; then
     echo "metrics: Prometheus scraped apnsim with deploy/prometheus/prometheus.yml; sum(apnsim_sends_total) = 5"
     break
   fi
   sleep 0.1
 done
-if ! echo "$answer" | grep -q '"value":\[[0-9.]*,"5"\]'; then
+if ! echo "$answer" | grep '"value":\[[0-9.]*,"5"\]' >/dev/null; then
   tail -20 "$work/prometheus.log"
   echo "Prometheus's query API did not answer sum(apnsim_sends_total) = 5 within 30 s: $answer"
   exit 1

@@ -16,7 +16,7 @@ work=$(mktemp -d)
 source Interop/up.sh
 start_up "$apnsim" "$work" 30 --development-port "$dev_port" --production-port 0 --control-port "$control_port" --device-port "$device_port" --media-port "$media_port" --record "$work/session.yaml"
 
-send=$(grep -oE "apnsim send --token [0-9a-f]+.*" "$work/up.log" | head -1)
+send=$(grep -oE "apnsim send --token [0-9a-f]+.*" "$work/up.log" | sed -n 1p)
 [[ -n "$send" ]] || { cat "$work/up.log"; echo "the banner has no apnsim send command"; exit 1; }
 token=$(echo "$send" | awk '{print $4}')
 echo "banner: $send"

@@ -21,7 +21,7 @@ start_up "$apnsim" "$work" 30 --development-port "$dev_port" --production-port 0
 receiver=$!
 # shellcheck disable=SC2064  # the values now, not at exit
 trap "kill $receiver $up 2>/dev/null || true; pkill -f 'device-port $device_port' 2>/dev/null || true; rm -rf '$work'" EXIT
-token=$(grep -oE "apnsim send --token [0-9a-f]+" "$work/up.log" | head -1 | awk '{print $4}')
+token=$(grep -oE "apnsim send --token [0-9a-f]+" "$work/up.log" | sed -n 1p | awk '{print $4}')
 [[ -n "$token" ]] || { cat "$work/up.log"; echo "the banner has no token"; exit 1; }
 
 trace=$(printf '%032x' $RANDOM$RANDOM$RANDOM)
