@@ -165,6 +165,7 @@ struct DeviceState: Sendable {
         case .registered(let registered):
             tokens[registered.bundleID] = registered.token
             center.setPushToStartTokens(registered.pushToStartTokens ?? [:], for: registered.bundleID)
+            center.setWidgetTokens(registered, for: registered.bundleID)
             return Actions(registered: isRegistered)
         case .push(let delivery):
             if linkDropsLeft > 0 {
@@ -446,7 +447,9 @@ struct DeviceState: Sendable {
         let installation = installations.id(for: app.bundleID)
         let message = DeviceLinkMessage.Written.register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
                                                        installation: installation.id, team: app.team, badge: center.badges[app.bundleID],
-                                                       pushToStartTypes: app.activityTypes?.map(\.name)))
+                                                       pushToStartTypes: app.activityTypes?.map(\.name),
+                                                       widgetPushes: app.declaration.widgets?.takesPushes == true ? true : nil,
+                                                       controlKinds: app.declaration.controls.flatMap { $0.takesPushes ? $0.kinds : nil }))
         let report = center.activityReport(for: app.bundleID)
         return (report.activities.isEmpty ? [message] : [message, .activities(report)], changed || installation.made)
     }

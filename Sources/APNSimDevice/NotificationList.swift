@@ -60,6 +60,12 @@ public struct NotificationList: Sendable {
     var activitySpending: [String: ActivityBudget.Spending] = [:]
     /// The apps' push-to-start tokens: which app and attributes type each starts an activity of.
     var pushToStart: [DeviceToken: (bundleID: String, type: String)] = [:]
+    /// The apps' widget and control push tokens: which app's widgets, or which control, each reloads.
+    var widgetTokens: [DeviceToken: WidgetTarget] = [:]
+    /// Each app's widget reloads of the last 24 hours, against its daily budget.
+    var widgetBudgets: [String: WidgetReloadBudget] = [:]
+    /// When each app's widgets, and each of its controls, last reloaded by push: what the inbox shows.
+    public internal(set) var lastReloads: [WidgetTarget: Date] = [:]
 
     /// The icon badge per app; absent means no badge.
     public private(set) var badges: [String: Int] = [:]
@@ -155,6 +161,8 @@ public struct NotificationList: Sendable {
         switch delivery.pushType {
         case .voip, .pushtotalk:
             return [.init(id: delivery.id, outcome: .voip, content: content, detail: "delivered to the app's PushKit handler")]
+        case .widgets, .controls:
+            return [widgetReceipt(delivery, payload: payload, now: now, app: app)]
         case .liveactivity:
             if let receipt = activityReceipt(delivery, payload: payload, now: now, app: app) { return [receipt] }
             // The activity's state: `content-state` replaces it on update, `end` ends it (ActivityKit).

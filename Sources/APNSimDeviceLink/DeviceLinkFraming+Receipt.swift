@@ -23,6 +23,17 @@ extension DeviceLinkFraming {
         json.field("activityChange", object: receipt.activityChange.map(written))
         json.field("activityBudget", object: receipt.activityBudget.map(written))
         json.field("activityProgress", object: receipt.activityProgress.map(written))
+        json.field("widgetReload", object: receipt.widgetReload.map(written))
+        return json.finish()
+    }
+
+    private static func written(_ reload: WidgetReload) -> [UInt8] {
+        var json = JSONWriter(capacity: 160)
+        json.field("kinds", strings: reload.kinds)
+        json.field("result", reload.result.rawValue)
+        json.field("reason", reload.reason)
+        json.field("dailyReloads", reload.dailyReloads)
+        json.field("spentToday", reload.spentToday)
         return json.finish()
     }
 

@@ -8,7 +8,7 @@ extension ReceivedReceipt {
                   content: receipt.content.map(EncodedJSON.init), extensionRun: receipt.extensionRun.map(EncodedJSON.init),
                   presentation: receipt.presentation.map(EncodedJSON.init), activity: receipt.activity,
                   activityChange: receipt.activityChange.map(EncodedJSON.init), activityBudget: receipt.activityBudget,
-                  activityProgress: receipt.activityProgress)
+                  activityProgress: receipt.activityProgress, widgetReload: receipt.widgetReload.map(EncodedJSON.init))
     }
 }
 
@@ -128,6 +128,7 @@ extension DeviceLinkFields {
                                activity: try activity(),
                                activityChange: try object("activityChange", of: "receipt").map(EncodedJSON.init(unchecked:)),
                                activityBudget: try decoded(ActivityBudget.Report.self, "activityBudget"),
-                               activityProgress: try activityProgress())
+                               activityProgress: try activityProgress(),
+                               widgetReload: try object("widgetReload", of: "receipt").map(EncodedJSON.init(unchecked:)))
     }
 }

@@ -54,9 +54,15 @@ public enum DeviceLinkMessage {
         /// The `ActivityAttributes` types the app can be started by push for (iOS 17.2): each gets a push-to-start
         /// token (`Activity<T>.pushToStartToken`).
         public var pushToStartTypes: [String]?
+        /// Whether the app's widgets take pushes: it then gets a widget push token (iOS 26).
+        public var widgetPushes: Bool?
+        /// The kinds of its controls that take pushes: each gets a push token (iOS 18).
+        public var controlKinds: [String]?
         public init(bundleID: String, environment: APNsEnvironment, installation: String, team: String? = nil, badge: Int? = nil,
-                    pushToStartTypes: [String]? = nil) {
+                    pushToStartTypes: [String]? = nil, widgetPushes: Bool? = nil, controlKinds: [String]? = nil) {
             self.pushToStartTypes = pushToStartTypes
+            self.widgetPushes = widgetPushes
+            self.controlKinds = controlKinds
             self.bundleID = bundleID
             self.environment = environment
             self.installation = installation
@@ -226,12 +232,14 @@ public enum DeviceLinkMessage {
         public var activityChange: ActivityChange?
         /// The app's Live Activity budget after the push (``ActivityBudget/Report``), when the device has one.
         public var activityBudget: ActivityBudget.Report?
+        /// What a `widgets` or `controls` push reloaded, for the delivery record.
+        public var widgetReload: WidgetReload?
         /// Where the activity stands after the push, in place of ``activity`` in the receipt of a carried push
         /// (``carried``): the gateway has the rest of it.
         public var activityProgress: LiveActivity.Progress?
 
         enum CodingKeys: String, CodingKey {
-            case id, outcome, content, detail, badge, presentation, activity, activityChange, activityBudget, activityProgress
+            case id, outcome, content, detail, badge, presentation, activity, activityChange, activityBudget, activityProgress, widgetReload
             case extensionRun = "extension"
         }
 

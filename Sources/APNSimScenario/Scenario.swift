@@ -94,6 +94,12 @@ public struct Scenario: Codable, Sendable {
         public var activity: String?
         /// With `device` and `app`: send to the app's push-to-start token for this type (as `activity` for the rest).
         public var pushToStart: String?
+        /// With `device` and `app`: `true` sends to the app's widget push token; the push type is then `widgets`, the
+        /// topic `APP.push-type.widgets` and the payload `{"aps":{"content-changed":true}}` unless given.
+        public var widgets: Bool?
+        /// With `device` and `app`: send to the push token of the app's control of this kind (push type `controls`, topic
+        /// `APP.push-type.controls`, the same payload, unless given).
+        public var control: String?
         /// A token as hex, instead of `device` and `app`.
         public var token: String?
         /// With `app` (no device): a broadcast on the channel a `channel` step created under this name
@@ -122,7 +128,7 @@ public struct Scenario: Codable, Sendable {
 
         /// Swift names by Swift's conventions; the file's as every record and query spells them.
         enum CodingKeys: String, CodingKey {
-            case device, app, activity, pushToStart, token, broadcast, environment, topic, pushType, priority, expiration, expiresIn
+            case device, app, activity, pushToStart, widgets, control, token, broadcast, environment, topic, pushType, priority, expiration, expiresIn
             case collapseId, apnsID = "apnsId", headers, payload, payloadFile, auth
         }
     }
@@ -312,5 +318,6 @@ public struct Scenario: Codable, Sendable {
         "hiddenPreviewsBodyPlaceholder", "categorySummaryFormat", "activity", "pushToStart", "type", "attributes", "contentState",
         "dismissalDate", "activityTypes", "infoPlist", "channel", "create", "delete", "storagePolicy", "broadcast", "deliveredTo",
         "tap", "dismiss", "text", "interaction", "responses", "urlKeys", "forward", "entitlements", "allowedApps",
+        "widgets", "control", "controls", "kinds", "pushHandler", "dailyReloads",
     ]
 }

@@ -50,9 +50,11 @@ extension ScenarioSession {
         func add(_ name: String, _ value: String?) {
             if let value, value != "none" { headers.append((name, value)) }
         }
-        let toActivity = send.activity != nil || send.pushToStart != nil
-        add("apns-topic", send.topic ?? (toActivity ? app.map { $0 + ".push-type.liveactivity" } : app))
-        add("apns-push-type", send.pushType ?? (toActivity ? "liveactivity" : "alert"))
+        // The push type a step's target implies: a Live Activity's, the widgets', a control's, or an alert.
+        let implied = send.activity != nil || send.pushToStart != nil ? "liveactivity"
+            : send.widgets == true ? "widgets" : send.control != nil ? "controls" : "alert"
+        add("apns-topic", send.topic ?? (implied == "alert" ? app : app.map { $0 + ".push-type.\(implied)" }))
+        add("apns-push-type", send.pushType ?? implied)
         add("apns-priority", send.priority.map(String.init))
         let expiration = send.expiration ?? send.expiresIn.map { Int(Date().timeIntervalSince1970 + clockOffset + $0.seconds) }
         add("apns-expiration", expiration.map(String.init))
@@ -110,6 +112,20 @@ extension ScenarioSession {
 
     /// The token a send to an activity names: its newest activity of the type, or its push-to-start token for it.
     private func activityToken(_ send: Scenario.Send, device: String, bundleID: String) async throws -> String? {
+        if send.widgets == true || send.control != nil {
+            let devices = try await target.control.get("/v1/devices").body?.array ?? []
+            let app = devices.first { $0["id"]?.string == device }?["apps"]?.array?.first { $0["bundleID"]?.string == bundleID }
+            if let kind = send.control {
+                guard let token = app?["controlTokens"]?[kind]?.string else {
+                    throw ScenarioRunError("\(bundleID) on \(device) has no push token for control \(kind) (does the world declare it under the app's controls?)")
+                }
+                return token
+            }
+            guard let token = app?["widgetToken"]?.string else {
+                throw ScenarioRunError("\(bundleID) on \(device) has no widget push token (does the world declare widgets for the app?)")
+            }
+            return token
+        }
         if let type = send.pushToStart {
             let devices = try await target.control.get("/v1/devices").body?.array ?? []
             let app = devices.first { $0["id"]?.string == device }?["apps"]?.array?.first { $0["bundleID"]?.string == bundleID }
@@ -146,6 +162,8 @@ extension ScenarioSession {
             return text
         case let value?:
             return value.jsonText
+        case nil where send.widgets == true || send.control != nil:
+            return #"{"aps":{"content-changed":true}}"#
         case nil:
             return #"{"aps":{"alert":{"title":"apnsim replay","body":"Hello"}}}"#
         }

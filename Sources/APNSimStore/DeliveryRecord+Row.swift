@@ -45,7 +45,7 @@ extension DeliveryRecord {
             acceptedAt: row["acceptedAt"], deliveredAt: row["deliveredAt"], displayedAt: row["displayedAt"],
             extensionRun: (row["extension"] as String?).map(EncodedJSON.init(unchecked:)),
             presentation: (row["presentation"] as String?).map(EncodedJSON.init(unchecked:)),
-            activity: (row["activity"] as String?).map(EncodedJSON.init(unchecked:)),
+            activity: (row["activity"] as String?).map(ReceiptChange.init(unchecked:)),
             storedAt: row["storedAt"], storedFor: (row["storedFor"] as String?).flatMap(StoredFor.init(rawValue:))))
     }
 }

@@ -34,6 +34,9 @@ public struct DeliveryRecord: Codable, Sendable, Hashable, FetchableRecord, Pers
     /// What a `liveactivity` push did to its Live Activity: which one, the event, what became of it and why, the
     /// content state before and after.
     public var activity: ActivityChange?
+    /// What a `widgets` or `controls` push reloaded: which widget or control kinds, or why nothing (deferred past the
+    /// widgets' daily budget, or refused), and the budget after it.
+    public var widgets: WidgetReload?
     /// When the gateway stored the push, and why (it was delivered later, or discarded); absent when it went at once.
     public var storedAt: Date?
     public var storedFor: StoredFor?
@@ -46,7 +49,7 @@ public struct DeliveryRecord: Codable, Sendable, Hashable, FetchableRecord, Pers
 
     enum CodingKeys: String, CodingKey {
         case id, apnsID = "apnsId", uniqueID = "uniqueId", device, bundleID, token, pushType, outcome, content, detail, acceptedAt, deliveredAt, displayedAt
-        case presentation, activity, unreadable, storedAt, storedFor, consoleState
+        case presentation, activity, widgets, unreadable, storedAt, storedFor, consoleState
         case extensionRun = "extension"
     }
 
@@ -128,7 +131,7 @@ public enum DeliveryEvent: Sendable {
     /// (``ReceivedReceipt``), recorded as they came.
     case receipt(id: String, outcome: DeliveryOutcome, content: EncodedJSON<NotificationContent>?, detail: String?, at: Date,
                  extensionRun: EncodedJSON<ExtensionRun>? = nil, presentation: EncodedJSON<Presentation>? = nil,
-                 activity: EncodedJSON<ActivityChange>? = nil)
+                 activity: ReceiptChange? = nil)
     /// The device had answered the push and forgot how (``DeviceLinkMessage/Ack/forgotten``): recorded `dropped` with
     /// `detail` only if the record has no outcome yet, so an outcome recorded before stays.
     case forgotten(id: String, detail: String, at: Date)

@@ -125,7 +125,7 @@ extension PostgresStore {
             acceptedAt: try time("accepted_at") ?? Date(timeIntervalSince1970: 0), deliveredAt: try time("delivered_at"),
             displayedAt: try time("displayed_at"), extensionRun: try text("extension").map(EncodedJSON.init(unchecked:)),
             presentation: try text("presentation").map(EncodedJSON.init(unchecked:)),
-            activity: try text("activity").map(EncodedJSON.init(unchecked:)), storedAt: try time("stored_at"),
+            activity: try text("activity").map(ReceiptChange.init(unchecked:)), storedAt: try time("stored_at"),
             storedFor: try text("stored_for").flatMap(StoredFor.init(rawValue:))))
     }
 }

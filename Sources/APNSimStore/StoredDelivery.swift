@@ -20,7 +20,8 @@ struct StoredDelivery: Sendable {
     var displayedAt: Date?
     var extensionRun: EncodedJSON<ExtensionRun>?
     var presentation: EncodedJSON<Presentation>?
-    var activity: EncodedJSON<ActivityChange>?
+    /// The `activity` column (``ReceiptChange``).
+    var activity: ReceiptChange?
     var storedAt: Date?
     var storedFor: StoredFor?
 }
@@ -45,7 +46,7 @@ extension StoredDelivery {
         displayedAt = record.displayedAt
         extensionRun = record.extensionRun.map(EncodedJSON.init)
         presentation = record.presentation.map(EncodedJSON.init)
-        activity = record.activity.map(EncodedJSON.init)
+        activity = record.activity.map { ReceiptChange(EncodedJSON($0)) } ?? record.widgets.map { ReceiptChange(EncodedJSON($0)) }
     }
 }
 
@@ -64,7 +65,11 @@ extension DeliveryRecord {
         content = Self.read(stored.content, as: "content", unreadable: &unreadable)
         extensionRun = Self.read(stored.extensionRun, as: "extension", unreadable: &unreadable)
         presentation = Self.read(stored.presentation, as: "presentation", unreadable: &unreadable)
-        activity = Self.read(stored.activity, as: "activity", unreadable: &unreadable)
+        if ReceiptChange.isWidgetReload(stored.pushType) {
+            widgets = Self.read(stored.activity.map { EncodedJSON<WidgetReload>(unchecked: $0.text) }, as: "widgets", unreadable: &unreadable)
+        } else {
+            activity = Self.read(stored.activity.map { EncodedJSON<ActivityChange>(unchecked: $0.text) }, as: "activity", unreadable: &unreadable)
+        }
         storedAt = stored.storedAt
         storedFor = stored.storedFor
         consoleState = ConsoleState.of(outcome: outcome, detail: detail, storedFor: storedFor, deliveredAt: deliveredAt)
@@ -100,4 +105,18 @@ extension DeliveryRecord {
         let path = keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         return path.isEmpty ? "the whole" : path
     }
+}
+
+/// What a push changed on its device besides what it shows, as its receipt wrote it: a Live Activity's change
+/// (``ActivityChange``) for a `liveactivity` push, a reload (``WidgetReload``) for a `widgets` or `controls` push. A push
+/// has one type, so the record keeps either in one column (`activity`) and reads it back by the push's type.
+public struct ReceiptChange: Sendable, Hashable {
+    public let text: String
+
+    public init(unchecked text: String) { self.text = text }
+    public init(_ change: EncodedJSON<ActivityChange>) { text = change.text }
+    public init(_ reload: EncodedJSON<WidgetReload>) { text = reload.text }
+
+    /// Whether a push of `pushType` records a widget reload here rather than a Live Activity's change.
+    static func isWidgetReload(_ pushType: String) -> Bool { pushType == "widgets" || pushType == "controls" }
 }

@@ -53,6 +53,9 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("uninstall-delay"), help: "Seconds after an app is removed before its token answers 410 Unregistered.")
     var uninstallDelay = 0.0
 
+    @Option(name: .customLong("environment-key-reason"), help: "The reason a provider token signed by a key of the other environment is refused with: BadEnvironmentKeyIdInToken (Apple's table) or BadEnvironmentKeyInToken (what clients report the wire saying). Environment: APNSIM_ENVIRONMENT_KEY_REASON.")
+    var environmentKeyReason = EnvironmentVariables.value("APNSIM_ENVIRONMENT_KEY_REASON") ?? RejectionReason.badEnvironmentKeyIdInToken.rawValue
+
     @Option(help: "Keep the record in this SQLite file instead of memory, or in PostgreSQL shared with other replicas: postgres://USER@HOST[:PORT]/DATABASE (docs/cluster.md). Environment: APNSIM_STORE, which alone may carry a password.")
     var store: String? = EnvironmentVariables.value("APNSIM_STORE")
 
@@ -165,6 +168,10 @@ struct GatewayOptions: ParsableArguments {
         guard shutdownGrace.isFinite, (0...Self.longestTimeout).contains(shutdownGrace) else {
             throw ValidationError("--shutdown-grace takes 0 to \(Int(Self.longestTimeout)) seconds; got \(shutdownGrace)")
         }
+        guard Self.environmentKeyReasons.contains(where: { $0.rawValue == environmentKeyReason }) else {
+            throw ValidationError("--environment-key-reason takes "
+                                  + Self.environmentKeyReasons.map(\.rawValue).joined(separator: " or ") + "; got \(environmentKeyReason)")
+        }
         guard uninstallDelay.isFinite, uninstallDelay >= 0 else {
             throw ValidationError("--uninstall-delay takes a number of seconds, 0 or more; got \(uninstallDelay)")
         }
@@ -175,6 +182,9 @@ struct GatewayOptions: ParsableArguments {
             throw ValidationError("\(name) takes 0 to 65535; got \(port)")
         }
     }
+
+    /// The spellings of the environment-key refusal a gateway may answer with (``ProviderTokenSession/Configuration/environmentKeyReason``).
+    static let environmentKeyReasons: [RejectionReason] = [.badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken]
 
     /// The longest a timeout of seconds may be: a day, so a mistyped one is an error rather than a hang.
     static let longestTimeout = 86_400.0
@@ -244,6 +254,8 @@ struct GatewayOptions: ParsableArguments {
         configuration.devicePort = devicePort
         configuration.tokenSecret = tokenSecret
         configuration.uninstallDelay = uninstallDelay
+        configuration.tokenSession.environmentKeyReason = Self.environmentKeyReasons.first { $0.rawValue == environmentKeyReason }
+            ?? .badEnvironmentKeyIdInToken
         configuration.connection.idleTimeout = .seconds(idleTimeout)
         configuration.connection.handshakeTimeout = .milliseconds(Int64(handshakeTimeout * 1000))
         configuration.connection.shutdownGrace = .milliseconds(Int64(shutdownGrace * 1000))

@@ -152,6 +152,7 @@ extension ReceivedReceipt {
                                                 activityChange: try activityChange?.decoded())
         receipt.activityBudget = activityBudget
         receipt.activityProgress = activityProgress
+        receipt.widgetReload = try widgetReload?.decoded()
         return receipt
     }
 }

@@ -162,6 +162,10 @@ extension LinkMessageDraw {
             presentation: maybe { $0.presentation() }, activity: maybe { $0.activity() }, activityChange: maybe { $0.activityChange() })
         receipt.activityBudget = maybe { .init(bundleID: $0.text(), perHour: $0.int(0...50), spent: $0.many(0...3) { $0.date() }) }
         receipt.activityProgress = maybe { LiveActivity.Progress($0.activity()) }
+        receipt.widgetReload = maybe {
+            WidgetReload(kinds: $0.many(0...2) { $0.text() }, result: $0.pick([.reloaded, .deferred, .refused]), reason: $0.maybe { $0.text() },
+                         dailyReloads: $0.maybe { $0.int(1...70) }, spentToday: $0.maybe { $0.int(0...70) })
+        }
         return receipt
     }
 

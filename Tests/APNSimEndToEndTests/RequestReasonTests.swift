@@ -1,3 +1,4 @@
+import APNSimGateway
 import APNSimProvider
 import APNSimRules
 import APNSimRuntime
@@ -119,6 +120,22 @@ struct RequestReasonTests {
             #expect(recorded?.status == testCase.status)
             #expect(recorded?.reason == testCase.reason)
             #expect(recorded?.explanation?.isEmpty == false)
+            await client.close()
+        }
+    }
+
+    /// Apple's table spells it `BadEnvironmentKeyIdInToken`; clients report the wire saying `BadEnvironmentKeyInToken`.
+    /// A gateway answers with the one it is set to, so a client's handling of each is tested against a live gateway.
+    @Test("A key of the other environment is refused with the spelling the gateway is set to",
+          arguments: [RejectionReason.badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken])
+    func environmentKeySpelling(_ reason: RejectionReason) async throws {
+        try await withGateway({ $0.tokenSession.environmentKeyReason = reason }) { harness in
+            let client = try await harness.connect(.development)
+            let response = try await client.send(.push(token: TestWorld.devToken, payload: GatewayHarness.alert,
+                                                        headers: harness.headers(jwt: harness.jwt(TestWorld.productionKey))))
+            #expect(response.status == 403)
+            #expect(response.reason == reason.rawValue, "body: \(response.bodyText)")
+            #expect(try await harness.sends().first?.reason == reason.rawValue)
             await client.close()
         }
     }

@@ -48,6 +48,16 @@ struct ProviderTokenSessionTests {
         #expect(!session.hasAcceptedToken)
     }
 
+    @Test("The environment-key refusal takes the spelling configured", arguments: [RejectionReason.badEnvironmentKeyInToken, .badEnvironmentKeyIdInToken])
+    func environmentKeySpelling(_ reason: RejectionReason) {
+        var configuration = ProviderTokenSession.Configuration()
+        configuration.environmentKeyReason = reason
+        var session = ProviderTokenSession(configuration: configuration)
+        let result = session.authorize(Self.token(Self.otherKey, id: "KEY0000002", at: Self.start), environment: .development,
+                                       keys: Self.keys, now: Self.start)
+        #expect(result.failureReason == reason)
+    }
+
     @Test("Missing, empty and malformed authorization", arguments: [
         (nil, RejectionReason.missingProviderToken), ("", .missingProviderToken), ("bearer ", .missingProviderToken),
         ("basic abc", .invalidProviderToken), ("bearer a.b", .invalidProviderToken), ("bearer a.b.c", .invalidProviderToken),

@@ -130,3 +130,33 @@ extension StoreConformanceTests {
         }
     }
 }
+
+extension StoreConformanceTests {
+    /// A push has one type, so a Live Activity's change and a widget reload share the record's one column for what a
+    /// push changed (`ReceiptChange`); each store reads it back as the push's type says.
+    @Test("A widget reload and a Live Activity's change read back by the push's type", arguments: Candidate.allCases.filter { candidates.contains($0) })
+    func receiptChanges(candidate: Candidate) async throws {
+        try await Self.withStores(candidate) { fileStore, candidateStore in
+            let at = Date(timeIntervalSince1970: 1_800_000_000)
+            let reload = WidgetReload(kinds: ["com.example.app.score"], result: .deferred, reason: "spent", dailyReloads: 40, spentToday: 40)
+            let change = ActivityChange(id: "A1", event: .update, result: .applied)
+            let events: [DeliveryEvent] = [
+                .accepted(DeliveryRecord(id: "w", apnsID: "W", device: "d", bundleID: "com.example.app", token: "aa01", pushType: "widgets", acceptedAt: at)),
+                .accepted(DeliveryRecord(id: "l", apnsID: "L", device: "d", bundleID: "com.example.app", token: "aa02", pushType: "liveactivity", acceptedAt: at)),
+                .receipt(id: "w", outcome: .widget, content: nil, detail: "deferred", at: at, activity: ReceiptChange(EncodedJSON(reload))),
+                .receipt(id: "l", outcome: .liveactivity, content: nil, detail: "applied", at: at, activity: ReceiptChange(EncodedJSON(change))),
+            ]
+            for store in [fileStore, candidateStore] {
+                let recorder = DeliveryRecorder(store: store)
+                recorder.record(contentsOf: events)
+                try await recorder.flush()
+                let records = try await recorder.deliveries(matching: DeliveryFilter())
+                #expect(records.first { $0.id == "w" }?.widgets == reload)
+                #expect(records.first { $0.id == "w" }?.activity == nil)
+                #expect(records.first { $0.id == "l" }?.activity == change)
+                #expect(records.first { $0.id == "l" }?.widgets == nil)
+                #expect(records.allSatisfy { $0.unreadable == nil })
+            }
+        }
+    }
+}

@@ -46,6 +46,10 @@ extension ControlAPI {
         var badge: Int?
         /// Its push-to-start token per `ActivityAttributes` type (`event: start` pushes); absent: none.
         var pushToStartTokens: [String: String]?
+        /// Its widget push token (`widgets` pushes reload its widgets); absent: its widgets take no pushes.
+        var widgetToken: String?
+        /// A push token per control kind (`controls` pushes reload that control); absent: none take pushes.
+        var controlTokens: [String: String]?
         /// What is left of its priority-10 Live Activity budget now, once a push to one of its activities reported it.
         var activityBudget: BudgetView?
     }
@@ -72,6 +76,7 @@ extension ControlAPI {
                            apps: device.apps.map {
                                AppView(bundleID: $0.bundleID, environment: $0.environment, token: $0.token.hex,
                                        badge: device.badges[$0.bundleID], pushToStartTokens: $0.pushToStartTokens?.mapValues(\.hex),
+                                       widgetToken: $0.widgetToken?.hex, controlTokens: $0.controlTokens?.mapValues(\.hex),
                                        activityBudget: device.activityBudgets[$0.bundleID].map {
                                            BudgetView(perHour: $0.perHour, remaining: $0.remaining(at: now))
                                        })

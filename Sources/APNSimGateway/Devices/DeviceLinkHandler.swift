@@ -186,14 +186,21 @@ final class DeviceLinkHandler: ChannelInboundHandler {
                                           environment: registration.environment, installation: registration.installation)
         // A push-to-start token per attributes type, as stable as the app's own token: the same installation, the same
         // tokens; a reinstall, new ones.
+        // So are the widget token and each control's.
+        func issued(for purpose: String) -> DeviceToken {
+            services.tokens.token(device: device, bundleID: registration.bundleID, environment: registration.environment,
+                                  installation: registration.installation + "\u{1F}" + purpose)
+        }
         let pushToStart = registration.pushToStartTypes.map { types in
-            Dictionary(types.map { type in
-                (type, services.tokens.token(device: device, bundleID: registration.bundleID, environment: registration.environment,
-                                             installation: registration.installation + "\u{1F}push-to-start\u{1F}" + type))
-            }, uniquingKeysWith: { first, _ in first })
+            Dictionary(types.map { type in (type, issued(for: "push-to-start\u{1F}" + type)) }, uniquingKeysWith: { first, _ in first })
+        }
+        let controls = registration.controlKinds.map { kinds in
+            Dictionary(kinds.map { kind in (kind, issued(for: "control\u{1F}" + kind)) }, uniquingKeysWith: { first, _ in first })
         }
         let registered = DeviceLinkMessage.Registered(bundleID: registration.bundleID, environment: registration.environment,
-                                                      token: token, pushToStartTokens: pushToStart)
+                                                      token: token, pushToStartTokens: pushToStart,
+                                                      widgetToken: registration.widgetPushes == true ? issued(for: "widgets") : nil,
+                                                      controlTokens: controls)
         services.directory.register(registered, device: device, team: registration.team, badge: registration.badge)
         let requests = services.requests
         let tell: @Sendable () -> Void = {

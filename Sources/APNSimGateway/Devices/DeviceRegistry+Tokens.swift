@@ -89,10 +89,14 @@ extension DeviceRegistry {
             apps[record.bundleID] = .init(bundleID: record.bundleID, environment: record.environment, token: record.token)
         }
         for record in records {
-            guard case .pushToStart(let type) = record.kind, apps[record.bundleID] != nil else { continue }
-            var starts = apps[record.bundleID]?.pushToStartTokens ?? [:]
-            starts[type] = record.token
-            apps[record.bundleID]?.pushToStartTokens = starts
+            guard var app = apps[record.bundleID] else { continue }
+            switch record.kind {
+            case .pushToStart(let type): app.pushToStartTokens = (app.pushToStartTokens ?? [:]).merging([type: record.token]) { $1 }
+            case .widgets: app.widgetToken = record.token
+            case .control(let kind): app.controlTokens = (app.controlTokens ?? [:]).merging([kind: record.token]) { $1 }
+            case .declared, .device, .activity: continue
+            }
+            apps[record.bundleID] = app
         }
         return apps.values.sorted { $0.bundleID < $1.bundleID }
     }

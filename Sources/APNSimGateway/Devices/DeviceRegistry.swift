@@ -320,6 +320,13 @@ struct DeviceRegistry: Sendable {
             hold(.init(token: startToken, bundleID: registered.bundleID, environment: registered.environment,
                        kind: .pushToStart(activityType: type)), by: device)
         }
+        if let widgetToken = registered.widgetToken {
+            hold(.init(token: widgetToken, bundleID: registered.bundleID, environment: registered.environment, kind: .widgets), by: device)
+        }
+        for (kind, controlToken) in registered.controlTokens?.sorted(by: { $0.key < $1.key }) ?? [] {
+            hold(.init(token: controlToken, bundleID: registered.bundleID, environment: registered.environment, kind: .control(kind: kind)),
+                 by: device)
+        }
         devices[device]?.refusals[registered.bundleID] = nil
         devices[device]?.badges[registered.bundleID] = badge == 0 ? nil : badge
         for activity in devices[device]?.activities.values.filter({ $0.bundleID == registered.bundleID }) ?? [] {
@@ -576,7 +583,8 @@ struct DeviceRegistry: Sendable {
     mutating func receipt(_ receipt: ReceivedReceipt, device: String, at date: Date) -> Actions {
         var actions = Actions(persist: [.receipt(id: receipt.id, outcome: receipt.outcome, content: receipt.content,
                                                  detail: receipt.detail, at: date, extensionRun: receipt.extensionRun,
-                                                 presentation: receipt.presentation, activity: receipt.activityChange)])
+                                                 presentation: receipt.presentation,
+                                                 activity: receipt.activityChange.map(ReceiptChange.init) ?? receipt.widgetReload.map(ReceiptChange.init))])
         actions.persist += held.acknowledge(receipt.id)
         if let budget = receipt.activityBudget {
             devices[device]?.activityBudgets[budget.bundleID] = budget

@@ -13,6 +13,10 @@ public struct ProviderTokenSession: Sendable {
         /// How far in the future `iat` may lie before the token is refused as `InvalidProviderToken`.
         /// Apple does not say; five minutes covers ordinary clock skew.
         public var futureIssueTolerance: TimeInterval = 300
+        /// The reason a key of the other environment is refused with: Apple's table says `BadEnvironmentKeyIdInToken`
+        /// (the default); clients report the wire saying `BadEnvironmentKeyInToken`, and one that handles only one
+        /// spelling is tested against each by setting this (`apnsim gateway --environment-key-reason`).
+        public var environmentKeyReason: RejectionReason = .badEnvironmentKeyIdInToken
 
         public init() {}
     }
@@ -96,7 +100,7 @@ public struct ProviderTokenSession: Sendable {
                 "the JWT signature does not verify with the public key of \(key.id); sign with that key's .p8 (ES256 over `header.claims`)"))
         }
         guard key.scope.allows(environment) else {
-            return .failure(Rejection(.badEnvironmentKeyIdInToken,
+            return .failure(Rejection(configuration.environmentKeyReason,
                 "key \(key.id) is a \(key.scope.rawValue) key; this is the \(environment) endpoint"))
         }
         if let boundKeyID, let boundKey = keys[boundKeyID], !boundKey.isRelated(to: key) {

@@ -7,8 +7,16 @@ public struct RegisteredApp: Sendable, Hashable, Codable {
     /// The app's push-to-start token for each attributes type it asked for: a `liveactivity` push with
     /// `event: start` sent to one starts an activity of that type.
     public var pushToStartTokens: [String: DeviceToken]?
-    public init(bundleID: String, environment: APNsEnvironment, token: DeviceToken, pushToStartTokens: [String: DeviceToken]? = nil) {
+    /// The app's widget push token, when its widgets take pushes (``World/App/Widgets``): a `widgets` push to it
+    /// reloads them.
+    public var widgetToken: DeviceToken?
+    /// A push token for each of its controls that takes pushes, by the control's kind (``World/App/Controls``).
+    public var controlTokens: [String: DeviceToken]?
+    public init(bundleID: String, environment: APNsEnvironment, token: DeviceToken, pushToStartTokens: [String: DeviceToken]? = nil,
+                widgetToken: DeviceToken? = nil, controlTokens: [String: DeviceToken]? = nil) {
         self.pushToStartTokens = pushToStartTokens
+        self.widgetToken = widgetToken
+        self.controlTokens = controlTokens
         self.bundleID = bundleID
         self.environment = environment
         self.token = token

@@ -20,12 +20,15 @@ public struct ReceivedReceipt: Sendable, Hashable {
     public var activityBudget: ActivityBudget.Report?
     /// Where the activity stands after a carried push, in place of ``activity`` (the device link's carried receipt).
     public var activityProgress: LiveActivity.Progress?
+    /// What a `widgets` or `controls` push reloaded, recorded as the device wrote it.
+    public var widgetReload: EncodedJSON<WidgetReload>?
 
     public init(id: String, outcome: DeliveryOutcome, detail: String? = nil, badge: AppBadge? = nil,
                 content: EncodedJSON<NotificationContent>? = nil, extensionRun: EncodedJSON<ExtensionRun>? = nil,
                 presentation: EncodedJSON<Presentation>? = nil, activity: LiveActivity? = nil,
                 activityChange: EncodedJSON<ActivityChange>? = nil, activityBudget: ActivityBudget.Report? = nil,
-                activityProgress: LiveActivity.Progress? = nil) {
+                activityProgress: LiveActivity.Progress? = nil, widgetReload: EncodedJSON<WidgetReload>? = nil) {
+        self.widgetReload = widgetReload
         self.activityBudget = activityBudget
         self.activityProgress = activityProgress
         self.activity = activity

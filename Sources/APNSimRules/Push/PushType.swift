@@ -29,10 +29,17 @@ public struct PushType: Hashable, Sendable, CustomStringConvertible {
     /// Reference §8 q13: the device Live Activity limit is assumed to be 4096, like alerts.
     public static let liveactivity = Self("liveactivity", topicSuffix: ".push-type.liveactivity", tokenAuthOnly: true)
     public static let pushtotalk = Self("pushtotalk", topicSuffix: ".voip-ptt")
+    /// WidgetKit push (iOS 26; Apple, "Updating widgets with WidgetKit push notifications",
+    /// https://developer.apple.com/documentation/widgetkit/updating-widgets-with-widgetkit-push-notifications).
     public static let widgets = Self("widgets", topicSuffix: ".push-type.widgets")
+    /// A control's reload (iOS 18; Apple, "Updating controls locally and remotely",
+    /// https://developer.apple.com/documentation/widgetkit/updating-controls-locally-and-remotely): sent to one
+    /// control's push token, its topic the bundle ID with `.push-type.controls`, its payload `{"aps":{"content-changed":true}}`.
+    public static let controls = Self("controls", topicSuffix: ".push-type.controls")
 
     public static let all: [PushType] = [
         .alert, .background, .voip, .complication, .fileprovider, .mdm, .location, .liveactivity, .pushtotalk, .widgets,
+        .controls,
     ]
 
     /// The push type for an `apns-push-type` value. Apple's samples spell values in lower case; apnsim

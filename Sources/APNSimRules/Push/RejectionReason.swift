@@ -42,6 +42,10 @@ extension RejectionReason {
     public static let missingProviderToken = Self("MissingProviderToken", status: 403)
     public static let unrelatedKeyIdInToken = Self("UnrelatedKeyIdInToken", status: 403)
     public static let badEnvironmentKeyIdInToken = Self("BadEnvironmentKeyIdInToken", status: 403)
+    /// The same refusal as the wire has been reported to spell it: APNSwift (pull request 229, October 2025) and other
+    /// clients' tests saw `BadEnvironmentKeyInToken`, while Apple's table says `BadEnvironmentKeyIdInToken`. Not in
+    /// ``all`` (Apple's table); a gateway answers with it when told to (``ProviderTokenSession/Configuration/environmentKeyReason``).
+    public static let badEnvironmentKeyInToken = Self("BadEnvironmentKeyInToken", status: 403)
     // 404, 405
     public static let badPath = Self("BadPath", status: 404)
     public static let methodNotAllowed = Self("MethodNotAllowed", status: 405)

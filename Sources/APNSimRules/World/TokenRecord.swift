@@ -45,6 +45,10 @@ extension World {
             case pushToStart(activityType: String)
             /// A Live Activity's own push token (`Activity.pushTokenUpdates`), by the activity's ID.
             case activity(id: String)
+            /// An app's widget push token (`WidgetPushHandler.pushTokenDidChange(_:widgets:)`, iOS 26): one per app.
+            case widgets
+            /// One control's push token (`ControlPushInfo.token`, iOS 18), by the control's kind.
+            case control(kind: String)
         }
 
         /// Who holds a token a device registered.
@@ -108,10 +112,10 @@ extension World {
 
 /// A world file and `POST /v1/tokens` give the token, its app, environment, state (`active` when absent) and
 /// `invalidSince`: what they give is declared, whatever else is written beside it. `GET /v1/tokens` shows the rest: `kind` (`declared`, `device`,
-/// `pushToStart` with `activityType`, `activity` with `activity`), and `device`, or `removedFrom` and `removedAt`.
+/// `pushToStart` with `activityType`, `activity` with `activity`, `widgets`, `controls` with `controlKind`), and `device`, or `removedFrom` and `removedAt`.
 extension World.TokenRecord: Codable {
     enum CodingKeys: String, CodingKey {
-        case token, bundleID, environment, state, invalidSince, kind, activityType, activity, device, removedFrom, removedAt
+        case token, bundleID, environment, state, invalidSince, kind, activityType, activity, controlKind, device, removedFrom, removedAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -139,6 +143,10 @@ extension World.TokenRecord: Codable {
         case .activity(let id):
             try container.encode("activity", forKey: .kind)
             try container.encode(id, forKey: .activity)
+        case .widgets: try container.encode("widgets", forKey: .kind)
+        case .control(let kind):
+            try container.encode("controls", forKey: .kind)
+            try container.encode(kind, forKey: .controlKind)
         }
         switch holder {
         case .device(let id)?: try container.encode(id, forKey: .device)

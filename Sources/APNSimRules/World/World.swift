@@ -102,6 +102,10 @@ public struct World: Sendable {
         /// Entitlements beside `aps-environment` and its App Groups that change what iOS does with its notifications:
         /// `com.apple.developer.usernotifications.time-sensitive`, `com.apple.developer.usernotifications.critical-alerts`.
         public var entitlements: [String]?
+        /// The widgets its widget extension offers, and whether they take WidgetKit pushes (``Widgets``).
+        public var widgets: Widgets?
+        /// The controls it offers, each with a push token of its own when they take pushes (``Controls``).
+        public var controls: Controls?
 
         public struct Responses: Sendable, Hashable, Codable {
             /// Payload keys, in order, whose string the app opens on a tap when no vendor's keys decide; `["url"]` when absent.
@@ -178,6 +182,7 @@ extension World {
             if let problem = App.bundleIDProblem(app.bundleID) { found.append(problem) }
             if teams[app.team] == nil { found.append("app \(app.bundleID) names team \(app.team), which is not declared under teams") }
             found += NotificationCategory.problems(app.categories ?? []).map { "app \(app.bundleID): \($0)" }
+            found += app.widgetProblems
         }
         // Every token is checked, a million included, and only those with a problem are sorted.
         for record in tokens.filter({ apps[$0.bundleID] == nil }).sorted(by: { $0.token.hex < $1.token.hex }).prefix(20) {
