@@ -210,6 +210,25 @@ def live_activity():
     shot("inbox-live-activity.png")
 
 
+def widgets():
+    """The sandbox's app declares a widget and a control: the device card lists both as not reloaded yet; a widgets
+    push to the app's widget token (WidgetKit, iOS 26) reloads the widget, and the card shows when."""
+    card = "article.device[data-device='iphone-dev'] .apps li.widget"
+
+    def rows():
+        return [" ".join(row.split()) for row in texts(card)]
+    wait.until(lambda d: "Widgets com.example.app.order-status not reloaded yet" in rows())
+    assert "Control com.example.app.reorder not reloaded yet" in rows(), f"the card lists {rows()!r}"
+    with urllib.request.urlopen(control + "/v1/devices", timeout=10) as answer:
+        device = next(d for d in json.load(answer) if d["id"] == "iphone-dev")
+    app = next(a for a in device["apps"] if a["bundleID"] == "com.example.app")
+    subprocess.run([apnsim, "send", "--token", app["widgetToken"], "--port", dev_port, "--topic", "com.example.app.push-type.widgets",
+                    "--push-type", "widgets", "--payload", json.dumps({"aps": {"content-changed": True}})],
+                   capture_output=True, text=True, check=True)
+    wait.until(lambda d: any(row.startswith("Widgets com.example.app.order-status reloaded ") for row in rows()))
+    print(f"inbox: the widget shows its reload by push: {rows()!r}")
+
+
 def press(css):
     """Clicks the element `css` finds, scrolled to the middle of the window first (the page's header stays on top)."""
     node = driver.find_element(By.CSS_SELECTOR, css)
@@ -468,6 +487,7 @@ try:
     collapse_pair()
     stored_then_delivered()
     live_activity()
+    widgets()
     interactions()
     focus_and_summary()
     find_by_unique_id()

@@ -448,7 +448,7 @@ struct DeviceState: Sendable {
         let message = DeviceLinkMessage.Written.register(.init(bundleID: app.bundleID, environment: app.apsEnvironment ?? .development,
                                                        installation: installation.id, team: app.team, badge: center.badges[app.bundleID],
                                                        pushToStartTypes: app.activityTypes?.map(\.name),
-                                                       widgetPushes: app.declaration.widgets?.takesPushes == true ? true : nil,
+                                                       widgetKinds: app.declaration.widgets.flatMap { $0.takesPushes ? $0.kinds : nil },
                                                        controlKinds: app.declaration.controls.flatMap { $0.takesPushes ? $0.kinds : nil }))
         let report = center.activityReport(for: app.bundleID)
         return (report.activities.isEmpty ? [message] : [message, .activities(report)], changed || installation.made)

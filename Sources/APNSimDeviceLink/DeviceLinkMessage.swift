@@ -54,14 +54,14 @@ public enum DeviceLinkMessage {
         /// The `ActivityAttributes` types the app can be started by push for (iOS 17.2): each gets a push-to-start
         /// token (`Activity<T>.pushToStartToken`).
         public var pushToStartTypes: [String]?
-        /// Whether the app's widgets take pushes: it then gets a widget push token (iOS 26).
-        public var widgetPushes: Bool?
+        /// The kinds of the app's widgets when they take pushes: it then gets a widget push token (iOS 26).
+        public var widgetKinds: [String]?
         /// The kinds of its controls that take pushes: each gets a push token (iOS 18).
         public var controlKinds: [String]?
         public init(bundleID: String, environment: APNsEnvironment, installation: String, team: String? = nil, badge: Int? = nil,
-                    pushToStartTypes: [String]? = nil, widgetPushes: Bool? = nil, controlKinds: [String]? = nil) {
+                    pushToStartTypes: [String]? = nil, widgetKinds: [String]? = nil, controlKinds: [String]? = nil) {
             self.pushToStartTypes = pushToStartTypes
-            self.widgetPushes = widgetPushes
+            self.widgetKinds = widgetKinds
             self.controlKinds = controlKinds
             self.bundleID = bundleID
             self.environment = environment

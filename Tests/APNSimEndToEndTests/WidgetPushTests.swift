@@ -74,6 +74,12 @@ struct WidgetPushTests {
                 let reloaded = try #require(controlled["widgets"] as? [String: Any], "\(controlled)")
                 #expect(reloaded["result"] as? String == "reloaded" && reloaded["kinds"] as? [String] == [Self.control])
 
+                let after = try #require(try await harness.control.get("/v1/devices").json as? [[String: Any]])
+                let shown = try #require((after.first?["apps"] as? [[String: Any]])?.first)
+                #expect(shown["widgetKinds"] as? [String] == [Self.widget])
+                #expect(shown["widgetsReloadedAt"] as? String != nil, "the last reload is shown: \(shown)")
+                #expect((shown["controlsReloadedAt"] as? [String: String])?[Self.control] != nil, "\(shown)")
+
                 let (_, crossed) = try await Self.reload(harness, token: widgetToken, pushType: "controls")
                 #expect((crossed["widgets"] as? [String: Any])?["result"] as? String == "refused", "a controls push to the widget token")
                 let (_, bare) = try await Self.reload(harness, token: controlToken, pushType: "controls", payload: #"{"aps":{}}"#)
@@ -92,7 +98,7 @@ struct WidgetPushTests {
             try await withDevice(harness, apps: [app]) { _ in
                 let devices = try #require(try await harness.control.get("/v1/devices").json as? [[String: Any]])
                 let listed = try #require((devices.first?["apps"] as? [[String: Any]])?.first)
-                #expect(listed["widgetToken"] == nil && listed["controlTokens"] == nil)
+                #expect(listed["widgetToken"] == nil && listed["controlTokens"] == nil && listed["widgetsReloadedAt"] == nil)
             }
         }
     }

@@ -135,3 +135,25 @@ struct PushValidatorTests {
                 == #"{"reason":"Unregistered","timestamp":1500}"#)
     }
 }
+
+extension PushValidatorTests {
+    /// A 410's sentence says why in words that fit the token: only a token a device held had an app that was removed.
+    @Test("An unregistered token's 410 names the removal only for a token whose app was removed from a device")
+    func unregisteredWhy() throws {
+        let token = DeviceToken(Self.token)!
+        func why(_ change: (inout World.TokenRecord) -> Void) -> String? {
+            var world = Self.world
+            var record = world.tokens[token]!
+            (record.state, record.invalidSince) = (.unregistered, Self.now.addingTimeInterval(-60))
+            change(&record)
+            world.tokens[token] = record
+            var auth = ConnectionAuth.token(ProviderTokenSession())
+            guard case .failure(let rejection) = PushValidator().validateHead(Self.head([]), environment: .development, auth: &auth,
+                                                                               world: world, now: Self.now) else { return nil }
+            return rejection.reason == .unregistered ? rejection.explanation : nil
+        }
+        #expect(why { _ in }?.contains("the world declares it unregistered") == true)
+        #expect(why { $0.kind = .device; $0.holder = .removed(from: "iphone-1", at: Self.now) }?.contains("the app was removed from device iphone-1") == true)
+        #expect(why { _ in }?.contains("removed") == false)
+    }
+}

@@ -116,6 +116,22 @@ struct SimulatedWorldTests {
         }
     }
 
+    @Test("The sandbox's widget and control reload by push, and the record says which")
+    func widgets() async throws {
+        try await SimulatedWorld.run { world in
+            let widgets = try await world.reload(device: "iphone-dev", app: "com.example.app")
+            #expect(widgets.status == 200)
+            let reloaded = try await world.delivery(apnsID: try #require(widgets["apns-id"]))
+            #expect(reloaded.outcome == .widget)
+            #expect(reloaded.widgets?.result == .reloaded && reloaded.widgets?.kinds == ["com.example.app.order-status"])
+            let control = try await world.reload(device: "iphone-dev", app: "com.example.app", control: "com.example.app.reorder")
+            #expect(try await world.delivery(apnsID: try #require(control["apns-id"])).widgets?.kinds == ["com.example.app.reorder"])
+            #expect(throws: SimulatedWorldError.self) {
+                try world.controlToken(device: "iphone-dev", app: "com.example.app", kind: "com.example.app.garage")
+            }
+        }
+    }
+
     @Test("A Braze rich push downloads from the world's media server and is displayed with its image")
     func richPush() async throws {
         try await SimulatedWorld.run { world in

@@ -48,8 +48,14 @@ extension ControlAPI {
         var pushToStartTokens: [String: String]?
         /// Its widget push token (`widgets` pushes reload its widgets); absent: its widgets take no pushes.
         var widgetToken: String?
+        /// The kinds of the widgets its widget token reloads.
+        var widgetKinds: [String]?
+        /// When a push last reloaded its widgets; absent: none has.
+        var widgetsReloadedAt: Date?
         /// A push token per control kind (`controls` pushes reload that control); absent: none take pushes.
         var controlTokens: [String: String]?
+        /// When a push last reloaded each control, by kind; absent: none has.
+        var controlsReloadedAt: [String: Date]?
         /// What is left of its priority-10 Live Activity budget now, once a push to one of its activities reported it.
         var activityBudget: BudgetView?
     }
@@ -57,6 +63,12 @@ extension ControlAPI {
     struct BudgetView: Encodable {
         var perHour: Int
         var remaining: Int
+    }
+
+    /// When each control of `tokens` was last reloaded, by kind; `nil` when none was.
+    static func reloads(of tokens: [String: DeviceToken]?, in reloads: [DeviceToken: Date]) -> [String: Date]? {
+        let reloaded = (tokens ?? [:]).compactMapValues { reloads[$0] }
+        return reloaded.isEmpty ? nil : reloaded
     }
 
     func addDeviceRoutes(to v1: RouterGroup<BasicRequestContext>) {
@@ -76,7 +88,10 @@ extension ControlAPI {
                            apps: device.apps.map {
                                AppView(bundleID: $0.bundleID, environment: $0.environment, token: $0.token.hex,
                                        badge: device.badges[$0.bundleID], pushToStartTokens: $0.pushToStartTokens?.mapValues(\.hex),
-                                       widgetToken: $0.widgetToken?.hex, controlTokens: $0.controlTokens?.mapValues(\.hex),
+                                       widgetToken: $0.widgetToken?.hex, widgetKinds: $0.widgetKinds,
+                                       widgetsReloadedAt: $0.widgetToken.flatMap { device.widgetReloads[$0] },
+                                       controlTokens: $0.controlTokens?.mapValues(\.hex),
+                                       controlsReloadedAt: Self.reloads(of: $0.controlTokens, in: device.widgetReloads),
                                        activityBudget: device.activityBudgets[$0.bundleID].map {
                                            BudgetView(perHour: $0.perHour, remaining: $0.remaining(at: now))
                                        })

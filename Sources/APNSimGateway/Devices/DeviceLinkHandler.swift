@@ -199,7 +199,8 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         }
         let registered = DeviceLinkMessage.Registered(bundleID: registration.bundleID, environment: registration.environment,
                                                       token: token, pushToStartTokens: pushToStart,
-                                                      widgetToken: registration.widgetPushes == true ? issued(for: "widgets") : nil,
+                                                      widgetToken: registration.widgetKinds == nil ? nil : issued(for: "widgets"),
+                                                      widgetKinds: registration.widgetKinds,
                                                       controlTokens: controls)
         services.directory.register(registered, device: device, team: registration.team, badge: registration.badge)
         let requests = services.requests

@@ -92,7 +92,7 @@ extension DeviceRegistry {
             guard var app = apps[record.bundleID] else { continue }
             switch record.kind {
             case .pushToStart(let type): app.pushToStartTokens = (app.pushToStartTokens ?? [:]).merging([type: record.token]) { $1 }
-            case .widgets: app.widgetToken = record.token
+            case .widgets(let kinds): (app.widgetToken, app.widgetKinds) = (record.token, kinds)
             case .control(let kind): app.controlTokens = (app.controlTokens ?? [:]).merging([kind: record.token]) { $1 }
             case .declared, .device, .activity: continue
             }
@@ -104,6 +104,17 @@ extension DeviceRegistry {
     /// App `bundleID` on `device` as registered: its device token and push-to-start tokens, read from the table.
     func registration(of device: String, bundleID: String) -> DeviceLinkMessage.Registered? {
         Self.apps(from: records(heldBy: device, bundleID: bundleID)).first
+    }
+
+    /// The widget or control token of `device` whose widgets or control `reload` reloaded: the one whose kinds it names.
+    func reloaded(_ reload: WidgetReload, on device: String) -> DeviceToken? {
+        records(heldBy: device).first { record in
+            switch record.kind {
+            case .widgets(let kinds): kinds == reload.kinds
+            case .control(let kind): [kind] == reload.kinds
+            case .declared, .device, .pushToStart, .activity: false
+            }
+        }?.token
     }
 
     /// Where a push to `token` goes now.

@@ -41,6 +41,9 @@ struct DeviceRegistry: Sendable {
         var activityOrder: [String: [String]] = [:]
         /// Each app's Live Activity budget as the device last reported it, by bundle ID.
         var activityBudgets: [String: ActivityBudget.Report] = [:]
+        /// When a push last reloaded the widgets or the control of each of its widget and control tokens, from the
+        /// device's receipts (`GET /v1/devices`, the inbox).
+        var widgetReloads: [DeviceToken: Date] = [:]
         /// The user's Focus and Scheduled Summary as set through the gateway (``setFocus(_:of:)``): shown by
         /// `GET /v1/devices`, and sent again each time the device links, as iOS keeps them across restarts.
         var focus: Focus?
@@ -321,7 +324,7 @@ struct DeviceRegistry: Sendable {
                        kind: .pushToStart(activityType: type)), by: device)
         }
         if let widgetToken = registered.widgetToken {
-            hold(.init(token: widgetToken, bundleID: registered.bundleID, environment: registered.environment, kind: .widgets), by: device)
+            hold(.init(token: widgetToken, bundleID: registered.bundleID, environment: registered.environment, kind: .widgets(kinds: registered.widgetKinds ?? [])), by: device)
         }
         for (kind, controlToken) in registered.controlTokens?.sorted(by: { $0.key < $1.key }) ?? [] {
             hold(.init(token: controlToken, bundleID: registered.bundleID, environment: registered.environment, kind: .control(kind: kind)),
@@ -588,6 +591,10 @@ struct DeviceRegistry: Sendable {
         actions.persist += held.acknowledge(receipt.id)
         if let budget = receipt.activityBudget {
             devices[device]?.activityBudgets[budget.bundleID] = budget
+            actions.devicesChanged = true
+        }
+        if let reload = try? receipt.widgetReload?.decoded(), reload.result == .reloaded, let token = reloaded(reload, on: device) {
+            devices[device]?.widgetReloads[token] = date
             actions.devicesChanged = true
         }
         if let activity = receipt.activity, changeActivity(activity.id, on: device, { $0 = activity }) {

@@ -206,6 +206,7 @@ function activityCard(activity, now) {
 }
 
 const systemText = {
+  widget: "WidgetKit push",
   background: "woken in the background",
   voip: "VoIP push to PushKit",
   suppressed: "suppressed",
@@ -277,6 +278,26 @@ function groupElement(group, key, stacked, onToggle) {
   return item;
 }
 
+/**
+ * An app's widgets and controls that take pushes (GET /v1/devices: widgetKinds, controlTokens), each with when a push
+ * last reloaded it, or "not reloaded yet".
+ */
+function widgetRows(app) {
+  const rows = [];
+  const row = (what, kinds, at) => {
+    const item = element("li", "widget");
+    item.append(element("span", "widget-kind", `${what} ${kinds.join(", ")}`),
+      at ? element("span", null, "reloaded") : element("span", null, "not reloaded yet"));
+    if (at) item.append(timeElement(at));
+    return item;
+  };
+  if (app.widgetToken) rows.push(row("Widgets", app.widgetKinds || [], app.widgetsReloadedAt));
+  for (const kind of Object.keys(app.controlTokens || {}).sort()) {
+    rows.push(row("Control", [kind], (app.controlsReloadedAt || {})[kind]));
+  }
+  return rows;
+}
+
 /** Which devices' "Not shown on screen" lists are open, so a refresh keeps them open. */
 const openSystemLists = new Set();
 
@@ -303,7 +324,7 @@ function deviceCard(device, deliveries, stackedGroups, onToggle, lockScreen = []
       element("span", "token", `${app.environment} · ${app.token.slice(0, 12)}…`));
     if (app.badge) item.append(element("span", "visually-hidden", `, badge ${app.badge}`));
     item.title = app.token;
-    apps.append(item);
+    apps.append(item, ...widgetRows(app));
   }
   for (const refusal of device.refused || []) {
     apps.append(element("li", "refused", `${refusal.bundleID} not installed: ${refusal.message}`));

@@ -10,10 +10,13 @@ public struct RegisteredApp: Sendable, Hashable, Codable {
     /// The app's widget push token, when its widgets take pushes (``World/App/Widgets``): a `widgets` push to it
     /// reloads them.
     public var widgetToken: DeviceToken?
+    /// The kinds of the widgets it reloads.
+    public var widgetKinds: [String]?
     /// A push token for each of its controls that takes pushes, by the control's kind (``World/App/Controls``).
     public var controlTokens: [String: DeviceToken]?
     public init(bundleID: String, environment: APNsEnvironment, token: DeviceToken, pushToStartTokens: [String: DeviceToken]? = nil,
-                widgetToken: DeviceToken? = nil, controlTokens: [String: DeviceToken]? = nil) {
+                widgetToken: DeviceToken? = nil, widgetKinds: [String]? = nil, controlTokens: [String: DeviceToken]? = nil) {
+        self.widgetKinds = widgetKinds
         self.pushToStartTokens = pushToStartTokens
         self.widgetToken = widgetToken
         self.controlTokens = controlTokens

@@ -93,7 +93,12 @@ extension PushValidator {
         case .active:
             return nil
         case .unregistered:
-            return Rejection(.unregistered, "token \(token.short) is no longer registered for \(bundleID) (the app was removed)",
+            // Why in the words that fit the token: only one a device held had an app that was removed.
+            let why = switch record.holder {
+            case .removed(let device, _)?: "the app was removed from device \(device)"
+            case .device?, nil: record.kind == .declared ? "the world declares it unregistered" : "it is no longer valid for the topic"
+            }
+            return Rejection(.unregistered, "token \(token.short) is no longer registered for \(bundleID) (\(why))",
                              invalidSince: record.invalidSince)
         case .expired:
             return Rejection(.expiredToken, "token \(token.short) has expired", invalidSince: record.invalidSince)

@@ -45,8 +45,9 @@ extension World {
             case pushToStart(activityType: String)
             /// A Live Activity's own push token (`Activity.pushTokenUpdates`), by the activity's ID.
             case activity(id: String)
-            /// An app's widget push token (`WidgetPushHandler.pushTokenDidChange(_:widgets:)`, iOS 26): one per app.
-            case widgets
+            /// An app's widget push token (`WidgetPushHandler.pushTokenDidChange(_:widgets:)`, iOS 26): one per app, for
+            /// the widgets of these kinds.
+            case widgets(kinds: [String])
             /// One control's push token (`ControlPushInfo.token`, iOS 18), by the control's kind.
             case control(kind: String)
         }
@@ -112,10 +113,10 @@ extension World {
 
 /// A world file and `POST /v1/tokens` give the token, its app, environment, state (`active` when absent) and
 /// `invalidSince`: what they give is declared, whatever else is written beside it. `GET /v1/tokens` shows the rest: `kind` (`declared`, `device`,
-/// `pushToStart` with `activityType`, `activity` with `activity`, `widgets`, `controls` with `controlKind`), and `device`, or `removedFrom` and `removedAt`.
+/// `pushToStart` with `activityType`, `activity` with `activity`, `widgets` with `widgetKinds`, `controls` with `controlKind`), and `device`, or `removedFrom` and `removedAt`.
 extension World.TokenRecord: Codable {
     enum CodingKeys: String, CodingKey {
-        case token, bundleID, environment, state, invalidSince, kind, activityType, activity, controlKind, device, removedFrom, removedAt
+        case token, bundleID, environment, state, invalidSince, kind, activityType, activity, widgetKinds, controlKind, device, removedFrom, removedAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -143,7 +144,9 @@ extension World.TokenRecord: Codable {
         case .activity(let id):
             try container.encode("activity", forKey: .kind)
             try container.encode(id, forKey: .activity)
-        case .widgets: try container.encode("widgets", forKey: .kind)
+        case .widgets(let kinds):
+            try container.encode("widgets", forKey: .kind)
+            try container.encode(kinds, forKey: .widgetKinds)
         case .control(let kind):
             try container.encode("controls", forKey: .kind)
             try container.encode(kind, forKey: .controlKind)
