@@ -24,11 +24,9 @@ public struct GatewayConfiguration: Sendable {
     /// Device tokens are derived from this secret (``TokenIssuer``), so a restarted gateway gives devices the
     /// tokens they had.
     public var tokenSecret = TokenIssuer.defaultSecret
-    /// Seconds after an app is removed before its token answers 410 `Unregistered`. Apple delays this on a schedule
-    /// it does not publish ("Handling notification responses from APNs",
-    /// https://developer.apple.com/documentation/usernotifications/handling-notification-responses-from-apns);
-    /// apnsim's default is at once, so tests need no wait.
-    public var uninstallDelay: TimeInterval = 0
+    /// When the token of a removed app starts answering 410 `Unregistered` (``UninstallDelay``): by default once the
+    /// device tells APNs, as Apple's APNs learns it; `.seconds(0)` at once.
+    public var uninstallDelay = UninstallDelay.untilDeviceTells
     /// Seconds between device-link heartbeats.
     public var heartbeatInterval = 15.0
     /// Bytes written to one device link that its device has not read, past which the link ends: a device that stops

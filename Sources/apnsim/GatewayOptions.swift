@@ -50,8 +50,8 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("token-secret"), help: "Secret device tokens are derived from; keep it to keep tokens across gateway restarts.")
     var tokenSecret = TokenIssuer.defaultSecret
 
-    @Option(name: .customLong("uninstall-delay"), help: "Seconds after an app is removed before its token answers 410 Unregistered.")
-    var uninstallDelay = 0.0
+    @Option(name: .customLong("uninstall-delay"), help: "When a removed app's token starts answering 410 Unregistered: learn (once a push reaches its device, which tells APNs; until then pushes are answered 200 and discarded, as Apple's APNs does), or a number of seconds after the removal (0: at once). Environment: APNSIM_UNINSTALL_DELAY.")
+    var uninstallDelay = EnvironmentVariables.value("APNSIM_UNINSTALL_DELAY") ?? UninstallDelay.untilDeviceTells.description
 
     @Option(name: .customLong("environment-key-reason"), help: "The reason a provider token signed by a key of the other environment is refused with: BadEnvironmentKeyIdInToken (Apple's table) or BadEnvironmentKeyInToken (what clients report the wire saying). Environment: APNSIM_ENVIRONMENT_KEY_REASON.")
     var environmentKeyReason = EnvironmentVariables.value("APNSIM_ENVIRONMENT_KEY_REASON") ?? RejectionReason.badEnvironmentKeyIdInToken.rawValue
@@ -172,8 +172,8 @@ struct GatewayOptions: ParsableArguments {
             throw ValidationError("--environment-key-reason takes "
                                   + Self.environmentKeyReasons.map(\.rawValue).joined(separator: " or ") + "; got \(environmentKeyReason)")
         }
-        guard uninstallDelay.isFinite, uninstallDelay >= 0 else {
-            throw ValidationError("--uninstall-delay takes a number of seconds, 0 or more; got \(uninstallDelay)")
+        guard UninstallDelay(argument: uninstallDelay) != nil else {
+            throw ValidationError("--uninstall-delay takes learn or a number of seconds, 0 or more; got \(uninstallDelay)")
         }
         for (name, port) in [("--development-port", developmentPort), ("--production-port", productionPort),
                              ("--development-management-port", developmentManagementPort ?? 0),
@@ -253,7 +253,7 @@ struct GatewayOptions: ParsableArguments {
         configuration.controlToken = try resolvedControlToken()
         configuration.devicePort = devicePort
         configuration.tokenSecret = tokenSecret
-        configuration.uninstallDelay = uninstallDelay
+        configuration.uninstallDelay = UninstallDelay(argument: uninstallDelay) ?? .untilDeviceTells
         configuration.tokenSession.environmentKeyReason = Self.environmentKeyReasons.first { $0.rawValue == environmentKeyReason }
             ?? .badEnvironmentKeyIdInToken
         configuration.connection.idleTimeout = .seconds(idleTimeout)

@@ -27,7 +27,7 @@ struct ConsoleStateTests {
 
     @Test("Delivered, stored while offline then delivered from storage, discarded as expired, stored for power then delivered from storage, discarded as disabled, discarded as unregistered")
     func everyState() async throws {
-        try await withGateway({ $0.uninstallDelay = 120 }) { harness in
+        try await withGateway({ $0.uninstallDelay = .seconds(120) }) { harness in
             try await withDevice(harness) { device in
                 let token = try #require(device.tokens["com.example.app"])
                 let control = harness.control

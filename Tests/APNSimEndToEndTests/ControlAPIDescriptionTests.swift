@@ -39,7 +39,7 @@ struct ControlAPIDescriptionTests {
     func routesAreDocumented() async throws {
         let (gateway, _) = try makeTestGateway()
         let api = ControlAPI(actions: gateway.actions, store: gateway.store, providerPorts: [:], requests: gateway.requests,
-                             uninstallDelay: 0, virtualClock: nil, stopping: gateway.stopping, additions: [try Inbox()])
+                             uninstallDelay: .seconds(0), virtualClock: nil, stopping: gateway.stopping, additions: [try Inbox()])
         // The inbox's page and its files are the page, not the API.
         let served = Set(api.makeRouter(token: nil).routes.map { "\($0.method) \($0.path)" }).subtracting(["GET /", "GET /inbox/{file}"])
         let documented = try Self.documented()

@@ -143,7 +143,7 @@ struct DeviceControlTests {
     @Test("Removing an app: a push within the uninstall delay is answered 200 and recorded dropped, saying why; then its token answers 410 Unregistered",
           arguments: [0.0, 120.0])
     func uninstall(delay: Double) async throws {
-        try await withGateway({ $0.uninstallDelay = delay }) { harness in
+        try await withGateway({ $0.uninstallDelay = .seconds(delay) }) { harness in
             try await withDevice(harness) { device in
                 let token = try #require(device.tokens["com.example.app"])
                 let control = harness.control
@@ -168,6 +168,47 @@ struct DeviceControlTests {
                 let expected = Int64(((harness.clock.now.timeIntervalSince1970 - (delay > 0 ? 1 : 0)) * 1000).rounded())
                 #expect(gone.bodyText.contains(#""timestamp":\#(expected)"#), "\(gone.bodyText)")
                 #expect(try await control.delete("/v1/devices/device-1/apps/com.example.app").status == 404)
+            }
+        }
+    }
+}
+
+extension DeviceControlTests {
+    /// APNs learns of an uninstall from the device (Apple, "Handling notification responses from APNs": the 410's
+    /// timestamp is when APNs confirmed the token was no longer valid): until a push reaches the device, pushes are
+    /// answered 200 and discarded (`discardedUnregistered`), that push too; then 410 with its time.
+    @Test("Removed, then 200 and discarded while the device is out of reach and for the push that reaches it, then 410 from that push's time")
+    func uninstallLearned() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let token = try #require(device.tokens["com.example.app"])
+                let control = harness.control
+                let removed = try await control.delete("/v1/devices/device-1/apps/com.example.app")
+                #expect(removed.status == 200)
+                #expect((removed.json as? [String: Any])?["unregisteredFrom"] == nil, "not known until the device tells APNs")
+                let push = { (apnsID: String) in
+                    try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"x"}}"#, apnsID: apnsID)
+                }
+                #expect(try await control.post("/v1/devices/device-1/offline", "").status == 200)
+                let away = UUID().uuidString
+                #expect(try await push(away).status == 200, "the device is out of reach: APNs does not know yet")
+                let awayRecord = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: away))
+                #expect(awayRecord["consoleState"] as? String == "discardedUnregistered", "\(awayRecord)")
+                #expect((awayRecord["detail"] as? String)?.contains("out of reach") == true, "\(awayRecord)")
+                #expect(try await control.post("/v1/devices/device-1/online", "").status == 200)
+
+                harness.clock.advance(by: 30)
+                let telling = UUID().uuidString
+                #expect(try await push(telling).status == 200, "the push that reaches the device is still answered 200")
+                let told = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: telling))
+                #expect(told["outcome"] as? String == "dropped" && told["consoleState"] as? String == "discardedUnregistered")
+                #expect((told["detail"] as? String)?.contains("which told APNs") == true, "\(told)")
+                let toldAt = Int64((harness.clock.now.timeIntervalSince1970 * 1000).rounded())
+
+                harness.clock.advance(by: 30)
+                let gone = try await push(UUID().uuidString)
+                #expect(gone.status == 410 && gone.reason == "Unregistered")
+                #expect(gone.bodyText.contains(#""timestamp":\#(toldAt)"#), "the 410's time is when the device told APNs: \(gone.bodyText)")
             }
         }
     }

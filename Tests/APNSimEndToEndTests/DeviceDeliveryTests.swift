@@ -223,6 +223,8 @@ struct GatewayRestartTests {
 }
 
 extension GatewayRestartTests {
+    /// The removal is learned by the push that reaches the device (``UninstallDelay/untilDeviceTells``), and what was
+    /// learned is kept: after the restart the token answers 410 with that push's time.
     @Test("With a store file, a token whose app was removed still answers 410 after a restart")
     func restartKeepsUnregisteredTokens() async throws {
         let storePath = FileManager.default.temporaryDirectory.appendingPathComponent("apnsim-\(UUID().uuidString).sqlite").path
@@ -232,14 +234,18 @@ extension GatewayRestartTests {
                 let token = try #require(device.tokens["com.example.app"])
                 let control = harness.control
                 #expect(try await control.delete("/v1/devices/device-1/apps/com.example.app").status == 200)
-                return token
+                let telling = try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"x"}}"#,
+                                                                 apnsID: UUID().uuidString)
+                #expect(telling.status == 200, "the push that tells APNs is answered 200")
+                return (token, Int64((harness.clock.now.timeIntervalSince1970 * 1000).rounded()))
             }
         }
         try await withGateway(storePath: storePath) { harness in
-            let gone = try await DeviceDeliveryTests.push(harness, token: token, payload: #"{"aps":{"alert":"x"}}"#,
+            let gone = try await DeviceDeliveryTests.push(harness, token: token.0, payload: #"{"aps":{"alert":"x"}}"#,
                                                           apnsID: UUID().uuidString)
             #expect(gone.status == 410)
             #expect(gone.reason == "Unregistered")
+            #expect(gone.bodyText.contains(#""timestamp":\#(token.1)"#), "\(gone.bodyText)")
         }
     }
 }

@@ -22,7 +22,7 @@ struct DeviceLinkHandlerTests {
         init(heartbeatInterval: Double = 15, bufferLimit: Int = 1 << 20) throws {
             directory = DeviceDirectory(registry: WorldRegistry(TestWorld.make()))
             let services = DeviceServices(directory: directory, tokens: TokenIssuer(), clock: .system, heartbeatInterval: heartbeatInterval,
-                                          uninstallDelay: 0, requests: DeviceRequests(),
+                                          uninstallDelay: .seconds(0), requests: DeviceRequests(),
                                           summarized: { _ in }, additions: [], bufferLimit: bufferLimit,
                                           logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
             loop = EmbeddedEventLoop()

@@ -274,10 +274,11 @@ extension ControlAPI {
         guard let registration = devices.registration(of: device, bundleID: bundleID) else {
             return ControlJSON.error("device \(device) has no registered \(bundleID)", status: .notFound)
         }
-        let at = clock.now().addingTimeInterval(uninstallDelay)
-        devices.unregister(registration.token, device: device, at: at)
+        let at = uninstallDelay.unregisteredFrom(removedAt: clock.now())
+        devices.unregister(registration.token, device: device, at: at ?? UninstallDelay.notLearned)
         devices.link(of: device)?.send(.uninstall(.init(bundleID: bundleID)))
-        struct Removed: Encodable { var token: String; var unregisteredFrom: Date }
+        // Absent until the device tells APNs, when the gateway waits for that (the default).
+        struct Removed: Encodable { var token: String; var unregisteredFrom: Date? }
         return try ControlJSON.response(Removed(token: registration.token.hex, unregisteredFrom: at))
     }
 

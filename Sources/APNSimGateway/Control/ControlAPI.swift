@@ -13,7 +13,7 @@ struct ControlAPI: Sendable {
     let providerPorts: [APNsEnvironment: Int]
     var managementPorts: [APNsEnvironment: Int] = [:]
     let requests: DeviceRequests
-    let uninstallDelay: TimeInterval
+    let uninstallDelay: UninstallDelay
     /// How long an install waits for the device's answer without `?wait=`.
     var installWait: Duration = .seconds(120)
     let virtualClock: VirtualClock?

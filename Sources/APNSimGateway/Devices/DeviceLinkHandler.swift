@@ -156,8 +156,9 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         case .register(let registration):
             register(registration, session: session)
         case .unregister(let unregistration):
+            let now = services.clock.now()
             services.directory.unregister(unregistration.token, device: session.descriptor.id,
-                                          at: services.clock.now() + services.uninstallDelay)
+                                          at: services.uninstallDelay.unregisteredFrom(removedAt: now) ?? UninstallDelay.notLearned)
         case .installRefused(let refused):
             services.directory.refuse(refused, device: session.descriptor.id)
             services.requests.resolve(.install(device: session.descriptor.id, bundleID: refused.bundleID), with: .refused(refused))
@@ -229,8 +230,8 @@ struct DeviceServices: Sendable {
     var tokens: TokenIssuer
     var clock: WallClock
     var heartbeatInterval: Double
-    /// How long after an app is removed its token starts answering 410 Unregistered.
-    var uninstallDelay: TimeInterval
+    /// When the token of a removed app starts answering 410 Unregistered.
+    var uninstallDelay: UninstallDelay
     /// Control requests waiting for a device's answer; a session's end answers those waiting on it.
     var requests: DeviceRequests
     /// Summaries a device delivered: each recorded, then handed to the request that asked for it, if one did.

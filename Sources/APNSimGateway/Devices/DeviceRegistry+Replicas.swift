@@ -30,13 +30,15 @@ extension DeviceRegistry {
         if case .removed(let former) = destination(of: handOff.delivery.token) {
             // The app was removed here after the replica that accepted it last heard (docs/cluster.md, "An app removed").
             let delivery = handOff.delivery
+            // Handed here because the device is linked here: it tells APNs, if APNs has not learned of the removal yet.
+            let told = former.removedAt == UninstallDelay.notLearned && devices[former.device]?.session != nil
             var record = Self.uninstalled(id: delivery.id, apnsID: delivery.apnsID, bundleID: delivery.bundleID, token: delivery.token,
-                                          pushType: delivery.pushType, former: former, acceptedAt: handOff.acceptedAt, now: now)
+                                          pushType: delivery.pushType, former: former, acceptedAt: handOff.acceptedAt, now: now, told: told)
             record.uniqueID = handOff.uniqueID
             let dropped: DeliveryEvent = handOff.recorded
                 ? .receipt(id: delivery.id, outcome: .dropped, content: nil, detail: record.detail, at: now)
                 : .accepted(record)
-            return Actions(persist: [dropped] + done)
+            return Actions(persist: [dropped] + done + (told ? learned(delivery.token, from: former.device, at: now) : []))
         }
         if link(of: device) == nil, let there = replicaElsewhere(of: device), handOff.hops < HandOff.maximumHops {
             var onward = handOff
@@ -103,6 +105,11 @@ extension DeviceRegistry {
     /// The store has the removal already, so nothing is written.
     mutating func removedElsewhere(_ registration: DeviceRegistration) -> Actions {
         guard let at = registration.unregisteredFrom else { return Actions() }
+        // Removed here already, and now another replica's push reached the device, which told APNs: 410 from then on.
+        if tokens[registration.token]?.holder == .removed(from: registration.device.id, at: UninstallDelay.notLearned) {
+            _ = learned(registration.token, from: registration.device.id, at: at)
+            return Actions()
+        }
         return unregister(registration.token, device: registration.device.id, at: at, record: false)
     }
 

@@ -499,10 +499,13 @@ struct DeviceRegistry: Sendable {
         case .none:
             return Actions()
         case .removed(let former):
+            // APNs has not learned of the removal yet, and the push reaches the device: it has no such app, and tells APNs.
+            let told = former.removedAt == UninstallDelay.notLearned
+                && (devices[former.device]?.session != nil || replicaElsewhere(of: former.device) != nil)
             var record = Self.uninstalled(id: newID(), apnsID: apnsID, bundleID: plan.bundleID, token: plan.token, pushType: plan.pushType,
-                                          former: former, acceptedAt: now, now: now)
+                                          former: former, acceptedAt: now, now: now, told: told)
             record.uniqueID = uniqueID
-            return Actions(persist: [.accepted(record)])
+            return Actions(persist: [.accepted(record)] + (told ? learned(plan.token, from: former.device, at: now) : []))
         case .device(let device):
             let deliveryID = newID()
             let delivery = DeviceLinkMessage.Delivery(id: deliveryID, apnsID: apnsID, token: plan.token, bundleID: plan.bundleID,
@@ -614,17 +617,32 @@ struct DeviceRegistry: Sendable {
     /// Apple: after an app is removed, APNs keeps accepting pushes to its token for a while before it answers 410;
     /// none reaches the device. One record, complete (as a receipt would leave it), rather than an insert and an update;
     /// also for a push another replica accepted and handed here after the removal (``take(_:now:)``).
+    /// `told`: the push reached the device, which told APNs the app is gone (``UninstallDelay/untilDeviceTells``).
     static func uninstalled(id: String, apnsID: String, bundleID: String, token: DeviceToken, pushType: PushType,
-                            former: FormerHolder, acceptedAt: Date, now: Date) -> DeliveryRecord {
+                            former: FormerHolder, acceptedAt: Date, now: Date, told: Bool = false) -> DeliveryRecord {
         var record = DeliveryRecord(id: id, apnsID: apnsID, device: former.device, bundleID: bundleID, token: token.hex,
                                     pushType: pushType.rawValue, acceptedAt: acceptedAt)
-        (record.outcome, record.detail, record.deliveredAt, record.displayedAt) = (.dropped, uninstalledDetail(former), now, now)
+        (record.outcome, record.detail, record.deliveredAt, record.displayedAt) = (.dropped, uninstalledDetail(former, told: told), now, now)
         return record
     }
 
     /// What the record says of a push accepted for an app removed from its device.
-    static func uninstalledDetail(_ former: FormerHolder) -> String {
-        "\(former.bundleID) was removed from device \(former.device) at \(former.removedAt.formatted(ControlJSON.dateStyle)); "
-            + "APNs accepted the push within its uninstall delay, and no device shows it"
+    static func uninstalledDetail(_ former: FormerHolder, told: Bool = false) -> String {
+        guard former.removedAt == UninstallDelay.notLearned else {
+            return "\(former.bundleID) was removed from device \(former.device) at \(former.removedAt.formatted(ControlJSON.dateStyle)); "
+                + "APNs accepted the push within its uninstall delay, and no device shows it"
+        }
+        return "\(former.bundleID) was removed from device \(former.device); APNs accepts pushes to its token until the device "
+            + "tells it the app is gone, and no device shows them"
+            + (told ? ": this one reached the device, which told APNs, and the token answers 410 from now on" : " (the device is out of reach)")
+    }
+
+    /// The device an app was removed from told APNs (a push to `token` reached it): the token answers 410 from `date` on,
+    /// the time the 410 gives. Nothing when APNs knew already.
+    mutating func learned(_ token: DeviceToken, from device: String, at date: Date) -> [DeliveryEvent] {
+        guard var record = tokens[token], record.holder == .removed(from: device, at: UninstallDelay.notLearned) else { return [] }
+        (record.state, record.invalidSince, record.holder) = (.unregistered, date, .removed(from: device, at: date))
+        tokens[token] = record
+        return [.unregistered(token: token, at: date)]
     }
 }
