@@ -195,6 +195,14 @@ public final class Gateway: Service, Sendable {
         // Hears the other replicas until the gateway stops (its stream ends only with the store).
         let listening = replicaLinks.map { links in Task { await links.run() } }
         defer { listening?.cancel() }
+        // Scheduled Live Activities start on the world's clock: looked at every second, and when a virtual clock moves.
+        let ticking = Task { [devices, clock = configuration.clock] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                devices.startScheduled(now: clock.now())
+            }
+        }
+        defer { ticking.cancel() }
         try await withThrowingDiscardingTaskGroup { tasks in
             tasks.addTask { await self.recorder.run() }
             tasks.addTask { await self.deliveries.run() }
@@ -273,14 +281,20 @@ extension Gateway {
     /// Every device's Live Activities, with the device's ID, as `GET /v1/activities` lists them.
     public var activities: [(device: String, activity: LiveActivity)] { devices.activities() }
 
+    /// Starts the scheduled Live Activities due on the gateway's clock now, as it does every second: for a caller that has
+    /// just moved a virtual clock (`POST /v1/clock` does it too).
+    public func startDueActivities() {
+        devices.startScheduled(now: configuration.clock.now())
+    }
+
     /// An app on `device` starts a Live Activity, as `Activity.request` does (`POST /v1/devices/{id}/activities`):
     /// returns it with its push token, or throws a sentence saying why not (a device not connected, an app not
     /// installed, a type or state the world's app does not declare).
     /// With `channel`, it subscribes to that broadcast channel of the app instead of getting a push token.
     public func startActivity(device: String, app: String, type: String, attributes: [String: JSONValue],
-                              contentState: [String: JSONValue], channel: String? = nil) throws -> LiveActivity {
+                              contentState: [String: JSONValue], channel: String? = nil, start: Date? = nil) throws -> LiveActivity {
         try actions.startActivity(device: device, bundleID: app, type: type, attributes: attributes, contentState: contentState,
-                                  channel: channel).get()
+                                  channel: channel, start: start).get()
     }
 }
 

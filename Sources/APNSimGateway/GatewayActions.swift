@@ -57,7 +57,8 @@ struct GatewayActions: Sendable {
     /// ``Gateway/startActivity(device:app:type:attributes:contentState:)``): the device must be connected with the app
     /// registered, and, when the world declares the app's types, the type and its fields must be among them.
     func startActivity(device: String, bundleID: String, type: String, attributes: [String: JSONValue], contentState: [String: JSONValue],
-                       staleDate: Date? = nil, relevanceScore: Double? = nil, channel: String? = nil) -> Result<LiveActivity, ActivityRefusal> {
+                       staleDate: Date? = nil, relevanceScore: Double? = nil, channel: String? = nil,
+                       start: Date? = nil) -> Result<LiveActivity, ActivityRefusal> {
         guard devices.link(of: device) != nil else {
             return .failure(.init(kind: .notConnected, description: "device \(device) is not connected; start it first (apnsim device --id \(device))"))
         }
@@ -82,7 +83,9 @@ struct GatewayActions: Sendable {
         }
         let now = clock.now()
         let requested = LiveActivity(id: "", bundleID: bundleID, attributesType: type, attributes: attributes, contentState: contentState,
-                                     startedAt: now, staleDate: staleDate, relevanceScore: relevanceScore, channelID: channel)
+                                     startedAt: max(start ?? now, now), staleDate: staleDate, relevanceScore: relevanceScore, channelID: channel)
+        // A start still to come on the world's clock: scheduled (iOS 26), with no token until then.
+        if let start, start > now { return .success(devices.schedule(requested, environment: app.environment, device: device)) }
         return .success(devices.startActivity(requested, environment: app.environment, device: device, now: now))
     }
 }

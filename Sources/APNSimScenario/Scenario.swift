@@ -206,6 +206,10 @@ public struct Scenario: Codable, Sendable {
         public var dismissalDate: String?
         /// `startActivity`: the channel (a `channel` step's name) it subscribes to instead of getting a push token.
         public var channel: String?
+        /// `startActivity`: when it starts (RFC 3339), or how long after the world's now (`startIn: 1h`): scheduled, with
+        /// no token until then (iOS 26).
+        public var start: String?
+        public var startIn: ScenarioDuration?
         /// `focus`: the Focus's name (Do Not Disturb, Sleep, Work or any other) and the apps it lets through.
         public var name: String?
         public var allowedApps: [String]?
@@ -318,6 +322,6 @@ public struct Scenario: Codable, Sendable {
         "hiddenPreviewsBodyPlaceholder", "categorySummaryFormat", "activity", "pushToStart", "type", "attributes", "contentState",
         "dismissalDate", "activityTypes", "infoPlist", "channel", "create", "delete", "storagePolicy", "broadcast", "deliveredTo",
         "tap", "dismiss", "text", "interaction", "responses", "urlKeys", "forward", "entitlements", "allowedApps",
-        "widgets", "control", "controls", "kinds", "pushHandler", "dailyReloads",
+        "widgets", "control", "controls", "kinds", "pushHandler", "dailyReloads", "start", "startIn", "scheduled",
     ]
 }

@@ -232,6 +232,11 @@ actor ScenarioSession {
             var body: [String: JSONValue] = ["bundleID": .string(device.app ?? ""), "attributesType": .string(device.type ?? ""),
                                              "attributes": device.attributes ?? .object([:]), "contentState": device.contentState ?? .object([:])]
             if let channel = device.channel { body["channel"] = .string(try channelID(channel)) }
+            if let start = device.start { body["start"] = .string(start) }
+            if let startIn = device.startIn {
+                let start = Date().addingTimeInterval(clockOffset + startIn.seconds)
+                body["start"] = .string(start.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)))
+            }
             answer = try await target.control.post("/v1/devices/\(id)/activities",
                                                    String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
         case .endActivity:

@@ -6,10 +6,13 @@ extension SimulatedWorld {
     /// An app on `device` starts a Live Activity, as `Activity.request` does; returns it with its push token (`pushToken`),
     /// which ``send(_:to:topic:pushType:environment:headers:)`` updates it through (`pushType: "liveactivity"`,
     /// `topic: APP.push-type.liveactivity`). Throws a sentence when the device, the app or the type will not have it.
+    /// `start`: a time to come on the world's clock schedules it (iOS 26): returned with no token, it starts once
+    /// ``advance(by:)`` passes its start (``activities(device:app:)`` then lists it with its token).
     public func startActivity(device: String, app: String, type: String, attributes: [String: JSONValue] = [:],
-                              contentState: [String: JSONValue]) throws -> LiveActivity {
+                              contentState: [String: JSONValue], start: Date? = nil) throws -> LiveActivity {
         do {
-            return try gateway.startActivity(device: device, app: app, type: type, attributes: attributes, contentState: contentState)
+            return try gateway.startActivity(device: device, app: app, type: type, attributes: attributes, contentState: contentState,
+                                             start: start)
         } catch {
             throw SimulatedWorldError("\(error)")
         }

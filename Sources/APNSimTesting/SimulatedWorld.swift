@@ -79,6 +79,7 @@ public final class SimulatedWorld: Sendable {
     /// ``clockOffset`` to its clock.
     public func advance(by duration: Duration) {
         clock.advance(by: duration.inSeconds)
+        gateway.startDueActivities()
     }
 
     /// How far the world's clock is ahead of the system's, in seconds.

@@ -81,6 +81,8 @@ struct ActivityCommand: AsyncParsableCommand {
         @Option(help: "The static attributes, a JSON object.") var attributes = "{}"
         @Option(help: "The content state, a JSON object.") var state: String
         @Option(help: "A broadcast channel of the app to subscribe to (pushType: .channel), instead of a push token.") var channel: String?
+        @Option(help: "When it starts, RFC 3339 (iOS 26's scheduled start); a time to come schedules it, with no push token until then.")
+        var start: String?
 
         func run() async throws {
             for (name, json) in [("--attributes", attributes), ("--state", state)] where JSONObjectSyntax.object(Array(json.utf8)) == nil {
@@ -88,8 +90,12 @@ struct ActivityCommand: AsyncParsableCommand {
             }
             let body = #"{"bundleID":"# + Self.quoted(bundleID) + #","attributesType":"# + Self.quoted(type)
                 + #","attributes":"# + attributes + #","contentState":"# + state
-                + (channel.map { #","channel":"# + Self.quoted($0) } ?? "") + "}"
+                + (channel.map { #","channel":"# + Self.quoted($0) } ?? "") + (start.map { #","start":"# + Self.quoted($0) } ?? "") + "}"
             let started = try await control.request("POST", "/v1/devices/\(device)/activities", body: body) as? [String: Any] ?? [:]
+            if started["scheduled"] as? Bool == true {
+                return Console.say("scheduled \(started["id"] as? String ?? "?") on \(device) to start at \(started["startedAt"] as? String ?? "?"); "
+                                   + "its push token comes then (apnsim activity list)")
+            }
             let reached = (started["channel"] as? String).map { "subscribed to channel \($0)" }
                 ?? "push token \(started["token"] as? String ?? "none")"
             Console.say("started \(started["id"] as? String ?? "?") on \(device); \(reached)")

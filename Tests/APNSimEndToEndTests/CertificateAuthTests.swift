@@ -63,6 +63,19 @@ struct CertificateAuthTests {
         }
     }
 
+    /// The token is checked before the certificate's topics (docs/gateway.md, "Which answer comes first"): a topic the
+    /// certificate does not list, with a token of another app, is the token's refusal.
+    @Test("A topic outside the certificate with a token of another app is DeviceTokenNotForTopic: the token is checked first")
+    func tokenBeforeCertificateTopic() async throws {
+        try await withGateway { harness in
+            let client = try await harness.connect(certificate: try harness.pki.providerCertificate(.init()))
+            let response = try await client.send(Self.alert(topic: "com.example.other", token: TestWorld.devToken))
+            #expect(response.status == 400)
+            #expect(response.reason == "DeviceTokenNotForTopic", "\(response.bodyText)")
+            await client.close()
+        }
+    }
+
     @Test("Live Activity pushes need token auth: TopicDisallowed with a certificate")
     func liveActivityNeedsToken() async throws {
         try await withGateway { harness in

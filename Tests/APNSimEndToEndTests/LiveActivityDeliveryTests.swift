@@ -3,6 +3,7 @@ import APNSimExtensions
 import APNSimGateway
 import APNSimProvider
 import APNSimRules
+import APNSimRuntime
 import APNSimTestKit
 import APNSimTestSupport
 import APNSimTesting
@@ -219,6 +220,48 @@ struct LiveActivityDeliveryTests {
                 let (missing, missingOutput) = try await apnsim(["start", "device-1", "com.example.other", "T", "--state", "{}"])
                 #expect(missing == .exited(1))
                 #expect(missingOutput == "apnsim: device device-1 has no registered com.example.other; install it first\n")
+            }
+        }
+    }
+}
+
+extension LiveActivityDeliveryTests {
+    /// iOS 26's scheduled start (`Activity.request(…start:)`): the activity exists as scheduled, with no token, until its
+    /// start on the world's clock; then it gets its token and takes pushes. One ended before its start never starts.
+    @Test("A scheduled activity has no token until its start on the world's clock, then takes an update; one ended first never starts")
+    func scheduled() async throws {
+        try await withGateway { harness in
+            try await withDevice(harness) { device in
+                let control = harness.control
+                let start = ISO8601DateFormatter().string(from: harness.clock.now.addingTimeInterval(3600))
+                let body = { (order: String) in #"""
+                    {"bundleID":"com.example.app","attributesType":"DeliveryAttributes","attributes":{"orderID":"\#(order)"},
+                     "contentState":{"status":"packed","etaMinutes":40},"start":"\#(start)"}
+                    """# }
+                let scheduled = try await control.post("/v1/devices/device-1/activities", body("S-1"))
+                #expect(scheduled.status == 201, "\(scheduled.text)")
+                let view = try #require(scheduled.json as? [String: Any])
+                let id = try #require(view["id"] as? String)
+                #expect(view["scheduled"] as? Bool == true && view["token"] == nil && view["visible"] as? Bool == false, "\(view)")
+                let cancelled = try #require(try await control.post("/v1/devices/device-1/activities", body("S-2")).json as? [String: Any])
+                let cancelledID = try #require(cancelled["id"] as? String)
+                #expect(try await control.post("/v1/activities/\(cancelledID)/end", "").status == 200)
+
+                harness.clock.advance(by: 1800)
+                let before = try #require(try await control.get("/v1/activities").json as? [[String: Any]])
+                #expect(before.map { $0["id"] as? String } == [id], "only the one not ended, still scheduled: \(before)")
+                #expect(before.first?["scheduled"] as? Bool == true && device.state(ofActivity: id) == nil, "the device has nothing yet")
+
+                harness.clock.advance(by: 1801)
+                let after = try #require(try await control.get("/v1/activities").json as? [[String: Any]])
+                #expect(after.map { $0["id"] as? String } == [id], "the ended one never started: \(after)")
+                let token = try #require(after.first?["token"] as? String, "its token comes with its start: \(after)")
+                #expect(after.first?["scheduled"] == nil && after.first?["visible"] as? Bool == true)
+                let (response, apnsID) = try await Self.update(harness, token: token,
+                    aps: #"{"event":"update","timestamp":1800000060,"content-state":{"status":"on the way","etaMinutes":20}}"#)
+                #expect(response.status == 200)
+                let record = try #require(try await DeviceDeliveryTests.delivery(control, apnsID: apnsID))
+                #expect((record["activity"] as? [String: Any])?["result"] as? String == "applied", "\(record)")
             }
         }
     }

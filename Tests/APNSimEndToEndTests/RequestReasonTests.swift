@@ -77,6 +77,17 @@ struct RequestReasonTests {
         Case(name: "body of 10 MB (answered before it is read)", status: 413, reason: "PayloadTooLarge",
              request: { h in .init(headers: push()(h).headers, chunks: Array(repeating: Array(repeating: UInt8(ascii: "x"), count: 16_384), count: 640)) }),
         Case(name: "no authorization and no certificate", status: 403, reason: "MissingProviderToken", request: push(jwt: nil)),
+        // Order (docs/gateway.md, "Which answer comes first"): the token before the topic's team or key scope; a key's
+        // signature and team before its environment.
+        Case(name: "a real token of one app, the topic of another team's app", status: 400, reason: "DeviceTokenNotForTopic",
+             request: push(topic: "com.other.team")),
+        Case(name: "another team's token and topic, a key of this team", status: 403, reason: "InvalidProviderToken",
+             request: push(TestWorld.otherTeamToken, topic: "com.other.team")),
+        Case(name: "a production-only key's ID on development, signed by another key", status: 403, reason: "InvalidProviderToken",
+             request: { h in
+                 let forged = ProviderTokenSigner(key: TestWorld.privateKeys[TestWorld.teamKey]!, keyID: TestWorld.productionKey,
+                                                  teamID: TestWorld.team).token(issuedAt: h.clock.now)
+                 return .push(token: TestWorld.devToken, payload: GatewayHarness.alert, headers: h.headers(jwt: forged)) }),
         Case(name: "production-only key on the development endpoint", status: 403, reason: "BadEnvironmentKeyIdInToken",
              request: { h in .push(token: TestWorld.devToken, payload: GatewayHarness.alert, headers: h.headers(jwt: h.jwt(TestWorld.productionKey))) }),
         Case(name: "development-only key on the production endpoint", status: 403, reason: "BadEnvironmentKeyIdInToken",

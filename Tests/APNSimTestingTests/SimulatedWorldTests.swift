@@ -116,6 +116,24 @@ struct SimulatedWorldTests {
         }
     }
 
+    @Test("A scheduled Live Activity has no token until the world's clock passes its start")
+    func scheduledActivity() async throws {
+        try await SimulatedWorld.run { world in
+            let start = Date().addingTimeInterval(world.clockOffset + 3600)
+            let scheduled = try world.startActivity(device: "iphone-dev", app: "com.example.app", type: "DeliveryAttributes",
+                                                    attributes: ["orderID": .string("S-1")],
+                                                    contentState: ["status": .string("ordered"), "etaMinutes": .number(90)], start: start)
+            #expect(scheduled.pushToken == nil)
+            #expect(world.activities(device: "iphone-dev").isEmpty, "not started yet")
+            world.advance(by: .seconds(3601))
+            let started = try #require(world.activities(device: "iphone-dev").first { $0.id == scheduled.id })
+            let token = try #require(started.pushToken, "its token comes with its start")
+            let response = try await world.send(#"{"aps":{"event":"update","timestamp":1800000000,"content-state":{"status":"packed","etaMinutes":40}}}"#,
+                                                 to: token.hex, topic: "com.example.app.push-type.liveactivity", pushType: "liveactivity")
+            #expect(try await world.delivery(apnsID: try #require(response["apns-id"])).activity?.result == .applied)
+        }
+    }
+
     @Test("The sandbox's widget and control reload by push, and the record says which")
     func widgets() async throws {
         try await SimulatedWorld.run { world in

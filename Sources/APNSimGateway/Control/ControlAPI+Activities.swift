@@ -35,12 +35,15 @@ extension ControlAPI {
         var visible: Bool
         /// The replica its device is linked to, when replicas share a store (as `GET /v1/devices` says it).
         var replica: String?
+        /// Scheduled by its app to start at `startedAt` (iOS 26): no token until then, and not on the Lock Screen.
+        var scheduled: Bool?
 
         init(_ listed: DeviceDirectory.ListedActivity, now: Date) {
-            self.init(device: listed.device, activity: listed.activity, now: now, displayRank: listed.displayRank, endPending: listed.endPending)
+            self.init(device: listed.device, activity: listed.activity, now: now, displayRank: listed.displayRank, endPending: listed.endPending,
+                      scheduled: listed.scheduled)
         }
 
-        init(device: String, activity: LiveActivity, now: Date, displayRank: Int? = nil, endPending: Bool = false) {
+        init(device: String, activity: LiveActivity, now: Date, displayRank: Int? = nil, endPending: Bool = false, scheduled: Bool = false) {
             id = activity.id
             self.device = device
             bundleID = activity.bundleID
@@ -59,7 +62,8 @@ extension ControlAPI {
             ended = activity.isEnded
             endedAt = activity.endedAt
             dismissalDate = activity.dismissalDate
-            visible = activity.isVisible(at: now)
+            visible = !scheduled && activity.isVisible(at: now)
+            self.scheduled = scheduled ? true : nil
         }
     }
 
@@ -73,6 +77,8 @@ extension ControlAPI {
         var relevanceScore: Double?
         /// A broadcast channel of the app to subscribe to (`pushType: .channel(_:)`) instead of getting a push token.
         var channel: String?
+        /// When it starts (iOS 26's `start:`): a time still to come on the world's clock schedules it; absent, now.
+        var start: Date?
     }
 
     func addActivityRoutes(to v1: RouterGroup<BasicRequestContext>) {
@@ -84,6 +90,7 @@ extension ControlAPI {
             } catch {
                 return ControlJSON.error(error.description)
             }
+            self.devices.startScheduled(now: self.clock.now())
             var views = self.activityViews(now: self.clock.now())
                 .filter { view in query["device"].map { $0 == view.device } ?? true }
                 .filter { view in bundleID.map { $0 == view.bundleID } ?? true }
@@ -133,6 +140,10 @@ extension ControlAPI {
         }
         var status: HTTPResponse.Status = .ok
         switch end {
+        case .cancelled(var activity, let device):
+            // Ended before it started: it never will, and no device ever had it.
+            (activity.endedAt, activity.dismissalDate) = (now, now)
+            return try ControlJSON.response(ActivityView(device: device, activity: activity, now: now))
         case .waiting:
             status = .accepted  // the device has no link, and ends the activity first thing when it links again
         case .send(let link, let message, let device):
@@ -166,7 +177,7 @@ extension ControlAPI {
         let started: LiveActivity
         switch actions.startActivity(device: device, bundleID: body.bundleID, type: body.attributesType, attributes: body.attributes,
                                      contentState: body.contentState, staleDate: body.staleDate, relevanceScore: body.relevanceScore,
-                                     channel: body.channel) {
+                                     channel: body.channel, start: body.start) {
         case .success(let activity):
             started = activity
         case .failure(let refusal):
@@ -177,7 +188,8 @@ extension ControlAPI {
             }
             return ControlJSON.error(refusal.description, status: status)
         }
-        let view = activityViews(now: now).first { $0.id == started.id } ?? ActivityView(device: device, activity: started, now: now)
+        let view = activityViews(now: now).first { $0.id == started.id }
+            ?? ActivityView(device: device, activity: started, now: now, scheduled: started.startedAt > now)
         return try ControlJSON.response(view, status: .created)
     }
 }

@@ -42,6 +42,8 @@ extension ControlAPI {
             return ControlJSON.error("advance takes seconds from 0 to a year (the clock only moves forward); got \(body.advance)")
         }
         virtualClock.advance(by: body.advance)
+        // What the new time makes due starts now, not at the next tick (a scheduled Live Activity).
+        devices.startScheduled(now: clock.now())
         return try ControlJSON.response(clockView)
     }
 }

@@ -214,6 +214,24 @@ final class DeviceDirectory: Sendable {
         return activity
     }
 
+    /// `device`'s app schedules `activity` to start at its `startedAt` (``ScheduledActivity``): returned with its ID.
+    func schedule(_ activity: LiveActivity, environment: APNsEnvironment, device: String) -> LiveActivity {
+        var activity = activity
+        activity.id = deliveryIDs.withLock { $0.upperCaseUUID() }
+        perform { $0.schedule(activity, environment: environment, device: device) }
+        return activity
+    }
+
+    /// Starts the scheduled activities due at `now` (their devices linked), each with a new push token. Called before
+    /// the activities are listed, after the virtual clock moves, and every second while the gateway runs.
+    func startScheduled(now: Date) {
+        let due = registry.inspect { $0.dueScheduled(at: now) }
+        for (device, id) in due {
+            let token = deliveryIDs.withLock { $0.token() }
+            perform { $0.startScheduled(id, device: device, token: token, newID: newID, now: now) }
+        }
+    }
+
     // MARK: - Broadcast channels
 
     /// A new channel of `bundleID` in `environment`, with a new ID; or why not (the app's limit).
@@ -338,6 +356,8 @@ final class DeviceDirectory: Sendable {
         var displayRank: Int?
         /// An end by its app waits for the device to link (``DeviceRegistry/Device/waiting``).
         var endPending: Bool
+        /// Scheduled to start at its `startedAt`, with no token yet (``ScheduledActivity``).
+        var scheduled = false
     }
 
     /// Every device's Live Activities as `GET /v1/activities` lists them at `now`, by device and then start.
@@ -349,6 +369,8 @@ final class DeviceDirectory: Sendable {
                 return Self.activities(of: device).map { listed in
                     ListedActivity(device: listed.device, activity: listed.activity, displayRank: ranks[listed.activity.id],
                                    endPending: pending.contains(listed.activity.id))
+                } + device.scheduled.values.sorted { ($0.activity.startedAt, $0.activity.id) < ($1.activity.startedAt, $1.activity.id) }.map {
+                    ListedActivity(device: device.descriptor.id, activity: $0.activity, endPending: false, scheduled: true)
                 }
             }
         }

@@ -44,6 +44,8 @@ struct DeviceRegistry: Sendable {
         /// When a push last reloaded the widgets or the control of each of its widget and control tokens, from the
         /// device's receipts (`GET /v1/devices`, the inbox).
         var widgetReloads: [DeviceToken: Date] = [:]
+        /// Live Activities its apps scheduled to start later, by ID, until they start (DeviceRegistry+Scheduled.swift).
+        var scheduled: [String: ScheduledActivity] = [:]
         /// The user's Focus and Scheduled Summary as set through the gateway (``setFocus(_:of:)``): shown by
         /// `GET /v1/devices`, and sent again each time the device links, as iOS keeps them across restarts.
         var focus: Focus?
@@ -413,6 +415,8 @@ struct DeviceRegistry: Sendable {
         case send(DeviceSession, DeviceLinkMessage.ToDevice, device: String)
         /// The device has no link: it is told first thing when it links again (``Device/waiting``).
         case waiting
+        /// It was scheduled and had not started: it never will (``cancelScheduled(_:)``).
+        case cancelled(LiveActivity, device: String)
     }
 
     /// An app ends its activity `id` (the control API's `Activity.end`): the device applies ActivityKit's rule and
@@ -420,6 +424,7 @@ struct DeviceRegistry: Sendable {
     /// when it has no link, first thing when it links again: the app ended it on the device, which only learns of it
     /// through the gateway here. `nil` when no device has that activity.
     mutating func endActivity(_ id: String, contentState: [String: JSONValue]?, dismissal: Date?, at now: Date) -> ActivityEnd? {
+        if let cancelled = cancelScheduled(id) { return cancelled }
         guard let device = devices.values.first(where: { $0.activities[id] != nil }),
               let bundleID = device.activities[id]?.bundleID else { return nil }
         let end = DeviceLinkMessage.ToDevice.endActivity(.init(id: id, bundleID: bundleID, contentState: contentState,
