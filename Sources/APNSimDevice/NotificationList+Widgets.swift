@@ -43,7 +43,6 @@ extension NotificationList {
             return refused(kinds, "aps has no \"content-changed\": true, which a WidgetKit push carries")
         }
         if let control = target.control {
-            lastReloads[target] = now
             var receipt = DeviceLinkMessage.Receipt(id: delivery.id, outcome: .widget, content: nil, detail: "control \(control) reloaded")
             receipt.widgetReload = WidgetReload(kinds: kinds, result: .reloaded)
             return receipt
@@ -55,7 +54,6 @@ extension NotificationList {
         widgetBudgets[target.bundleID] = budget
         var receipt: DeviceLinkMessage.Receipt
         if spent {
-            lastReloads[target] = now
             receipt = .init(id: delivery.id, outcome: .widget, content: nil,
                             detail: "widgets reloaded: \(kinds.joined(separator: ", "))")
             receipt.widgetReload = WidgetReload(kinds: kinds, result: .reloaded, dailyReloads: budget.perDay, spentToday: budget.spent.count)

@@ -64,8 +64,6 @@ public struct NotificationList: Sendable {
     var widgetTokens: [DeviceToken: WidgetTarget] = [:]
     /// Each app's widget reloads of the last 24 hours, against its daily budget.
     var widgetBudgets: [String: WidgetReloadBudget] = [:]
-    /// When each app's widgets, and each of its controls, last reloaded by push: what the inbox shows.
-    public internal(set) var lastReloads: [WidgetTarget: Date] = [:]
 
     /// The icon badge per app; absent means no badge.
     public private(set) var badges: [String: Int] = [:]

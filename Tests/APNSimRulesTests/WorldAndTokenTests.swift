@@ -66,6 +66,11 @@ struct WorldAndTokenTests {
          "device fan has count 300000; a fleet is 1 to 250000 devices"),
         ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1}]\ndevices: [{id: fan, name: Fan, count: 0, apps: [{bundleID: a.b, environment: development}]}]",
          "device fan has count 0"),
+        ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1, widgets: {kinds: []}}]", "app a.b: widgets lists no kinds"),
+        ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1, widgets: {kinds: [w], dailyReloads: 0}}]",
+         "app a.b: widgets.dailyReloads is 0; give 1 to 10000 reloads a day"),
+        ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1, controls: {kinds: [c, c]}}]", "app a.b: controls lists kind c twice"),
+        ("teams: [{id: T1}]\napps: [{bundleID: a.b, team: T1, widgets: {kind: w}}]", "widgets.kind"),
     ])
     func badWorlds(_ yaml: String, _ mention: String) {
         #expect {

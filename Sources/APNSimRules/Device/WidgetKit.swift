@@ -53,8 +53,10 @@ extension World.App {
         if let controls, controls.kinds.isEmpty {
             found.append("app \(bundleID): controls lists no kinds; give each control's kind string")
         }
-        for kinds in [widgets?.kinds ?? [], controls?.kinds ?? []] where Set(kinds).count != kinds.count {
-            found.append("app \(bundleID): a widget or control kind is listed twice in \(kinds)")
+        for (what, kinds) in [("widgets", widgets?.kinds ?? []), ("controls", controls?.kinds ?? [])] {
+            for kind in Set(kinds).sorted() where kinds.count(where: { $0 == kind }) > 1 {
+                found.append("app \(bundleID): \(what) lists kind \(kind) twice")
+            }
         }
         return found
     }
