@@ -2,8 +2,11 @@
 # Makes apnsim's development PKI with the openssl CLI. Everything here is for local testing only:
 # the private keys are public by being committed. Run from anywhere; files land beside this script.
 #
-#   ca.pem / ca-key.pem                      the apnsim development CA (trust this in your provider)
-#   gateway.pem / gateway-key.pem            the gateway's TLS certificate: localhost, 127.0.0.1, ::1, gateway
+#   ca.pem / ca-key.pem                      the apnsim development CA, a root (trust this in your provider)
+#   server-ca.pem / server-ca-key.pem        an intermediate CA under it that issues the gateway's certificate, as
+#                                            Apple's servers are issued by an intermediate under their root
+#   gateway.pem / gateway-key.pem            the gateway's TLS chain (its certificate, then server-ca.pem's):
+#                                            localhost, 127.0.0.1, ::1, gateway
 #                                            (its name in docker-compose.yml), apnsim-gateway (deploy/kubernetes),
 #                                            the replicas' names (deploy/cluster, compose profile cluster)
 #                                            and Apple's host names, so clients keep their usual host
@@ -16,7 +19,18 @@
 #
 # With --gateway-only [NAME...], only the gateway's certificate is issued again, by the CA already here, with NAME...
 # (host names or IP addresses) added to its names: the name providers and devices reach it by in your deployment.
+#
+# With --new-root DIR, a CA move is rehearsed, as Apple moved APNs' server certificates to a new root in 2025 (USERTrust
+# RSA): DIR gets a second root (new-root.pem), an intermediate under it, the gateway's chain issued by that one, and
+# ca.pem holding both roots (what the gateway checks client certificates against and devices trust during the move),
+# old-root.pem (this folder's ca.pem alone) and copies of the device and provider files. `apnsim gateway --certs DIR`
+# then serves the new chain: a provider that trusts only old-root.pem fails its handshake, one that trusts both roots
+# connects (docs/gateway.md, "A CA move").
 set -euo pipefail
+if [[ "${1:-}" == "--new-root" ]]; then
+  [[ -n "${2:-}" ]] || { echo "--new-root takes the folder to write the rehearsal's files to" >&2; exit 2; }
+  rehearsal=$(realpath -m "$2")
+fi
 cd "$(dirname "$0")"
 
 days=7300   # 20 years: these files are committed and must not expire under users
@@ -57,6 +71,12 @@ authorityKeyIdentifier = keyid
 basicConstraints = critical, CA:TRUE
 keyUsage = critical, keyCertSign, cRLSign
 subjectKeyIdentifier = hash
+
+[server_ca_ext]
+basicConstraints = critical, CA:TRUE, pathlen:0
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
 
 [gateway_ext]
 basicConstraints = critical, CA:FALSE
@@ -100,16 +120,39 @@ CONF
 
 eckey() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1"; }
 
-issue() { # issue NAME SUBJECT EXTENSIONS
+issue() { # issue NAME SUBJECT EXTENSIONS [ISSUER]: ISSUER.pem and ISSUER-key.pem sign it (ca when absent)
+  local issuer=${4:-ca}
   eckey "$1-key.pem"
   openssl req -new -config "$conf" -key "$1-key.pem" -subj "$2" -out "$1.csr"
-  openssl x509 -req -in "$1.csr" -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days "$days" \
+  openssl x509 -req -in "$1.csr" -CA "$issuer.pem" -CAkey "$issuer-key.pem" -CAcreateserial -days "$days" \
     -extfile "$conf" -extensions "$3" -out "$1.pem"
 }
 
+gateway_chain() { # gateway_chain ROOT: an intermediate under ROOT.pem, the gateway's certificate under it, the chain
+  issue server-ca "/O=apnsim/CN=apnsim Development Server CA" server_ca_ext "$1"
+  issue gateway "/O=apnsim/CN=api.sandbox.push.apple.com" gateway_ext server-ca
+  cat server-ca.pem >> gateway.pem
+}
+
 if [[ "${1:-}" == "--gateway-only" ]]; then
-  issue gateway "/O=apnsim/CN=api.sandbox.push.apple.com" gateway_ext
-  echo "gateway certificate issued again in $(pwd)"
+  gateway_chain ca
+  echo "gateway certificate and its intermediate issued again in $(pwd)"
+  exit 0
+fi
+
+if [[ "${1:-}" == "--new-root" ]]; then
+  certs=$(pwd)
+  mkdir -p "$rehearsal"
+  cp ca.pem "$rehearsal/old-root.pem"
+  cp device.pem device-key.pem provider-*.pem AuthKey_SIMKEY0001.p8 AuthKey_SIMKEY0001.pub.pem "$rehearsal/"
+  cd "$rehearsal"
+  trap 'rm -f "$conf" ./*.csr ./*.srl' EXIT
+  eckey new-root-key.pem
+  openssl req -new -x509 -config "$conf" -key new-root-key.pem -subj "/O=apnsim/CN=apnsim Development Root CA 2" \
+    -days "$days" -extensions ca_ext -out new-root.pem
+  gateway_chain new-root
+  cat old-root.pem new-root.pem > ca.pem
+  echo "CA move rehearsal written to $(pwd): apnsim gateway --certs $(pwd); old-root.pem is what $certs/ca.pem was"
   exit 0
 fi
 
@@ -118,7 +161,7 @@ eckey ca-key.pem
 openssl req -new -x509 -config "$conf" -key ca-key.pem -subj "/O=apnsim/CN=apnsim Development CA" \
   -days "$days" -extensions ca_ext -out ca.pem
 
-issue gateway "/O=apnsim/CN=api.sandbox.push.apple.com" gateway_ext
+gateway_chain ca
 issue provider-development "/UID=${bundle}/CN=Apple Development IOS Push Services: ${bundle}/OU=SIMTEAM001/O=apnsim/C=US" provider_development_ext
 issue provider-production "/UID=${bundle}/CN=Apple Push Services: ${bundle}/OU=SIMTEAM001/O=apnsim/C=US" provider_production_ext
 issue device "/O=apnsim/CN=apnsim simulated device" device_ext

@@ -22,7 +22,7 @@ struct CertsCommand: ParsableCommand {
 
     /// The files a provider or a device uses, with what each is for, in the order they are listed.
     static let files: [(name: String, use: String)] = [
-        ("ca.pem", "the CA that issued the gateway's certificate: providers trust it"),
+        ("ca.pem", "the root CA above the gateway's certificate: providers trust it"),
         ("AuthKey_SIMKEY0001.p8", "token auth: the signing key of key SIMKEY0001, team SIMTEAM001"),
         ("AuthKey_SIMKEY0001.pub.pem", "its public half, as the world file names it"),
         ("provider-development.pem", "certificate auth, development: the client certificate"),
@@ -31,11 +31,13 @@ struct CertsCommand: ParsableCommand {
         ("provider-production.pem", "certificate auth, production: the client certificate"),
         ("provider-production-key.pem", "its private key"),
         ("provider-production-bundle.pem", "both in one file"),
-        ("gateway.pem", "the gateway's certificate (api.sandbox.push.apple.com, localhost, gateway, apnsim-gateway…)"),
+        ("gateway.pem", "the gateway's chain: its certificate (api.sandbox.push.apple.com, localhost, gateway, apnsim-gateway…), then the intermediate's"),
         ("gateway-key.pem", "its private key"),
         ("device.pem", "the devices' certificate on the device link"),
         ("device-key.pem", "its private key"),
         ("ca-key.pem", "the CA's private key (Certs/generate.sh issues more with it)"),
+        ("server-ca.pem", "the intermediate CA under it that issued the gateway's certificate"),
+        ("server-ca-key.pem", "its private key"),
     ]
 
     func validate() throws {
