@@ -274,8 +274,9 @@ extension ControlAPI {
         guard let registration = devices.registration(of: device, bundleID: bundleID) else {
             return ControlJSON.error("device \(device) has no registered \(bundleID)", status: .notFound)
         }
-        let at = uninstallDelay.unregisteredFrom(removedAt: clock.now())
-        devices.unregister(registration.token, device: device, at: at ?? UninstallDelay.notLearned)
+        let now = clock.now()
+        devices.unregister(registration.token, device: device, at: uninstallDelay.tokenEnd(removedAt: now))
+        let at = uninstallDelay.unregisteredFrom(removedAt: now)
         devices.link(of: device)?.send(.uninstall(.init(bundleID: bundleID)))
         // Absent until the device tells APNs, when the gateway waits for that (the default).
         struct Removed: Encodable { var token: String; var unregisteredFrom: Date? }

@@ -156,9 +156,8 @@ final class DeviceLinkHandler: ChannelInboundHandler {
         case .register(let registration):
             register(registration, session: session)
         case .unregister(let unregistration):
-            let now = services.clock.now()
             services.directory.unregister(unregistration.token, device: session.descriptor.id,
-                                          at: services.uninstallDelay.unregisteredFrom(removedAt: now) ?? UninstallDelay.notLearned)
+                                          at: services.uninstallDelay.tokenEnd(removedAt: services.clock.now()))
         case .installRefused(let refused):
             services.directory.refuse(refused, device: session.descriptor.id)
             services.requests.resolve(.install(device: session.descriptor.id, bundleID: refused.bundleID), with: .refused(refused))

@@ -30,8 +30,8 @@ extension DeviceRegistry {
         if case .removed(let former) = destination(of: handOff.delivery.token) {
             // The app was removed here after the replica that accepted it last heard (docs/cluster.md, "An app removed").
             let delivery = handOff.delivery
-            // Handed here because the device is linked here: it tells APNs, if APNs has not learned of the removal yet.
-            let told = former.removedAt == UninstallDelay.notLearned && devices[former.device]?.session != nil
+            // Handed here because the device is linked here: not handed on again.
+            let told = tells(former, throughAnotherReplica: false)
             var record = Self.uninstalled(id: delivery.id, apnsID: delivery.apnsID, bundleID: delivery.bundleID, token: delivery.token,
                                           pushType: delivery.pushType, former: former, acceptedAt: handOff.acceptedAt, now: now, told: told)
             record.uniqueID = handOff.uniqueID

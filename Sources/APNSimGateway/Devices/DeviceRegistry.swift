@@ -504,9 +504,7 @@ struct DeviceRegistry: Sendable {
         case .none:
             return Actions()
         case .removed(let former):
-            // APNs has not learned of the removal yet, and the push reaches the device: it has no such app, and tells APNs.
-            let told = former.removedAt == UninstallDelay.notLearned
-                && (devices[former.device]?.session != nil || replicaElsewhere(of: former.device) != nil)
+            let told = tells(former, throughAnotherReplica: true)
             var record = Self.uninstalled(id: newID(), apnsID: apnsID, bundleID: plan.bundleID, token: plan.token, pushType: plan.pushType,
                                           former: former, acceptedAt: now, now: now, told: told)
             record.uniqueID = uniqueID
@@ -640,6 +638,14 @@ struct DeviceRegistry: Sendable {
         return "\(former.bundleID) was removed from device \(former.device); APNs accepts pushes to its token until the device "
             + "tells it the app is gone, and no device shows them"
             + (told ? ": this one reached the device, which told APNs, and the token answers 410 from now on" : " (the device is out of reach)")
+    }
+
+    /// Whether a push for the app removed from `former.device` tells APNs of the removal: APNs has not learned of it yet,
+    /// and the push reaches the device (linked here, or with `throughAnotherReplica` to another replica), which has no
+    /// such app.
+    func tells(_ former: FormerHolder, throughAnotherReplica: Bool) -> Bool {
+        former.removedAt == UninstallDelay.notLearned
+            && (devices[former.device]?.session != nil || (throughAnotherReplica && replicaElsewhere(of: former.device) != nil))
     }
 
     /// The device an app was removed from told APNs (a push to `token` reached it): the token answers 410 from `date` on,

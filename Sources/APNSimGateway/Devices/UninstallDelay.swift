@@ -22,6 +22,12 @@ public enum UninstallDelay: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// When the token of an app removed at `now` answers 410 as the token table keeps it: ``notLearned`` until the
+    /// device tells APNs.
+    func tokenEnd(removedAt now: Date) -> Date {
+        unregisteredFrom(removedAt: now) ?? Self.notLearned
+    }
+
     /// The date a removal APNs has not learned yet is kept with, in the token table and the store: later than any
     /// push, so the validator accepts pushes to the token until it is replaced by the time the device told APNs.
     static let notLearned = Date.distantFuture
