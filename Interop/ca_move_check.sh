@@ -2,7 +2,7 @@
 # Interop check of the gateway's server chain, with openssl and curl: the gateway serves its certificate and the
 # intermediate above it, as Apple's servers do, and a provider that trusts only the root verifies it; then a CA move
 # rehearsed (Certs/generate.sh --new-root): against a gateway serving a chain under a second root, a provider that
-# trusts only the old root fails its handshake, and one that trusts both connects (docs/gateway.md, "A CA move").
+# trusts only the old root fails its handshake (and the gateway records it, with the alert), and one that trusts both connects (docs/gateway.md, "A CA move").
 #
 # Usage: Interop/ca_move_check.sh APNSIM_BINARY   (from the repository root)
 set -euo pipefail
@@ -43,6 +43,10 @@ answer() { curl -sS --http2 --cacert "$1" --resolve "$host:14197:127.0.0.1" -o /
 old=$(answer "$work/move/old-root.pem" || true)
 [[ "$old" == *"SSL certificate problem"* ]] || { echo "a provider trusting only the old root was not refused: $old"; exit 1; }
 echo "a provider trusting only the old root: $(grep -m1 "SSL certificate problem" <<<"$old")"
+# The refused handshake left a connection record naming the alert curl sent (GET /v1/connections).
+record=$(curl -sf "http://127.0.0.1:18397/v1/connections?event=tlsHandshakeFailed&wait=10")
+[[ "$record" == *'"tlsAlert":"unknown_ca"'* ]] || { echo "the refused handshake left no record naming unknown_ca: $record"; exit 1; }
+echo "the gateway recorded it: $(sed -E 's/.*"explanation":"([^"]*)".*/\1/' <<<"$record")"
 both=$(answer "$work/move/ca.pem")
 [[ "$both" =~ ^[1-5][0-9][0-9]$ ]] || { echo "a provider trusting both roots got no HTTP answer: $both"; exit 1; }
 echo "a provider trusting both roots connects and is answered $both over HTTP/2"

@@ -1,4 +1,4 @@
-"""Checks the records a running gateway serves (GET /v1/sends and GET /v1/deliveries) against
+"""Checks the records a running gateway serves (GET /v1/sends, /v1/deliveries and /v1/connections) against
 docs/records.schema.json, so the documented schema and the JSON cannot drift apart.
 Usage: check_records_schema.py SCHEMA CONTROL_URL"""
 import json
@@ -10,7 +10,7 @@ import jsonschema
 schema = json.load(open(sys.argv[1]))
 jsonschema.Draft202012Validator.check_schema(schema)
 failed = 0
-for route, definition in (("sends", "send"), ("deliveries", "delivery")):
+for route, definition in (("sends", "send"), ("deliveries", "delivery"), ("connections", "connection")):
     records = json.load(urllib.request.urlopen(f"{sys.argv[2]}/v1/{route}?limit=1000"))
     validator = jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"})
     for index, record in enumerate(records):

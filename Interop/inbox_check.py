@@ -347,6 +347,18 @@ def find_by_unique_id():
     print(f"inbox: the sends log found push {apns_id} by its apns-unique-id {unique}")
 
 
+def connection_refused():
+    """A connection the gateway refuses shows in the sends log: HTTP/1.1 over TLS is answered 505, no request is
+    recorded, and the log's row names HTTP2Required."""
+    subprocess.run(["curl", "-s", "--http1.1", "--cacert", ca, "--resolve", f"api.sandbox.push.apple.com:{dev_port}:127.0.0.1",
+                    "-o", "/dev/null", f"https://api.sandbox.push.apple.com:{dev_port}/3/device/{token}"], check=False)
+    wait.until(lambda d: "HTTP2Required" in text("#sends-rows tr.connection"))
+    row = text("#sends-rows tr.connection")
+    assert "negotiate ALPN h2" in row and "conn" in row, row
+    shot("inbox-connection-refused.png")
+    print("inbox: the sends log shows the refused connection:", row.replace("\n", " "))
+
+
 def composer_bad_topic():
     Select(driver.find_element(By.ID, "compose-device")).select_by_value("iphone-dev")
     Select(driver.find_element(By.ID, "compose-template")).select_by_visible_text("Plain alert")
@@ -491,6 +503,7 @@ try:
     interactions()
     focus_and_summary()
     find_by_unique_id()
+    connection_refused()
     composer_bad_topic()
     driver.execute_script("window.scrollTo(0, 0)")
     shot("inbox.png")

@@ -35,6 +35,10 @@ count=$(curl -sf "http://127.0.0.1:$control_port/v1/health" | "$python" -c 'impo
 if [[ "$count" != 8 ]]; then echo "control API recorded $count sends, expected 8"; exit 1; fi
 echo "control API recorded all $count interop sends"
 
+# A production certificate on the development port: aioapns's vague error, and the connection record that says why.
+"$python" Interop/aioapns_environment_check.py localhost "$dev_port" Certs/ca.pem Certs/provider-production-bundle.pem "$token" \
+  "http://127.0.0.1:$control_port"
+
 # A GOAWAY with a push in flight, as aioapns lives through it (a fault after the checks above, so it counts apart).
 "$python" Interop/aioapns_goaway_check.py localhost "$dev_port" Certs/ca.pem Certs/AuthKey_SIMKEY0001.p8 "$token" \
   "http://127.0.0.1:$control_port"

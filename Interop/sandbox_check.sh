@@ -66,6 +66,17 @@ assert delivery["outcome"] == "displayed" and delivery["content"]["title"] == "H
 print("sandbox: apnsim push delivered Scenarios/hello.apns to", delivery["device"])
 PY
 
+# A connection the gateway refuses leaves a record: HTTP/1.1 over TLS is answered 505 and recorded as notHTTP2.
+curl -s --http1.1 --cacert Certs/ca.pem --resolve "api.sandbox.push.apple.com:$dev_port:127.0.0.1" -o /dev/null \
+  "https://api.sandbox.push.apple.com:$dev_port/3/device/00" || true
+curl -sf "http://127.0.0.1:$control_port/v1/connections?event=notHTTP2&wait=10" > "$work/connections.json"
+"$python" - "$work/connections.json" <<'PY'
+import json, sys
+record = json.load(open(sys.argv[1]))[0]
+assert record["reason"] == "HTTP2Required", record
+print("sandbox: an HTTP/1.1 request left a connection record:", record["explanation"])
+PY
+
 # The records it served match their documented schema (docs/records.schema.json).
 "$python" Interop/check_records_schema.py docs/records.schema.json "http://127.0.0.1:$control_port"
 

@@ -34,6 +34,8 @@ public final class Gateway: Service, Sendable {
     public let world: WorldRegistry
     public let store: any Store
     public let recorder: SendRecorder
+    /// Provider connections the gateway refused or closed (`GET /v1/connections`, docs/records.md).
+    public let connectionRecords: ConnectionRecorder
     /// Server-side failures queued for upcoming pushes (`POST /v1/faults`).
     public let faults = FaultInjector()
     /// The open provider connections, for faults that act on all of them.
@@ -66,6 +68,8 @@ public final class Gateway: Service, Sendable {
         self.tracing = tracing
         self.recorder = SendRecorder(store: store, limits: configuration.records, clock: configuration.clock, changes: changes,
                                          observe: { metrics.count($0) })
+        let connectionRecords = ConnectionRecorder(store: store, limits: configuration.records, clock: configuration.clock, changes: changes)
+        self.connectionRecords = connectionRecords
         let deliveries = DeliveryRecorder(store: store, limits: configuration.records, clock: configuration.clock,
                                               changes: changes, observe: { batch in
                                                   metrics.count(batch)
@@ -81,15 +85,17 @@ public final class Gateway: Service, Sendable {
             }
             shared.join(as: name)
             devices.join(as: name)
-            let (sends, deliveries) = (recorder.batches, deliveries.batches)
+            let counters: [ReplicaEvent.RecordKind: ChangeCounter] = [.sends: recorder.batches, .deliveries: deliveries.batches,
+                                                                      .connections: connectionRecords.batches]
             replicaLinks = ReplicaLinks(name: name, store: shared, directory: devices, clock: configuration.clock,
-                                        recorded: { kind in (kind == .sends ? sends : deliveries).bump() }, logger: logger)
+                                        recorded: { kind in counters[kind]?.bump() }, logger: logger)
         } else {
             replicaLinks = nil
         }
         // The store going away or coming back changes what /readyz says: `GET /v1/events` tells it as a devices event.
         store.health?.onChange { [devices] in devices.revisions.bump() }
         self.actions = GatewayActions(world: world, faults: faults, connections: connections, devices: devices, recorder: recorder,
+                                      connectionRecords: connectionRecords,
                                       deliveries: deliveries, clock: configuration.clock, requests: requests,
                                       store: store, metrics: metrics)
         self.tls = try TLSMaterial(configuration.tls)
@@ -114,6 +120,7 @@ public final class Gateway: Service, Sendable {
         let commits = store.isDurable && configuration.durableAnswers ? CommitPoint(sends: recorder, deliveries: deliveries) : nil
         let services = GatewayServices(
             validator: PushValidator(configuration: configuration.validator), world: world, recorder: recorder,
+            connectionRecords: connectionRecords,
             clock: configuration.clock, policy: configuration.connection, tokenSession: configuration.tokenSession,
             faults: faults, connections: connections,
             router: PushRouter(directory: devices, faults: faults, clock: configuration.clock),
@@ -205,6 +212,7 @@ public final class Gateway: Service, Sendable {
         defer { ticking.cancel() }
         try await withThrowingDiscardingTaskGroup { tasks in
             tasks.addTask { await self.recorder.run() }
+            tasks.addTask { await self.connectionRecords.run() }
             tasks.addTask { await self.deliveries.run() }
             if let commits { tasks.addTask { await commits.run() } }
             let controlGroup = ServiceGroup(configuration: .init(services: [app], logger: logger))
@@ -231,6 +239,7 @@ public final class Gateway: Service, Sendable {
             try? await done.futureResult.get()
             commits?.finish()
             recorder.finish()
+            connectionRecords.finish()
             deliveries.finish()
             await controlGroup.triggerGracefulShutdown()
         }

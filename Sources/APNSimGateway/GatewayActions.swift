@@ -10,6 +10,8 @@ struct GatewayActions: Sendable {
     let connections: ProviderConnections
     let devices: DeviceDirectory
     let recorder: SendRecorder
+    /// Provider connections refused or closed (`GET /v1/connections`).
+    let connectionRecords: ConnectionRecorder
     let deliveries: DeliveryRecorder
     let clock: WallClock
     /// Requests waiting for a device's answer (an interaction, a summary delivered on request).
@@ -42,6 +44,7 @@ struct GatewayActions: Sendable {
     func reset() async throws {
         faults.clear()
         try await recorder.deleteAll()
+        try await connectionRecords.deleteAll()
         devices.reset()
         try await deliveries.deleteAll()
     }

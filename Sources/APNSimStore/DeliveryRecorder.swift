@@ -126,13 +126,7 @@ public final class DeliveryRecorder: Sendable {
 
     /// Applies the buffer until ``finish()`` is called.
     public func run() async {
-        await buffer.run(gathering: .milliseconds(2)) {
-            do {
-                try await flush()
-            } catch {
-                try? await Task.sleep(for: .milliseconds(250))  // the store is out of reach: the batch waits, put back
-            }
-        }
+        await buffer.runFlushing(flush)
     }
 
     /// Ends ``run()`` after a last flush.

@@ -14,7 +14,7 @@ enum PostgresSchema {
     static let migrationLock: Int64 = 0x6170_6e73_696d_0001  // "apnsim" and 1
 
     /// Each version's statements, from the one before it: a database at version `n` runs `migrations[n...]`.
-    static let migrations = [tables, replicas, storedByDevice, broadcasts]
+    static let migrations = [tables, replicas, storedByDevice, broadcasts, connections]
 
     static let tables = [
         """
@@ -89,6 +89,15 @@ enum PostgresSchema {
             stored_until double precision, broadcast text NOT NULL)
         """,
         "CREATE INDEX broadcasts_channel ON broadcasts (channel, seq)",
+    ]
+
+    /// Version 5: the provider connections a replica refused or closed (``ConnectionRecord``), kept whole as JSON.
+    static let connections = [
+        """
+        CREATE TABLE connections (
+            seq bigserial UNIQUE, id text PRIMARY KEY, at double precision NOT NULL, event text NOT NULL, reason text,
+            environment text NOT NULL, record text NOT NULL)
+        """,
     ]
 
     /// Creates the tables unless the database has them: in one transaction, under ``migrationLock``. A database a newer

@@ -258,7 +258,7 @@ public final class PostgresStore: Store {
     // MARK: Shared
 
     /// The JSON records `query` selects, decoded.
-    private func records<Record: Decodable>(_ query: PostgresQuery) async throws -> [Record] {
+    func records<Record: Decodable>(_ query: PostgresQuery) async throws -> [Record] {
         var records: [Record] = []
         for try await text in try await client.query(query, logger: logger).decode(String.self) {
             records.append(try RecordJSON.decoder.decode(Record.self, from: Data(text.utf8)))

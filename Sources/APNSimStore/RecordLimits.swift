@@ -8,6 +8,8 @@ public struct RecordLimits: Sendable, Hashable {
     public var sends: Int? = 100_000
     /// Deliveries kept; `nil` keeps all.
     public var deliveries: Int? = 100_000
+    /// Connection records kept (refused handshakes, GOAWAYs: ``ConnectionRecord``); `nil` keeps all.
+    public var connections: Int? = 10_000
     /// Records older than this many seconds are dropped; `nil` keeps them whatever their age.
     public var maximumAge: TimeInterval?
 
@@ -18,6 +20,7 @@ public struct RecordLimits: Sendable, Hashable {
         var limits = RecordLimits()
         limits.sends = nil
         limits.deliveries = nil
+        limits.connections = nil
         return limits
     }()
 }

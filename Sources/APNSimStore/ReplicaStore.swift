@@ -68,11 +68,12 @@ public enum ReplicaEvent: Sendable, Hashable {
     case channelDeleted(id: String, replica: String)
     /// Replica `replica` shared broadcasts (``ReplicaStore/broadcasts(after:)``).
     case broadcastShared(replica: String)
-    /// Replica `replica` wrote to the record: sends, or deliveries (what a reader sees: not restart state alone).
+    /// Replica `replica` wrote to the record: sends, deliveries (what a reader sees: not restart state alone), or
+    /// connection records.
     case recorded(RecordKind, replica: String)
 
     public enum RecordKind: String, Sendable, Hashable {
-        case sends, deliveries
+        case sends, deliveries, connections
     }
 
     /// The event a notification's payload names (``payload``); `nil` for one this apnsim does not know.
@@ -91,6 +92,7 @@ public enum ReplicaEvent: Sendable, Hashable {
         case ("broadcast", 2): self = .broadcastShared(replica: parts[1])
         case ("sends", 2): self = .recorded(.sends, replica: parts[1])
         case ("deliveries", 2): self = .recorded(.deliveries, replica: parts[1])
+        case ("connections", 2): self = .recorded(.connections, replica: parts[1])
         default: return nil
         }
     }

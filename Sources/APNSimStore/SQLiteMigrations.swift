@@ -159,6 +159,18 @@ extension SQLiteStore {
                 WHERE json_extract(presentation, '$.thread') IS NOT NULL AND json_extract(presentation, '$.threadID') IS NULL
                 """)
         }
+        migrator.registerMigration("v17-connections") { db in
+            // The provider connections the gateway refused or closed (ConnectionRecord): rare, so kept whole as JSON,
+            // as interactions are, with the columns a filter reads.
+            try db.create(table: "connections") { table in
+                table.primaryKey("id", .text)
+                table.column("at", .double).notNull()  // seconds since 1970
+                table.column("event", .text).notNull()
+                table.column("reason", .text)
+                table.column("environment", .text).notNull()
+                table.column("record", .jsonText).notNull()  // the whole ConnectionRecord
+            }
+        }
         return migrator
     }
 }

@@ -68,7 +68,7 @@ public final class SQLiteStore: Store {
 
     /// One `DELETE` for the count (everything up to the row `keeping` places from the newest by `order`) and one
     /// for the age (`time` in seconds since 1970), in one transaction.
-    private func trim(table: String, order: String, time: String, keeping: Int?, before: Date?) throws -> Int {
+    func trim(table: String, order: String, time: String, keeping: Int?, before: Date?) throws -> Int {
         try database.write { db in
             var removed = 0
             if let keeping {

@@ -51,32 +51,16 @@ public final class SendRecorder: Sendable {
 
     /// Writes everything queued so far. Call before reading the store so reads see every answered request.
     public func flush() async throws {
-        let added = try await writes.run {
-            let batch = buffer.take()
-            if !batch.isEmpty {
-                do {
-                    try await store.insertSends(batch)
-                } catch {
-                    buffer.putBack(batch)  // tried again with the next flush: a store out of reach loses nothing
-                    throw error
-                }
-                observe?(batch)
-            }
-            try await retention.added(batch.count)  // with none added, it still drops what grew too old
-            return batch.count
+        let added = try await buffer.write(on: writes, retention: retention) { batch in
+            try await store.insertSends(batch)
+            observe?(batch)
         }
         if added > 0 { batches.bump() }
     }
 
     /// Drains the buffer until ``finish()`` is called.
     public func run() async {
-        await buffer.run(gathering: .milliseconds(2)) {
-            do {
-                try await flush()
-            } catch {
-                try? await Task.sleep(for: .milliseconds(250))  // the store is out of reach: the batch waits, put back
-            }
-        }
+        await buffer.runFlushing(flush)
     }
 
     /// Ends ``run()`` after a last flush.

@@ -1,7 +1,7 @@
 import APNSimRules
 import Foundation
 
-/// Where a gateway keeps its record (sends, deliveries, interactions, summaries) and what a gateway restarted on it
+/// Where a gateway keeps its record (sends, deliveries, interactions, summaries, connections) and what a gateway restarted on it
 /// takes back (registrations and held pushes): SQLite, in a file or in memory (``SQLiteStore``), or PostgreSQL, which
 /// gateway replicas share (``PostgresStore``, docs/cluster.md).
 ///
@@ -50,6 +50,16 @@ public protocol Store: Sendable {
     func record(_ interaction: InteractionRecord, token: String?) async throws
     /// Interaction records matching `filter`, oldest first.
     func interactions(matching filter: InteractionFilter) async throws -> [InteractionRecord]
+    /// Inserts a batch of connection records in one transaction.
+    func insertConnections(_ connections: [ConnectionRecord]) async throws
+    /// Deletes all but the newest `keeping` connection records, and those before `before`; returns how many went.
+    func trimConnections(keeping: Int?, before: Date?) async throws -> Int
+    /// Connection records matching `filter`, oldest first.
+    func connections(matching filter: ConnectionFilter) async throws -> [ConnectionRecord]
+    func connectionCount() async throws -> Int
+    /// Forgets every connection record.
+    func deleteAllConnections() async throws
+
     /// Records a Scheduled Summary a device delivered.
     func record(_ summary: SummaryDelivery) async throws
     /// The summaries devices delivered (of `device` when given), oldest first, at most `limit`.

@@ -63,6 +63,36 @@ final class WriteBuffer<Element: Sendable>: Sendable {
         await drain()
     }
 
+    /// ``run(gathering:_:)`` with a recorder's `flush`, every 2 ms at most: a flush that fails (the store out of reach)
+    /// has put its batch back, and the next is tried a quarter of a second later.
+    func runFlushing(_ flush: () async throws -> Void) async {
+        await run(gathering: .milliseconds(2)) {
+            do {
+                try await flush()
+            } catch {
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+    }
+
+    /// Writes what is queued as one batch with `insert`, one write at a time on `writes`, then lets `retention` drop
+    /// what the table holds past its limits; returns how many were written. A batch `insert` fails is put back.
+    func write(on writes: SerialWrites, retention: Retention, _ insert: ([Element]) async throws -> Void) async throws -> Int {
+        try await writes.run {
+            let batch = take()
+            if !batch.isEmpty {
+                do {
+                    try await insert(batch)
+                } catch {
+                    putBack(batch)  // tried again with the next flush: a store out of reach loses nothing
+                    throw error
+                }
+            }
+            try await retention.added(batch.count)  // with none added, it still drops what grew too old
+            return batch.count
+        }
+    }
+
     func finish() {
         wake.finish()
     }

@@ -103,7 +103,10 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("max-deliveries"), help: "Deliveries the record keeps, newest first; 0 keeps all.")
     var maxDeliveries = 100_000
 
-    @Option(name: .customLong("max-record-age"), help: "Seconds a send or delivery is kept; 0 keeps them whatever their age.")
+    @Option(name: .customLong("max-connections"), help: "Records of provider connections refused or closed the record keeps, newest first; 0 keeps all.")
+    var maxConnections = 10_000
+
+    @Option(name: .customLong("max-record-age"), help: "Seconds a record (send, delivery, connection) is kept; 0 keeps them whatever their age.")
     var maxRecordAge = 0.0
 
     @Flag(name: .customLong("answer-before-commit"), help: "With --store: answer 200 without waiting for the store to commit the push (faster; a crash can lose the last ones).")
@@ -144,7 +147,9 @@ struct GatewayOptions: ParsableArguments {
         guard streams.contains(initialTokenStreams) else {
             throw ValidationError("--initial-token-streams takes 1 to \(Int32.max); got \(initialTokenStreams)")
         }
-        guard maxSends >= 0, maxDeliveries >= 0 else { throw ValidationError("--max-sends and --max-deliveries take 0 (keep all) or more") }
+        guard maxSends >= 0, maxDeliveries >= 0, maxConnections >= 0 else {
+            throw ValidationError("--max-sends, --max-deliveries and --max-connections take 0 (keep all) or more")
+        }
         guard maxRecordAge.isFinite, maxRecordAge >= 0 else {
             throw ValidationError("--max-record-age takes a number of seconds, 0 (no limit) or more; got \(maxRecordAge)")
         }
@@ -269,6 +274,7 @@ struct GatewayOptions: ParsableArguments {
         configuration.replicaAddress = replicaAddress
         configuration.records.sends = maxSends > 0 ? maxSends : nil
         configuration.records.deliveries = maxDeliveries > 0 ? maxDeliveries : nil
+        configuration.records.connections = maxConnections > 0 ? maxConnections : nil
         configuration.records.maximumAge = maxRecordAge > 0 ? maxRecordAge : nil
         configuration.validator.acceptUnknownDeviceTokens = acceptUnknownTokens
         configuration.validator.rejectBackgroundPriority10 = !allowBackgroundPriority10

@@ -1,4 +1,5 @@
 @testable import APNSimGateway
+import APNSimStore
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -10,14 +11,18 @@ import Testing
 struct HandshakeTimeoutTests {
     @Test("A connection that has not begun HTTP/2 is closed when the handshake timeout runs out, not before",
           arguments: [GatewayConfiguration.ConnectionPolicy().handshakeTimeout, .milliseconds(250)])
-    func closesWhenItRunsOut(_ timeout: Duration) throws {
+    func closesWhenItRunsOut(_ timeout: Duration) async throws {
         var policy = GatewayConfiguration.ConnectionPolicy()
         policy.handshakeTimeout = timeout
         let connection = try ProviderConnectionHandlerTests.Connection(policy: policy, beforeHTTP2: true)
         connection.loop.advanceTime(by: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000
                                                      + timeout.components.attoseconds / 1_000_000_000 - 1))
         #expect(connection.isOpen, "a moment before the timeout")
+        #expect(try await connection.connections().isEmpty)
         connection.loop.advanceTime(by: .nanoseconds(1))
         #expect(!connection.isOpen, "at the timeout")
+        let record = try #require(try await connection.connections().first)
+        #expect(record.event == .handshakeTimedOut)
+        #expect(record.explanation.contains("TLS handshake was not done"), "\(record.explanation)")
     }
 }

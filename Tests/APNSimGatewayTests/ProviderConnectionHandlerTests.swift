@@ -23,6 +23,7 @@ struct ProviderConnectionHandlerTests {
         let loop: EmbeddedEventLoop
         let faults: FaultInjector
         let recorder: SendRecorder
+        let connectionRecords: ConnectionRecorder
         let store: any Store
         let clock: ManualClock
 
@@ -34,10 +35,11 @@ struct ProviderConnectionHandlerTests {
             let clock = ManualClock(Date())
             let store = try SQLiteStore()
             let recorder = SendRecorder(store: store, clock: .manual(clock))
+            let connectionRecords = ConnectionRecorder(store: store, clock: .manual(clock))
             let faults = FaultInjector()
             let world = WorldRegistry(TestWorld.make())
             let services = GatewayServices(
-                validator: PushValidator(), world: world, recorder: recorder, clock: .manual(clock),
+                validator: PushValidator(), world: world, recorder: recorder, connectionRecords: connectionRecords, clock: .manual(clock),
                 policy: policy, tokenSession: .init(), faults: faults, connections: ProviderConnections(),
                 router: PushRouter(directory: DeviceDirectory(registry: world), faults: faults, clock: .manual(clock)),
                 commits: nil, tracing: PushTracing(tracer: nil, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })),
@@ -55,6 +57,7 @@ struct ProviderConnectionHandlerTests {
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 2197)).wait()
             self.faults = faults
             self.recorder = recorder
+            self.connectionRecords = connectionRecords
             self.store = store
             self.clock = clock
         }
@@ -110,6 +113,12 @@ struct ProviderConnectionHandlerTests {
             try await recorder.flush()
             return try await store.sends(matching: .init())
         }
+
+        /// The connection records written so far (`GET /v1/connections`).
+        func connections() async throws -> [ConnectionRecord] {
+            try await connectionRecords.flush()
+            return try await store.connections(matching: .init())
+        }
     }
 
     @Test("A push is answered 200 from its frames and recorded; a push without a topic 400 MissingTopic")
@@ -139,6 +148,9 @@ struct ProviderConnectionHandlerTests {
         let sends = try await connection.sends()
         #expect(sends.filter { $0.method == "POST" }.map(\.status).sorted() == [0, 200])
         #expect(sends.contains { $0.method == "GOAWAY" })
+        let record = try #require(try await connection.connections().first)
+        #expect(record.event == .goAway && record.reason == "Shutdown" && record.lastStreamID == 1)
+        #expect(record.fault?.hasPrefix("f") == true, "names the fault: \(record)")
     }
 
     @Test("Shutdown while a latency fault holds an answer: GOAWAY at once, the answer when its time comes, then close")
@@ -174,8 +186,8 @@ struct ProviderConnectionHandlerTests {
         #expect(!connection.isOpen)
     }
 
-    @Test("Idle: GOAWAY IdleTimeout naming the last stream served, then close; a later shutdown sends nothing more")
-    func idle() throws {
+    @Test("Idle: GOAWAY IdleTimeout naming the last stream served, then close, recorded once; a later shutdown sends nothing more")
+    func idle() async throws {
         let connection = try Connection()
         try connection.push(stream: 1)
         #expect(try connection.written() == ["200@1"])
@@ -184,6 +196,10 @@ struct ProviderConnectionHandlerTests {
         #expect(!connection.isOpen)
         connection.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         #expect(try connection.written() == [])
+        let records = try await connection.connections()
+        #expect(records.map(\.reason) == ["IdleTimeout"])
+        #expect(records.first?.lastStreamID == 1)
+        #expect(records.first?.explanation.contains("--idle-timeout") == true)
     }
 
     @Test("Idle by the loop's clock: the idle timeout after the last push, and not before, GOAWAY IdleTimeout, then close")

@@ -6,7 +6,7 @@ import Synchronization
 
 extension ControlAPI {
     /// `GET /v1/events`: `event: deliveries` each time the delivery record changes, `event: sends` each time a
-    /// provider request is recorded, `event: devices` when what `GET /v1/devices` shows changes (the page then
+    /// provider request is recorded, `event: connections` each time a connection is refused or closed, `event: devices` when what `GET /v1/devices` shows changes (the page then
     /// asks for what is new), `event: reset` when the record was emptied (`POST /v1/reset`: the page starts over),
     /// and a comment every 15 s so proxies keep the stream. It ends after five minutes (EventSource reconnects by itself) or within a second of the gateway
     /// starting to shut down.
@@ -16,6 +16,7 @@ extension ControlAPI {
         let kinds: [(event: String, counter: ChangeCounter, field: String?)] = [
             ("reset", deliveries.erasures, nil), ("deliveries", deliveries.batches, "batches"),
             ("sends", recorder.batches, "batches"), ("devices", devices.revisions, "revision"),
+            ("connections", connectionRecords.batches, "batches"),
         ]
         let signal = deliveries.changes
         let stopping = self.stopping

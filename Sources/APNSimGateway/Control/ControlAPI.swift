@@ -64,6 +64,7 @@ struct ControlAPI: Sendable {
         addClockRoutes(to: v1)
         addWorldRoutes(to: v1)
         addInteractionRoutes(to: v1)
+        addConnectionRoutes(to: v1)
         addSummaryRoutes(to: v1)
         addDeviceRoutes(to: v1)
         addActivityRoutes(to: v1)

@@ -14,6 +14,7 @@ enum ControlQuery {
         "GET /v1/activities": ["device", "bundleID", "token", "channel"],
         "GET /v1/tokens": ["cursor", "limit"],
         "GET /v1/interactions": ["device", "token", "bundleID", "apnsId", "limit", "wait", "count"],
+        "GET /v1/connections": ["event", "reason", "environment", "after", "before", "cursor", "order", "limit", "wait", "count"],
         "GET /v1/summaries": ["device", "limit"],
         "POST /v1/devices/{id}/apps": ["wait"],
     ]
@@ -139,6 +140,37 @@ enum ControlQuery {
             return value
         }
         return query[old]
+    }
+
+    /// `GET /v1/connections?event=&reason=&environment=&after=&before=&cursor=&order=&limit=&wait=&count=`: `cursor` is the ID
+    /// of the last record of the page before; `order=newest` lists the newest first.
+    static func connectionFilter(_ query: [String: String]) throws(ControlAPIError) -> (ConnectionFilter, wait: Duration, count: Int) {
+        var filter = ConnectionFilter()
+        if let event = query["event"] {
+            guard let value = ConnectionRecord.Event(rawValue: event) else {
+                let events = ConnectionRecord.Event.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ControlAPIError("event must be one of \(events); got \(shown(event))")
+            }
+            filter.event = value
+        }
+        if let environment = query["environment"] {
+            guard APNsEnvironment(rawValue: environment) != nil else {
+                throw ControlAPIError("environment must be development or production; got \(shown(environment))")
+            }
+            filter.environment = environment
+        }
+        filter.reason = query["reason"]
+        filter.after = try time(query, "after")
+        filter.before = try time(query, "before")
+        filter.cursor = query["cursor"]
+        switch query["order"] {
+        case nil, "oldest": break
+        case "newest": filter.newestFirst = true
+        case let order?: throw ControlAPIError("order must be oldest or newest; got \(shown(order))")
+        }
+        if let limit = query["limit"] { filter.limit = try positive(limit, name: "limit") }
+        let (wait, count) = try longPoll(query, what: "connection records")
+        return (filter, wait, count)
     }
 
     /// `GET /v1/interactions?device=&token=&bundleID=&apnsId=&limit=&wait=&count=`.

@@ -12,6 +12,8 @@ final class GatewayServices: Sendable {
     let validator: PushValidator
     let world: WorldRegistry
     let recorder: SendRecorder
+    /// The connections refused or closed (``ProviderConnection/recordConnection(_:reason:errorCode:lastStreamID:tlsAlert:fault:explanation:)``).
+    let connectionRecords: ConnectionRecorder
     let clock: WallClock
     let policy: GatewayConfiguration.ConnectionPolicy
     let tokenSession: ProviderTokenSession.Configuration
@@ -31,13 +33,14 @@ final class GatewayServices: Sendable {
     let metrics: GatewayMetrics
     let logger: Logger
 
-    init(validator: PushValidator, world: WorldRegistry, recorder: SendRecorder, clock: WallClock,
+    init(validator: PushValidator, world: WorldRegistry, recorder: SendRecorder, connectionRecords: ConnectionRecorder, clock: WallClock,
          policy: GatewayConfiguration.ConnectionPolicy, tokenSession: ProviderTokenSession.Configuration, faults: FaultInjector,
          connections: ProviderConnections, router: PushRouter, commits: CommitPoint?, storeHealth: StoreHealth? = nil,
          replicas: ReplicaLinks? = nil, tracing: PushTracing, metrics: GatewayMetrics, logger: Logger) {
         self.validator = validator
         self.world = world
         self.recorder = recorder
+        self.connectionRecords = connectionRecords
         self.clock = clock
         self.policy = policy
         self.tokenSession = tokenSession

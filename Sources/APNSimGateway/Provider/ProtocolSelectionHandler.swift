@@ -1,4 +1,5 @@
 import APNSimRules
+import APNSimStore
 import Logging
 import NIOCore
 import NIOHTTP2
@@ -19,22 +20,28 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
     private let connection: ProviderConnection
     private var sniffed: ByteBuffer?
     private var handshakeTimer: Scheduled<Void>?
+    /// What the client sent before TLS read it: whether anything, and a plaintext alert; removed once TLS is done.
+    private var sniffer: TLSAlertSniffer?
 
     private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
-    init(connection: ProviderConnection) {
+    init(connection: ProviderConnection, sniffer: TLSAlertSniffer? = nil) {
         self.connection = connection
+        self.sniffer = sniffer
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let loopBound = NIOLoopBound((context: context, connection: connection), eventLoop: context.eventLoop)
         let logger = connection.services.logger, timeout = connection.services.policy.handshakeTimeout
         let peer = connection.remoteAddress, metrics = connection.services.metrics
         handshakeTimer = context.eventLoop.scheduleTask(in: .init(timeout)) {
+            let connection = loopBound.value.connection
             metrics.connectionRefused("handshake_timeout")
+            let stage = connection.tlsDone ? "the TLS handshake was done but no HTTP/2 preface came" : "the TLS handshake was not done"
+            connection.recordConnection(.handshakeTimedOut, explanation: "\(stage) within \(timeout) (--handshake-timeout); the gateway closed the connection")
             logger.notice("provider connection closed: TLS handshake and HTTP/2 preface not done in time",
                           metadata: ["peer": "\(peer)", "timeout": "\(timeout)"])
-            loopBound.value.close(promise: nil)
+            loopBound.value.context.close(promise: nil)
         }
     }
 
@@ -44,6 +51,11 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
+            connection.tlsDone = true
+            if let sniffer {
+                self.sniffer = nil
+                context.pipeline.syncOperations.removeHandler(sniffer, promise: nil)
+            }
             if negotiated == "h2" {
                 startHTTP2(context: context, buffered: nil)
             } else {
@@ -72,8 +84,11 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // Garbage instead of a TLS hello, a reset mid-handshake: nothing to answer, just let go.
+        // Garbage instead of a TLS hello, a certificate the client refused, a reset mid-handshake: nothing to answer.
         connection.services.metrics.connectionRefused("tls_error")
+        if !connection.tlsDone, sniffer?.clientSpoke ?? true, let failure = TLSHandshakeFailure(error, alert: sniffer?.alert) {
+            connection.recordConnection(.tlsHandshakeFailed, tlsAlert: failure.alert, explanation: failure.explanation)
+        }
         connection.services.logger.notice("provider connection closed before HTTP/2 began",
                                           metadata: ["peer": "\(connection.remoteAddress)", "error": "\(error)"])
         context.close(promise: nil)
@@ -107,6 +122,8 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
     private func answerNotHTTP2(context: ChannelHandlerContext) {
         sniffed = nil
         connection.services.metrics.connectionRefused("not_http2")
+        connection.recordConnection(.notHTTP2, reason: "HTTP2Required", explanation:
+            "the client sent something other than HTTP/2 (such as an HTTP/1.1 request) and was answered 505: negotiate ALPN h2")
         let body = #"{"reason":"HTTP2Required","explanation":"apnsim, like APNs, speaks HTTP/2 only: negotiate ALPN h2 (curl --http2, AsyncHTTPClient httpVersion .automatic)"}"#
         let response = "HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: application/json\r\ncontent-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n\(body)"
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)

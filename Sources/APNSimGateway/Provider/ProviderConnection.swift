@@ -18,6 +18,8 @@ final class ProviderConnection {
     let services: GatewayServices
     let remoteAddress: String
     var auth: ConnectionAuth
+    /// Whether the TLS handshake is done, and so ``auth`` says how the connection authenticates.
+    var tlsDone = false
     /// Generated `apns-id` and `apns-unique-id` values.
     var responseIDs = RandomUUIDs()
     /// What the connection is doing: open or going away, its streams, the answers it has in flight.

@@ -47,6 +47,10 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        if case .badCertificate(let why) = connection.auth {
+            connection.recordConnection(.badCertificate, reason: RejectionReason.badCertificate.rawValue,
+                                        explanation: "\(why); every request on this connection is answered 403 BadCertificate")
+        }
         if case .certificate(let certificate) = connection.auth {
             let matches = certificate.environments.contains(connection.environment)
             if !matches { connection.services.metrics.connectionRefused("certificate_environment") }
@@ -196,6 +200,9 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             // NIOHTTP2 has written GOAWAY with this code; nothing more can be read from this connection.
             let action = connection.state.connectionErrorSent()
             guard action != .none else { return }
+            connection.recordConnection(.goAway, errorCode: code, lastStreamID: connection.lastStreamID,
+                                        explanation: "the client broke the HTTP/2 protocol (\(String(describing: error).prefix { $0 != "(" })); "
+                                            + "the gateway sent GOAWAY and closed the connection")
             connection.services.logger.debug("provider connection error; closing",
                                              metadata: ["peer": "\(connection.remoteAddress)", "code": "\(code)", "error": "\(error)"])
             context.flush()
@@ -224,6 +231,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         case .none:
             break
         case .goAway(let goAway):
+            connection.recordGoAway(goAway)
             if let fault = goAway.fault {
                 connection.recordFault(fault, event: "GOAWAY",
                                        explanation: "GOAWAY {\"reason\":\"\(goAway.reason)\"} with last stream \(Int(goAway.lastStreamID))")
@@ -249,6 +257,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             if let fault {
                 let at = streamID.map { " at stream \(Int($0))" } ?? ""
                 connection.recordFault(fault, event: "DROP", explanation: "the connection was closed without GOAWAY\(at)")
+                connection.recordConnection(.dropped, fault: fault, explanation: "fault \(fault.id ?? "?") closed the connection without GOAWAY\(at)")
             }
             graceTimer?.cancel()
             context.close(promise: nil)

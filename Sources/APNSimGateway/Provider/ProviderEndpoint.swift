@@ -21,6 +21,13 @@ struct ProviderEndpoint {
         TimeAmount(policy.idleTimeout)
     }
 
+    /// A client's address as people write one: `127.0.0.1:53211`, `[::1]:53211`.
+    static func shown(_ address: SocketAddress?) -> String {
+        guard let address, let ip = address.ipAddress, let port = address.port else { return address?.description ?? "?" }
+        if case .v6 = address { return "[\(ip)]:\(port)" }
+        return "\(ip):\(port)"
+    }
+
     func bind(host: String, port: Int, group: any EventLoopGroup, quiesce: ServerQuiescingHelper) async throws -> any Channel {
         let environment = self.environment, role = self.role
         let services = self.services
@@ -30,7 +37,7 @@ struct ProviderEndpoint {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let connection = ProviderConnection(environment: environment, role: role, services: services,
-                                                        remoteAddress: channel.remoteAddress?.description ?? "?")
+                                                        remoteAddress: Self.shown(channel.remoteAddress))
                     if let fault = services.faults.handshakeHang(environment: environment, now: services.clock.now()) {
                         connection.recordFault(fault, event: "HANG", explanation: "the TLS handshake is held: the ClientHello is read and never answered")
                         services.metrics.connectionRefused("hang")
@@ -46,9 +53,11 @@ struct ProviderEndpoint {
                         promise.succeed(.certificateVerified)
                     }
                     let sync = channel.pipeline.syncOperations
+                    let sniffer = TLSAlertSniffer()
                     try sync.addHandler(ReadTimeoutHandler(timeout: Self.readTimeout(services.policy)))
+                    try sync.addHandler(sniffer)
                     try sync.addHandler(tls)
-                    try sync.addHandler(ProtocolSelectionHandler(connection: connection))
+                    try sync.addHandler(ProtocolSelectionHandler(connection: connection, sniffer: sniffer))
                 }
             }
             .bind(host: host, port: port)

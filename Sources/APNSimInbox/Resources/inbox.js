@@ -111,6 +111,7 @@ function listen() {
   // while there are any.
   setInterval(() => { if (inbox.activities.length) scheduleDevices(); }, 30000);
   events.addEventListener("sends", () => sendsLog.refresh());
+  events.addEventListener("connections", () => sendsLog.refresh());
   events.onerror = () => {
     statusLine.textContent = "The gateway is gone; reconnecting…";
     statusLine.classList.add("gone");

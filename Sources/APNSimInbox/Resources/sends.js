@@ -1,6 +1,8 @@
 // The sends log: the latest provider requests (GET /v1/sends), newest first, with status, reason and the gateway's
 // explanation, filtered by token, topic and status, or found by the push's ID: its apns-unique-id, as Apple's Push
-// Notifications Console finds it, or its apns-id. A row opens the request's details.
+// Notifications Console finds it, or its apns-id. A row opens the request's details. Unfiltered, the log shows among
+// them the provider connections the gateway refused or closed (GET /v1/connections): a handshake a client failed, a
+// GOAWAY, which no request records.
 "use strict";
 
 const sendsLog = (() => {
@@ -19,15 +21,41 @@ const sendsLog = (() => {
     return `/v1/sends?${parameters}`;
   }
 
-  /** The sends the filter asks for: by the ID given, its apns-unique-id first, then its apns-id. */
+  function filtered() {
+    return ["token", "topic", "status", "id"].some((name) => form.elements[name].value.trim());
+  }
+
+  /** The sends the filter asks for: by the ID given, its apns-unique-id first, then its apns-id. Unfiltered, the
+   *  latest connection records too, the 50 newest of both. */
   async function matching() {
     const id = form.elements.id.value.trim();
+    if (!filtered()) {
+      const [sends, connections] = await Promise.all([getJSON(query()), getJSON("/v1/connections?order=newest&limit=50")]);
+      return [...sends, ...connections.map((record) => ({ connection: record, receivedAt: record.at }))]
+        .sort((a, b) => Date.parse(b.receivedAt) - Date.parse(a.receivedAt)).slice(0, 50);
+    }
     if (!id) return getJSON(query());
     const byUniqueID = await getJSON(query({ name: "uniqueId", value: id }));
     return byUniqueID.length ? byUniqueID : getJSON(query({ name: "apnsId", value: id }));
   }
 
+  /** A connection record: what happened to the whole connection, with no request of its own to open. */
+  function connectionRow(record) {
+    const line = element("tr", "rejected connection");
+    const when = element("td");
+    when.append(timeElement(record.at));
+    const verdict = element("td", "verdict");
+    verdict.append(element("strong", null, record.reason || record.tlsAlert || record.event),
+      document.createTextNode(` ${record.explanation}`));
+    const target = element("td", null, `${record.environment} connection`);
+    target.append(element("span", "token", record.peer));
+    line.title = `connection record ${record.id}: ${record.event}` + (record.fault ? `, fault ${record.fault}` : "");
+    line.append(when, element("td", "status", "conn"), verdict, target);
+    return line;
+  }
+
   function row(send, index) {
+    if (send.connection) return connectionRow(send.connection);
     const line = element("tr", send.status === 200 ? "ok" : "rejected");
     line.tabIndex = 0;
     line.dataset.index = String(index);

@@ -1,0 +1,36 @@
+import APNSimStore
+import Foundation
+import Hummingbird
+
+/// `GET /v1/connections`: the provider connections the gateway refused or closed (docs/records.md), oldest first, with
+/// the filters and long-poll of `GET /v1/deliveries`.
+extension ControlAPI {
+    var connectionRecords: ConnectionRecorder { actions.connectionRecords }
+
+    func addConnectionRoutes(to v1: RouterGroup<BasicRequestContext>) {
+        v1.get("connections") { request, _ in
+            let query: (filter: ConnectionFilter, wait: Duration, count: Int)
+            do throws(ControlAPIError) {
+                query = try ControlQuery.connectionFilter(request.queryValues)
+            } catch {
+                return ControlJSON.error(error.description)
+            }
+            return try ControlJSON.response(try await self.connections(matching: query.filter, count: query.count,
+                                                                       until: .now + query.wait))
+        }
+    }
+
+    /// The records `filter` matches once there are `count` of them, or what there is at `deadline`: woken by each
+    /// batch the recorder writes (and, on a replica, by each another replica writes).
+    private func connections(matching filter: ConnectionFilter, count: Int, until deadline: ContinuousClock.Instant) async throws
+        -> [ConnectionRecord] {
+        let signal = deliveries.changes
+        while true {
+            let generation = signal.generation
+            try await connectionRecords.flush()
+            let found = try await store.connections(matching: filter)
+            if found.count >= count || ContinuousClock.now >= deadline { return found }
+            await signal.nextChange(since: generation, before: deadline)
+        }
+    }
+}
