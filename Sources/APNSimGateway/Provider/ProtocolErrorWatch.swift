@@ -22,13 +22,32 @@ final class ProtocolErrorWatch: NIOHTTP2FrameDelegate {
     private var streamErrors = 0
     /// Set between NIOHTTP2 encoding its error GOAWAY and writing it.
     fileprivate var rewriteNextWrite = false
+    /// The stream limit to write in place of the placeholder, between NIOHTTP2 encoding a SETTINGS frame and writing it.
+    fileprivate var streamLimitToWrite: Int?
+    /// Streams the gateway itself is resetting with REFUSED_STREAM: not NIOHTTP2's stream errors.
+    private var ownResets: Set<HTTP2StreamID> = []
 
     init(connection: ProviderConnection) {
         self.connection = connection
     }
 
+    /// The gateway is about to reset `streamID` itself (over the stream limit).
+    func resetting(_ streamID: HTTP2StreamID) {
+        ownResets.insert(streamID)
+    }
+
     func wroteFrame(_ frame: HTTP2Frame) {
         switch frame.payload {
+        case .settings(.settings(let settings)):
+            // Every SETTINGS the gateway writes passes here, in order: the allowance waits for each one's ACK.
+            var limit = settings.last { $0.parameter == .maxConcurrentStreams }?.value
+            if limit == ProviderConnection.streamLimitPlaceholder {
+                limit = connection.takeAdvertisedStreamLimit()
+                streamLimitToWrite = limit
+            }
+            connection.state.allowance.settingsSent(maxConcurrentStreams: limit)
+        case .rstStream where ownResets.remove(frame.streamID) != nil:
+            break
         case .goAway(_, let code, _) where code != .noError:
             // apnsim's own GOAWAYs (idle, shutdown, certificate environment) say NO_ERROR and carry the right ID.
             connectionError = code
@@ -60,6 +79,12 @@ final class ProtocolErrorWatch: NIOHTTP2FrameDelegate {
         }
 
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            if let limit = watch.streamLimitToWrite, case .byteBuffer(var frame) = unwrapOutboundIn(data) {
+                watch.streamLimitToWrite = nil
+                Self.writeStreamLimit(limit, in: &frame)
+                context.write(wrapOutboundOut(.byteBuffer(frame)), promise: promise)
+                return
+            }
             guard watch.rewriteNextWrite, case .byteBuffer(var frame) = unwrapOutboundIn(data) else {
                 context.write(data, promise: promise)
                 return
@@ -71,6 +96,21 @@ final class ProtocolErrorWatch: NIOHTTP2FrameDelegate {
                 frame.setInteger(UInt32(Int32(watch.connection.lastStreamID)), at: start + 9)
             }
             context.write(wrapOutboundOut(.byteBuffer(frame)), promise: promise)
+        }
+
+        /// Puts `limit` in place of the placeholder in a SETTINGS frame: the 9-byte frame header, then six bytes a
+        /// setting, its 16-bit identifier (3: SETTINGS_MAX_CONCURRENT_STREAMS) and 32-bit value (RFC 9113 §6.5.1).
+        static func writeStreamLimit(_ limit: Int, in frame: inout ByteBuffer) {
+            let start = frame.readerIndex
+            guard frame.readableBytes >= 9, frame.getInteger(at: start + 3, as: UInt8.self) == 0x4 else { return }
+            var offset = start + 9
+            while offset + 6 <= frame.writerIndex {
+                if frame.getInteger(at: offset, as: UInt16.self) == 3,
+                   frame.getInteger(at: offset + 2, as: UInt32.self) == UInt32(ProviderConnection.streamLimitPlaceholder) {
+                    frame.setInteger(UInt32(clamping: limit), at: offset + 2)
+                }
+                offset += 6
+            }
         }
     }
 }

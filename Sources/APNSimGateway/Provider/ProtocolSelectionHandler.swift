@@ -99,7 +99,7 @@ final class ProtocolSelectionHandler: ChannelInboundHandler, RemovableChannelHan
         sniffed = nil
         let connection = self.connection
         var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
-        connectionConfiguration.initialSettings = connection.initialSettings
+        connectionConfiguration.initialSettings = connection.openingSettings()
         // Content-length checks stay on; header validation stays on (RFC 9113 §8.2). No stream multiplexer:
         // ProviderConnectionHandler answers streams from their frames.
         do {

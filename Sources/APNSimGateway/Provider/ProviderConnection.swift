@@ -27,6 +27,24 @@ final class ProviderConnection {
     /// The highest stream processed, for GOAWAY's last-stream-id.
     var lastStreamID: HTTP2StreamID { state.lastStreamID }
     private var streamLimitRaised = false
+    /// Stream limits written as ``streamLimitPlaceholder`` and not yet put on the wire, oldest first.
+    private var advertisedStreamLimits: [Int] = []
+
+    /// The SETTINGS_MAX_CONCURRENT_STREAMS NIOHTTP2 is told: more than any client opens, so NIOHTTP2 never takes a
+    /// stream over the real limit for a connection error; the gateway keeps the real one (``StreamAllowance``), and
+    /// ``ProtocolErrorWatch`` writes it on the wire in the placeholder's place.
+    static let streamLimitPlaceholder = 2_147_418_113
+
+    /// The setting that advertises `limit`: the placeholder, with `limit` queued for the wire.
+    func streamLimitSetting(_ limit: Int) -> HTTP2Setting {
+        advertisedStreamLimits.append(limit)
+        return HTTP2Setting(parameter: .maxConcurrentStreams, value: Self.streamLimitPlaceholder)
+    }
+
+    /// The oldest limit queued by ``streamLimitSetting(_:)``.
+    func takeAdvertisedStreamLimit() -> Int? {
+        advertisedStreamLimits.isEmpty ? nil : advertisedStreamLimits.removeFirst()
+    }
     /// The connection channel, set when HTTP/2 is configured.
     var channel: (any Channel)?
 
@@ -54,18 +72,18 @@ final class ProviderConnection {
         guard services.faults.maxConcurrentStreams(now: services.clock.now()) == nil else { return }
         guard services.policy.maxConcurrentStreams != services.policy.initialTokenStreams else { return }
         let settings = HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: services.policy.maxConcurrentStreams),
+            streamLimitSetting(services.policy.maxConcurrentStreams),
         ])))
         channel.writeAndFlush(settings, promise: nil)
     }
 
     /// The SETTINGS the gateway opens every connection with (as provider libraries observe APNs; Apple publishes no
-    /// values).
-    var initialSettings: HTTP2Settings {
+    /// values); its stream limit is queued for the wire (``streamLimitSetting(_:)``), so ask once.
+    func openingSettings() -> HTTP2Settings {
         let policy = services.policy
         return [
             HTTP2Setting(parameter: .headerTableSize, value: policy.headerTableSize),
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: initialStreamLimit),
+            streamLimitSetting(initialStreamLimit),
             HTTP2Setting(parameter: .initialWindowSize, value: policy.initialWindowSize),
             HTTP2Setting(parameter: .maxFrameSize, value: policy.maxFrameSize),
             HTTP2Setting(parameter: .maxHeaderListSize, value: policy.maxHeaderListSize),

@@ -12,20 +12,34 @@ extension ProviderConnectionHandler {
     /// Records a stream above a GOAWAY's last stream, which the gateway does not process: the provider must send
     /// it again on a new connection.
     func refuse(_ headers: HPACKHeaders, streamID: HTTP2StreamID, lastStreamID: HTTP2StreamID, fault: Fault?) {
-        let head = PushRequestHead(headers: headers.map { ($0.name, $0.value) })
-        let exchange = PushExchange(head: head, verdict: .failure(Rejection(.shutdown, "not processed")),
-                                    body: ByteBuffer(), receivedAt: connection.services.clock.now(), started: .now(), fault: fault)
-        record(exchange, apnsID: head["apns-id"] ?? "", payload: "", status: 0, reason: nil,
-               explanation: "not processed: stream \(Int(streamID)) is above the last stream \(Int(lastStreamID)) of the connection's GOAWAY; send it again on a new connection")
+        notProcessed(headers, fault: fault, explanation:
+            "not processed: stream \(Int(streamID)) is above the last stream \(Int(lastStreamID)) of the connection's GOAWAY; send it again on a new connection")
     }
 
     /// Records the push a `hang` at `silence` fell due on: the connection went silent before it was processed.
     func silenced(_ headers: HPACKHeaders, streamID: HTTP2StreamID, fault: Fault) {
+        notProcessed(headers, fault: fault, explanation:
+            "not processed: the connection went silent at stream \(Int(streamID)) (a hang fault); send it again on a new connection")
+    }
+
+    /// Records a push on a stream over the connection's limit, which is reset with REFUSED_STREAM.
+    func refusedOverLimit(_ headers: HPACKHeaders, streamID: HTTP2StreamID, limit: Int) {
+        let why = if case .token = connection.auth, limit == connection.services.policy.initialTokenStreams, limit < connection.services.policy.maxConcurrentStreams {
+            "; a token connection may have \(limit) until a request carries a valid provider token, then \(connection.services.policy.maxConcurrentStreams)"
+        } else {
+            ""
+        }
+        notProcessed(headers, fault: nil, explanation:
+            "not processed: stream \(Int(streamID)) was refused (RST_STREAM REFUSED_STREAM) because the client already had \(limit) streams open, "
+            + "its SETTINGS_MAX_CONCURRENT_STREAMS\(why); send it again once an answer has come")
+    }
+
+    /// Records a push the gateway did not process: status 0, with `explanation`.
+    private func notProcessed(_ headers: HPACKHeaders, fault: Fault?, explanation: String) {
         let head = PushRequestHead(headers: headers.map { ($0.name, $0.value) })
         let exchange = PushExchange(head: head, verdict: .failure(Rejection(.shutdown, "not processed")),
                                     body: ByteBuffer(), receivedAt: connection.services.clock.now(), started: .now(), fault: fault)
-        record(exchange, apnsID: head["apns-id"] ?? "", payload: "", status: 0, reason: nil,
-               explanation: "not processed: the connection went silent at stream \(Int(streamID)) (a hang fault); send it again on a new connection")
+        record(exchange, apnsID: head["apns-id"] ?? "", payload: "", status: 0, reason: nil, explanation: explanation)
     }
 
     // MARK: - Stages

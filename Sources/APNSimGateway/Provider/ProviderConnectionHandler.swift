@@ -85,6 +85,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             }
         case .rstStream:
             connection.state.streamClosed(streamID)
+        case .settings(.ack):
+            connection.state.allowance.settingsAcknowledged()
         default:
             break  // PRIORITY and the like carry nothing apnsim reads; connection frames are NIOHTTP2's.
         }
@@ -107,6 +109,11 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         case .silence(let fault):
             silenced(headers.headers, streamID: streamID, fault: fault)
             perform(.silence(fault), context: context, at: streamID)
+            return
+        case .refuseOverLimit(let limit):
+            refusedOverLimit(headers.headers, streamID: streamID, limit: limit)
+            watch.resetting(streamID)
+            write(HTTP2Frame(streamID: streamID, payload: .rstStream(.refusedStream)), context: context)
             return
         case .refuse(let lastStreamID, let fault, let then):
             refuse(headers.headers, streamID: streamID, lastStreamID: lastStreamID, fault: fault)
@@ -263,9 +270,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             context.close(promise: nil)
         case .settings(let streams, let fault):
             connection.recordFault(fault, event: "SETTINGS", explanation: "SETTINGS MAX_CONCURRENT_STREAMS \(streams)")
-            write(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
-                HTTP2Setting(parameter: .maxConcurrentStreams, value: streams),
-            ]))), context: context)
+            write(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([connection.streamLimitSetting(streams)]))),
+                  context: context)
         case .holdWindow(let fault):
             let at = streamID.map { " from stream \(Int($0))" } ?? ""
             connection.recordFault(fault, event: "HANG", explanation:

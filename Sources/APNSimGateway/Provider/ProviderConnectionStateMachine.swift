@@ -48,6 +48,9 @@ struct ProviderConnectionStateMachine {
         case silence(Fault)
         /// A `hang` at `window` fell due on this push: hold the window at zero, then process the stream.
         case holdWindowThenProcess(Fault)
+        /// The client has `limit` streams open already, all it was allowed: reset this one with REFUSED_STREAM and
+        /// record its request as not processed.
+        case refuseOverLimit(limit: Int)
     }
 
     enum AfterRefusal: Equatable {
@@ -87,6 +90,8 @@ struct ProviderConnectionStateMachine {
     private(set) var phase = Phase.open
     /// The highest stream processed, for GOAWAY's last-stream-id.
     private(set) var lastStreamID = HTTP2StreamID.rootStream
+    /// The streams the client may open at once, and those it has.
+    var allowance = StreamAllowance()
     /// Streams whose body is still arriving.
     private var streams: [HTTP2StreamID: PushExchange] = [:]
     /// A fault's GOAWAY waiting for the end of the refused stream that triggered it.
@@ -123,12 +128,15 @@ struct ProviderConnectionStateMachine {
             guard streamID <= goAway.lastStreamID else {
                 return .refuse(lastStreamID: goAway.lastStreamID, fault: goAway.fault, then: .nothing)
             }
+            if let limit = allowance.take(streamID) { return .refuseOverLimit(limit: limit) }
             return .process
         case .silent:
             return .ignore
         case .open:
             break
         }
+        // Over the limit, a stream is refused before any fault can fall due on it: it was never the gateway's to process.
+        if let limit = allowance.take(streamID) { return .refuseOverLimit(limit: limit) }
         guard let fault = dueFault() else { return .process }
         switch fault.at {
         case .hang(.silence)?:
@@ -181,6 +189,7 @@ struct ProviderConnectionStateMachine {
     /// The client reset the stream, or NIOHTTP2 closed it.
     mutating func streamClosed(_ streamID: HTTP2StreamID) {
         streams[streamID] = nil
+        allowance.closed(streamID)
     }
 
     // MARK: - Answers in flight
