@@ -9,11 +9,13 @@ public final class ConnectionRecorder: Sendable {
     private let buffer = WriteBuffer<ConnectionRecord>()
     private let writes = SerialWrites()
     private let retention: Retention
+    private let changes: ChangeSignal
     /// Batches written, and batches other replicas wrote (``ReplicaLinks``); each signals the ``ChangeSignal``.
     public let batches: ChangeCounter
 
     public init(store: any Store, limits: RecordLimits = RecordLimits(), clock: WallClock = .system, changes: ChangeSignal = ChangeSignal()) {
         self.store = store
+        self.changes = changes
         self.batches = ChangeCounter(signalling: changes)
         self.retention = Retention(limit: limits.connections, maximumAge: limits.maximumAge, clock: clock, shared: store.isShared,
                                    count: { try await store.connectionCount() }) { keeping, before in
@@ -30,6 +32,19 @@ public final class ConnectionRecorder: Sendable {
     public func flush() async throws {
         let added = try await buffer.write(on: writes, retention: retention) { try await store.insertConnections($0) }
         if added > 0 { batches.bump() }
+    }
+
+    /// The records `filter` matches once there are `count` of them, or what there is at `deadline`: a long-poll woken
+    /// by each batch written (`GET /v1/connections?wait=`, APNSimTesting's `connections`).
+    public func connections(matching filter: ConnectionFilter, count: Int = 0, until deadline: ContinuousClock.Instant = .now) async throws
+        -> [ConnectionRecord] {
+        while true {
+            let generation = changes.generation
+            try await flush()
+            let found = try await store.connections(matching: filter)
+            if found.count >= count || ContinuousClock.now >= deadline { return found }
+            await changes.nextChange(since: generation, before: deadline)
+        }
     }
 
     /// Forgets every connection record.

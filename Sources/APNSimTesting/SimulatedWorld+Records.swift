@@ -28,6 +28,13 @@ extension SimulatedWorld {
         return try await gateway.store.sends(matching: filter)
     }
 
+    /// The provider connections the gateway refused or closed, oldest first (`GET /v1/connections`), once there are at
+    /// least `count` (or `timeout` passed): a certificate of the other environment, a handshake the client failed.
+    public func connections(_ filter: ConnectionFilter = ConnectionFilter(), count: Int = 0,
+                            timeout: Duration = .seconds(60)) async throws -> [ConnectionRecord] {
+        try await gateway.connectionRecords.connections(matching: filter, count: count, until: .now + timeout)
+    }
+
     /// The record of the provider request the gateway answered with `apnsID`.
     public func send(apnsID: String) async throws -> SendRecord? {
         try await sends(SendFilter(apnsID: apnsID)).first

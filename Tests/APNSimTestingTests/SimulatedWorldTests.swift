@@ -176,6 +176,21 @@ struct SimulatedWorldTests {
         }
     }
 
+    @Test("A production certificate on the development port: the client is sent away, and world.connections says why")
+    func refusedConnection() async throws {
+        try await SimulatedWorld.run { world in
+            var configuration = ProviderClient.Configuration(host: world.provider.host, port: world.provider.port(.development),
+                                                             caFile: world.provider.caFile)
+            configuration.serverHostname = world.provider.serverName
+            configuration.clientCertificate = world.provider.certificate(.production)
+            let client = try await ProviderClient.connect(configuration)
+            let record = try #require(try await world.connections(ConnectionFilter(reason: "BadCertificateEnvironment"), count: 1).first)
+            #expect(record.event == .goAway)
+            #expect(record.explanation.contains("is for production and this port serves development"), "\(record.explanation)")
+            await client.close()
+        }
+    }
+
     @Test("A world built in code: one iPad with the sandbox app; reset forgets the record, not the device")
     func worldInCode() async throws {
         var built = try WorldSource.sandbox.load()

@@ -15,22 +15,9 @@ extension ControlAPI {
             } catch {
                 return ControlJSON.error(error.description)
             }
-            return try ControlJSON.response(try await self.connections(matching: query.filter, count: query.count,
-                                                                       until: .now + query.wait))
-        }
-    }
-
-    /// The records `filter` matches once there are `count` of them, or what there is at `deadline`: woken by each
-    /// batch the recorder writes (and, on a replica, by each another replica writes).
-    private func connections(matching filter: ConnectionFilter, count: Int, until deadline: ContinuousClock.Instant) async throws
-        -> [ConnectionRecord] {
-        let signal = deliveries.changes
-        while true {
-            let generation = signal.generation
-            try await connectionRecords.flush()
-            let found = try await store.connections(matching: filter)
-            if found.count >= count || ContinuousClock.now >= deadline { return found }
-            await signal.nextChange(since: generation, before: deadline)
+            // Woken by each batch the recorder writes, and on a replica by each another replica writes.
+            return try ControlJSON.response(try await self.connectionRecords.connections(matching: query.filter, count: query.count,
+                                                                                         until: .now + query.wait))
         }
     }
 }
