@@ -61,7 +61,7 @@ struct ClusterTests {
             async let third = Self.replica("r3", on: postgres)
             let replicas = try await [first, second, third]
             defer { for replica in replicas { replica.process.signal(SIGINT) } }
-            #expect(try await postgres.query("SELECT version FROM apnsim_schema") == ["4"], "one migration, to the current schema")
+            #expect(try await postgres.query("SELECT version FROM apnsim_schema") == ["5"], "one migration, to the current schema")
             let data = temporaryDirectory()
             let (devices, tokens) = try await ChaosTests.devices(1, gateway: replicas[0], data: data)
             defer { devices.signal(SIGINT) }

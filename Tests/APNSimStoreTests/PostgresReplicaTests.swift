@@ -87,11 +87,11 @@ struct PostgresReplicaTests {
             _ = try await store.apply([.held(HeldPush(id: "p1", device: "d1", slot: nil, expires: nil, delivery: Self.delivery("p1")))])
             // Back to schema 1 as it was: no links, no hand-offs, held pushes nobody's.
             try await TestPostgres.execute(["DROP TABLE device_links, handoffs, replicas", "ALTER TABLE held_pushes DROP COLUMN replica",
-                                            "DROP INDEX held_pushes_device", "DROP TABLE channels, broadcasts",
+                                            "DROP INDEX held_pushes_device", "DROP TABLE channels, broadcasts, connections",
                                             "UPDATE apnsim_schema SET version = 1"], in: database)
             let reopened = try await PostgresStore.open(database)
             defer { reopened.close() }
-            #expect(try await TestPostgres.integers("SELECT version FROM apnsim_schema", in: database) == [4])
+            #expect(try await TestPostgres.integers("SELECT version FROM apnsim_schema", in: database) == [5])
             #expect(try await reopened.deviceState().held.map(\.id) == ["p1"], "a single gateway's held push, taken back")
             #expect(try await reopened.links().isEmpty)
         }
