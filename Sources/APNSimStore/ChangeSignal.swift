@@ -24,6 +24,18 @@ public final class ChangeSignal: Sendable {
         for waiter in woken { waiter.resume() }
     }
 
+    /// A long-poll: what `read` finds once it finds `count` records, or what it finds at `deadline`, read again after
+    /// each change (`GET /v1/interactions?wait=`, `GET /v1/connections?wait=`).
+    public func poll<Record>(count: Int, until deadline: ContinuousClock.Instant,
+                             _ read: () async throws -> [Record]) async throws -> [Record] {
+        while true {
+            let generation = self.generation  // before the read: a change landing during it wakes the wait at once
+            let found = try await read()
+            if found.count >= count || ContinuousClock.now >= deadline { return found }
+            await nextChange(since: generation, before: deadline)
+        }
+    }
+
     /// Returns once there has been a change after `generation` was read (at once if there already has been),
     /// or at `deadline`, whichever comes first.
     public func nextChange(since generation: Int, before deadline: ContinuousClock.Instant) async {

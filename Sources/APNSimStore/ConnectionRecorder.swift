@@ -38,12 +38,9 @@ public final class ConnectionRecorder: Sendable {
     /// by each batch written (`GET /v1/connections?wait=`, APNSimTesting's `connections`).
     public func connections(matching filter: ConnectionFilter, count: Int = 0, until deadline: ContinuousClock.Instant = .now) async throws
         -> [ConnectionRecord] {
-        while true {
-            let generation = changes.generation
+        try await changes.poll(count: count, until: deadline) {
             try await flush()
-            let found = try await store.connections(matching: filter)
-            if found.count >= count || ContinuousClock.now >= deadline { return found }
-            await changes.nextChange(since: generation, before: deadline)
+            return try await store.connections(matching: filter)
         }
     }
 

@@ -55,14 +55,7 @@ extension PostgresStore {
     /// The other replicas' long-polls are told once the rows are in, as for sends.
     public func insertConnections(_ connections: [ConnectionRecord]) async throws {
         guard !connections.isEmpty else { return }
-        struct Row: Encodable {
-            var id: String, at: Double, event: String, reason: String?, environment: String, record: String
-        }
-        let rows = try connections.map {
-            Row(id: $0.id, at: $0.at.timeIntervalSince1970, event: $0.event.rawValue, reason: $0.reason, environment: $0.environment,
-                record: String(decoding: try RecordJSON.encoder.encode($0), as: UTF8.self))
-        }
-        let json = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
+        let json = PostgresRows.json(try connections.map(PostgresRows.Connection.init))
         let told = ReplicaEvent.recorded(.connections, replica: replica).payload
         try await client.query("""
             WITH inserted AS (

@@ -38,6 +38,26 @@ enum PostgresRows {
         }
     }
 
+    struct Connection: PostgresRow {
+        var connection: ConnectionRecord
+        /// The whole record as JSON (``PostgresRows/whole(_:)``).
+        var record: String
+
+        init(_ connection: ConnectionRecord) throws {
+            self.connection = connection
+            record = try PostgresRows.whole(connection)
+        }
+
+        func write(to row: inout JSONWriter) {
+            row.text("id", connection.id)
+            row.field("at", connection.at.timeIntervalSince1970)
+            row.text("event", connection.event.rawValue)
+            row.text("reason", connection.reason)
+            row.text("environment", connection.environment)
+            row.field("record", record)
+        }
+    }
+
     struct Delivery: PostgresRow {
         var stored: StoredDelivery
 

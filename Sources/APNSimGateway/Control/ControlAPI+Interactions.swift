@@ -30,12 +30,7 @@ extension ControlAPI {
     /// (`GET /v1/interactions?wait=&count=`, as deliveries wait): woken by each interaction recorded.
     private func interactions(matching filter: InteractionFilter, count: Int, until deadline: ContinuousClock.Instant) async throws
         -> [InteractionRecord] {
-        while true {
-            let generation = deliveries.changes.generation
-            let found = try await store.interactions(matching: filter)
-            if found.count >= count || ContinuousClock.now >= deadline { return found }
-            await deliveries.changes.nextChange(since: generation, before: deadline)
-        }
+        try await deliveries.changes.poll(count: count, until: deadline) { try await store.interactions(matching: filter) }
     }
 
     /// `{"apnsId", "action", "text"}` of a tap, `{"apnsId"}` of a dismiss.
